@@ -1,0 +1,4 @@
+/** Shared building blocks of every layer: codecs, errors, hashing, logging, metrics. */
+export * from "./bytes.ts";
+export * from "./errors.ts";
+export * from "./hash.ts";

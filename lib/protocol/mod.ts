@@ -1,0 +1,3 @@
+/** Pure OP-Stack data and codecs, no I/O. */
+export * from "./hardforks.ts";
+export * from "./chain_config.ts";

@@ -1,0 +1,37 @@
+import { assertEquals, assertThrows } from "../../assert.ts";
+import {
+  bigIntToBytes,
+  bytesToBigInt,
+  bytesToHex,
+  fromQuantity,
+  hexToBytes,
+  toQuantity,
+} from "../../../lib/common/mod.ts";
+
+Deno.test("hex round trip", () => {
+  const bytes = new Uint8Array([0, 1, 0xab, 0xff]);
+  assertEquals(bytesToHex(bytes), "0x0001abff");
+  assertEquals(hexToBytes("0x0001ABff"), bytes);
+  assertEquals(hexToBytes("0001abff"), bytes);
+});
+
+Deno.test("hex rejects odd length and bad characters", () => {
+  assertThrows(() => hexToBytes("0x123"), Error, "odd length");
+  assertThrows(() => hexToBytes("0xzz"), Error, "invalid character");
+});
+
+Deno.test("quantities are strict", () => {
+  assertEquals(toQuantity(0n), "0x0");
+  assertEquals(toQuantity(255), "0xff");
+  assertEquals(fromQuantity("0x400"), 1024n);
+  assertThrows(() => fromQuantity("0x0400"), Error, "Cannot decode quantity");
+  assertThrows(() => fromQuantity("0x"), Error, "Cannot decode quantity");
+  assertThrows(() => toQuantity(-1n), Error, "negative");
+});
+
+Deno.test("bigint bytes", () => {
+  assertEquals(bigIntToBytes(0n), new Uint8Array());
+  assertEquals(bigIntToBytes(258n, 4), new Uint8Array([0, 0, 1, 2]));
+  assertEquals(bytesToBigInt(new Uint8Array([1, 2])), 258n);
+  assertThrows(() => bigIntToBytes(1n << 40n, 2), Error, "Cannot fit");
+});
