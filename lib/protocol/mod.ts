@@ -1,3 +1,5 @@
 /** Pure OP-Stack data and codecs, no I/O. */
 export * from "./hardforks.ts";
 export * from "./chain_config.ts";
+export * from "./block.ts";
+export * from "./receipt.ts";
