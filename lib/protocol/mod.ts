@@ -3,3 +3,4 @@ export * from "./hardforks.ts";
 export * from "./chain_config.ts";
 export * from "./block.ts";
 export * from "./receipt.ts";
+export * from "./engine.ts";
