@@ -4,3 +4,4 @@ export * from "./chain_config.ts";
 export * from "./block.ts";
 export * from "./receipt.ts";
 export * from "./engine.ts";
+export * from "./predeploys.ts";
