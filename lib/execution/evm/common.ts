@@ -1,0 +1,81 @@
+/**
+ * Fork mapping: from a ChainConfig and a block timestamp to the @ethereumjs `Common` that runs it.
+ * OP forks map onto L1 forks (specs/protocol/exec-engine.md and each fork's overview):
+ * Bedrock/Regolith = London + the Merge (paris), Canyon/Delta = Shanghai, Ecotone..Holocene = Cancun
+ * (blob transactions refused, EIP-4788 active, blob gas fields 0), Isthmus and later = Prague.
+ * A plain Ethereum chain (no `op`) follows its `l1` schedule directly.
+ */
+import { type Common, createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
+import type { ChainConfig } from "../../protocol/chain_config.ts";
+import { activeFork, isForkActive, type OpFork } from "../../protocol/hardforks.ts";
+
+/** The rules in force for one block. */
+export interface ForkRules {
+  /** The OP fork, or undefined on a plain Ethereum chain. */
+  opFork?: OpFork;
+  /** The @ethereumjs hardfork name. */
+  hardfork: Hardfork;
+  common: Common;
+  /** Cache key: one VM/EVM configuration per distinct value. */
+  key: string;
+}
+
+const cache = new Map<string, Common>();
+
+function commonFor(chainId: bigint, hardfork: Hardfork): Common {
+  const key = `${chainId}:${hardfork}`;
+  let common = cache.get(key);
+  if (common === undefined) {
+    // createCustomCommon wants a number chain id (PLATFORM.md).
+    common = createCustomCommon({ chainId: Number(chainId), name: `keel-${chainId}` }, Mainnet, {
+      hardfork,
+    });
+    cache.set(key, common);
+  }
+  return common;
+}
+
+/** The Ethereum hardfork an OP fork runs on. */
+export function hardforkForOp(opFork: OpFork): Hardfork {
+  switch (opFork) {
+    case "bedrock":
+    case "regolith":
+      return Hardfork.Paris;
+    case "canyon":
+    case "delta":
+      return Hardfork.Shanghai;
+    case "ecotone":
+    case "fjord":
+    case "granite":
+    case "holocene":
+      return Hardfork.Cancun;
+    default:
+      return Hardfork.Prague;
+  }
+}
+
+/** The Ethereum hardfork of a plain (L1) chain at `timestamp`. */
+export function hardforkForL1(config: ChainConfig, timestamp: bigint): Hardfork {
+  const l1 = config.l1;
+  if (l1.osakaTime !== undefined && timestamp >= l1.osakaTime) return Hardfork.Osaka;
+  if (l1.pragueTime !== undefined && timestamp >= l1.pragueTime) return Hardfork.Prague;
+  if (l1.cancunTime !== undefined && timestamp >= l1.cancunTime) return Hardfork.Cancun;
+  if (l1.shanghaiTime !== undefined && timestamp >= l1.shanghaiTime) return Hardfork.Shanghai;
+  return Hardfork.Paris;
+}
+
+/** The rules for a block at `timestamp` (one cached Common per chain id and hardfork). */
+export function forkRules(config: ChainConfig, timestamp: bigint): ForkRules {
+  if (config.op === undefined) {
+    const hardfork = hardforkForL1(config, timestamp);
+    return { hardfork, common: commonFor(config.chainId, hardfork), key: `l1:${hardfork}` };
+  }
+  const opFork = activeFork(config.op.forks, timestamp);
+  const hardfork = hardforkForOp(opFork);
+  return { opFork, hardfork, common: commonFor(config.chainId, hardfork), key: `op:${opFork}` };
+}
+
+/** True on an OP chain when `fork` is active at `timestamp`; false on a plain chain. */
+export function opActive(config: ChainConfig, fork: OpFork, timestamp: bigint): boolean {
+  return config.op !== undefined && isForkActive(config.op.forks, fork, timestamp);
+}

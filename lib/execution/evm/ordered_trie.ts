@@ -1,0 +1,103 @@
+/**
+ * Root of a Merkle-Patricia trie built in one pass from all its entries (the transactions
+ * and receipts tries: key rlp(index), value the encoded tx/receipt). Same result as inserting
+ * into @ethereumjs/mpt one by one (yellow paper appendix D), without a node database:
+ * the entries are sorted by key and each subtree is hashed once.
+ */
+import { RLP } from "@ethereumjs/rlp";
+import { bigIntToBytes } from "../../common/bytes.ts";
+import { keccak256 } from "../../common/hash.ts";
+import { EMPTY_TRIE_ROOT } from "../../protocol/block.ts";
+
+type Raw = Uint8Array | Raw[];
+
+interface Entry {
+  nibbles: Uint8Array;
+  value: Uint8Array;
+}
+
+function toNibbles(key: Uint8Array): Uint8Array {
+  const out = new Uint8Array(key.length * 2);
+  for (let i = 0; i < key.length; i++) {
+    out[2 * i] = key[i] >> 4;
+    out[2 * i + 1] = key[i] & 15;
+  }
+  return out;
+}
+
+/** Hex-prefix encoding (yellow paper appendix C). */
+function hexPrefix(nibbles: Uint8Array, from: number, to: number, leaf: boolean): Uint8Array {
+  const len = to - from;
+  const odd = len % 2 === 1;
+  const out = new Uint8Array(Math.floor(len / 2) + 1);
+  let flag = leaf ? 2 : 0;
+  let i = from;
+  if (odd) {
+    flag += 1;
+    out[0] = (flag << 4) | nibbles[i++];
+  } else {
+    out[0] = flag << 4;
+  }
+  for (let j = 1; i < to; j++, i += 2) out[j] = (nibbles[i] << 4) | nibbles[i + 1];
+  return out;
+}
+
+/** A child reference: the node itself when its encoding is shorter than 32 bytes, else its hash. */
+function ref(node: Raw): Raw {
+  const enc = RLP.encode(node);
+  return enc.length < 32 ? node : keccak256(enc);
+}
+
+function build(entries: Entry[], lo: number, hi: number, depth: number): Raw {
+  if (hi - lo === 1) {
+    const e = entries[lo];
+    return [hexPrefix(e.nibbles, depth, e.nibbles.length, true), e.value];
+  }
+  // Longest common prefix (entries are sorted: compare the first and the last).
+  const first = entries[lo].nibbles;
+  const last = entries[hi - 1].nibbles;
+  let common = depth;
+  while (common < first.length && common < last.length && first[common] === last[common]) common++;
+  if (common > depth) {
+    return [hexPrefix(first, depth, common, false), ref(build(entries, lo, hi, common))];
+  }
+  const branch: Raw[] = new Array(17).fill(new Uint8Array());
+  let i = lo;
+  if (first.length === depth) {
+    branch[16] = entries[lo].value;
+    i++;
+  }
+  while (i < hi) {
+    const nib = entries[i].nibbles[depth];
+    let j = i + 1;
+    while (j < hi && entries[j].nibbles[depth] === nib) j++;
+    branch[nib] = ref(build(entries, i, j, depth + 1));
+    i = j;
+  }
+  return branch;
+}
+
+function compareNibbles(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
+}
+
+/** Trie root of arbitrary distinct keys (the last value wins for a repeated key); empty values are absent. */
+export function trieRoot(pairs: Iterable<[Uint8Array, Uint8Array]>): Uint8Array {
+  const byKey = new Map<string, Entry>();
+  for (const [k, v] of pairs) {
+    const nibbles = toNibbles(k);
+    const id = nibbles.join(",");
+    if (v.length === 0) byKey.delete(id);
+    else byKey.set(id, { nibbles, value: v });
+  }
+  const entries = [...byKey.values()].sort((a, b) => compareNibbles(a.nibbles, b.nibbles));
+  if (entries.length === 0) return EMPTY_TRIE_ROOT;
+  return keccak256(RLP.encode(build(entries, 0, entries.length, 0)));
+}
+
+/** Root of the trie mapping rlp(i) to values[i]: the transactions root and the receipts root. */
+export function orderedTrieRoot(values: Uint8Array[]): Uint8Array {
+  return trieRoot(values.map((v, i) => [RLP.encode(i === 0 ? new Uint8Array() : bigIntToBytes(BigInt(i))), v]));
+}
