@@ -5,3 +5,4 @@ export * from "./block.ts";
 export * from "./receipt.ts";
 export * from "./engine.ts";
 export * from "./predeploys.ts";
+export * from "./deposit_tx.ts";
