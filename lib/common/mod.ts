@@ -2,3 +2,4 @@
 export * from "./bytes.ts";
 export * from "./errors.ts";
 export * from "./hash.ts";
+export * from "./logger.ts";
