@@ -1,0 +1,5 @@
+/** keel's key-value store: the interface, the sqlite and memory backends, the key-prefix registry. */
+export * from "./kv_store.ts";
+export * from "./memory_store.ts";
+export * from "./sqlite_store.ts";
+export * from "./prefixes.ts";

@@ -1,0 +1,187 @@
+/**
+ * KvStore over the built-in `node:sqlite` (`DatabaseSync`): one file per data dir
+ * (`<datadir>/keel.sqlite`), one `kv` table of BLOB keys and values, prepared statements cached.
+ *
+ * Durability: WAL journal with `synchronous=NORMAL` by default. In WAL mode a commit is in the
+ * WAL file once COMMIT returns, so it survives the process being killed (kill -9, a crash), which
+ * is what keel promises; only an OS crash or power loss can lose the last commits (never corrupt
+ * the file). `synchronous: "FULL"` fsyncs the WAL on every commit to survive power loss too, at
+ * a large cost per block.
+ *
+ * The schema version lives in the kv table under PREFIXES.meta; a file written by a newer keel
+ * is refused with DB_SCHEMA_TOO_NEW rather than misread.
+ */
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { BaseError } from "../common/errors.ts";
+import { BaseKvStore } from "./kv_store.ts";
+import { prefixedKey, PREFIXES } from "./prefixes.ts";
+
+/** File name of the database inside a data dir. */
+export const DB_FILE_NAME = "keel.sqlite";
+/** Version of the key layout (lib/db/prefixes.ts and the value encodings of its users). */
+export const SCHEMA_VERSION = 1;
+const SCHEMA_KEY = prefixedKey(PREFIXES.meta, new TextEncoder().encode("schema_version"));
+
+export interface SqliteStoreOptions {
+  /** Open without write access (a second process may read while one writes). */
+  readOnly: boolean;
+  /** NORMAL survives a process kill; FULL also survives power loss (slower). */
+  synchronous: "NORMAL" | "FULL";
+  /** sqlite page cache in KiB. */
+  cacheSizeKiB: number;
+  /** How long to wait for another connection's lock, in ms. */
+  busyTimeoutMs: number;
+}
+
+export const DEFAULT_SQLITE_STORE_OPTIONS: SqliteStoreOptions = {
+  readOnly: false,
+  // WAL + NORMAL: commits survive kill -9 (issue 3, part 5); see the file comment.
+  synchronous: "NORMAL",
+  // 64 MiB: the trie's hot nodes stay in memory (PLATFORM.md read rates are with a warm cache).
+  cacheSizeKiB: 65536,
+  busyTimeoutMs: 5000,
+};
+
+type Row = [Uint8Array, Uint8Array];
+
+export class SqliteStore extends BaseKvStore {
+  readonly path: string;
+  #db: DatabaseSync;
+  #get: StatementSync;
+  #put: StatementSync;
+  #del: StatementSync;
+  #iter = new Map<string, StatementSync>();
+
+  private constructor(path: string, db: DatabaseSync) {
+    super();
+    this.path = path;
+    this.#db = db;
+    this.#get = db.prepare("SELECT v FROM kv WHERE k = ?");
+    this.#get.setReturnArrays(true);
+    this.#put = db.prepare("INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)");
+    this.#del = db.prepare("DELETE FROM kv WHERE k = ?");
+  }
+
+  /** Opens (creating if needed, unless read-only) the database file at `path`. */
+  static open(path: string, options: Partial<SqliteStoreOptions> = {}): SqliteStore {
+    const opts = { ...DEFAULT_SQLITE_STORE_OPTIONS, ...options };
+    let db: DatabaseSync;
+    try {
+      db = new DatabaseSync(path, { readOnly: opts.readOnly });
+    } catch (cause) {
+      throw new BaseError("DB_OPEN_FAILED", `Cannot open database ${path}: ${(cause as Error).message}`, {
+        cause,
+        meta: { path },
+      });
+    }
+    try {
+      db.exec(`PRAGMA busy_timeout = ${Math.trunc(opts.busyTimeoutMs)}`);
+      if (!opts.readOnly) {
+        db.exec("PRAGMA journal_mode = WAL");
+        db.exec(`PRAGMA synchronous = ${opts.synchronous === "FULL" ? "FULL" : "NORMAL"}`);
+        db.exec("CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY NOT NULL, v BLOB NOT NULL) WITHOUT ROWID");
+      }
+      db.exec(`PRAGMA cache_size = -${Math.trunc(opts.cacheSizeKiB)}`);
+      const store = new SqliteStore(path, db);
+      store.#checkSchema(opts.readOnly);
+      return store;
+    } catch (err) {
+      db.close();
+      if (err instanceof BaseError) throw err;
+      throw new BaseError("DB_OPEN_FAILED", `Cannot open database ${path}: ${(err as Error).message}`, {
+        cause: err,
+        meta: { path },
+      });
+    }
+  }
+
+  #checkSchema(readOnly: boolean): void {
+    const raw = this.rawGet(SCHEMA_KEY);
+    if (raw === undefined) {
+      if (readOnly) {
+        throw new BaseError(
+          "DB_SCHEMA_MISSING",
+          `Cannot open database ${this.path}: it has no schema version`,
+        );
+      }
+      this.rawPut(SCHEMA_KEY, encodeVersion(SCHEMA_VERSION));
+      return;
+    }
+    const version = decodeVersion(raw);
+    if (version > SCHEMA_VERSION) {
+      throw new BaseError(
+        "DB_SCHEMA_TOO_NEW",
+        `Cannot open database ${this.path}: schema version ${version} is newer than this keel supports (${SCHEMA_VERSION})`,
+        { meta: { path: this.path, version, supported: SCHEMA_VERSION } },
+      );
+    }
+  }
+
+  /** The schema version recorded in the file. */
+  schemaVersion(): number {
+    const raw = this.get(SCHEMA_KEY);
+    return raw === undefined ? 0 : decodeVersion(raw);
+  }
+
+  protected rawGet(key: Uint8Array): Uint8Array | undefined {
+    const row = this.#get.get(key) as unknown as [Uint8Array] | undefined;
+    return row?.[0];
+  }
+
+  protected rawPut(key: Uint8Array, value: Uint8Array): void {
+    this.#put.run(key, value);
+  }
+
+  protected rawDel(key: Uint8Array): void {
+    this.#del.run(key);
+  }
+
+  protected *rawIterate(
+    low: Uint8Array,
+    high: Uint8Array | undefined,
+    reverse: boolean,
+    limit: number,
+  ): IterableIterator<[Uint8Array, Uint8Array]> {
+    const id = `${high === undefined ? "o" : "b"}${reverse ? "d" : "a"}`;
+    let stmt = this.#iter.get(id);
+    if (stmt === undefined) {
+      const where = high === undefined ? "k >= ?" : "k >= ? AND k < ?";
+      stmt = this.#db.prepare(
+        `SELECT k, v FROM kv WHERE ${where} ORDER BY k ${reverse ? "DESC" : "ASC"} LIMIT ?`,
+      );
+      stmt.setReturnArrays(true);
+      this.#iter.set(id, stmt);
+    }
+    const rows = (high === undefined ? stmt.all(low, limit) : stmt.all(low, high, limit)) as unknown as Row[];
+    for (const row of rows) yield row;
+  }
+
+  protected rawBegin(): void {
+    this.#db.exec("BEGIN IMMEDIATE");
+  }
+
+  protected rawCommit(): void {
+    this.#db.exec("COMMIT");
+  }
+
+  protected rawRollback(): void {
+    if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+  }
+
+  protected rawClose(): void {
+    this.#db.close();
+  }
+}
+
+function encodeVersion(v: number): Uint8Array {
+  const out = new Uint8Array(4);
+  new DataView(out.buffer).setUint32(0, v);
+  return out;
+}
+
+function decodeVersion(raw: Uint8Array): number {
+  if (raw.length !== 4) {
+    throw new BaseError("DB_SCHEMA_INVALID", `Cannot read schema version: length is ${raw.length}`);
+  }
+  return new DataView(raw.buffer, raw.byteOffset, 4).getUint32(0);
+}

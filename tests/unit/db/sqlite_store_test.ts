@@ -1,0 +1,69 @@
+import { assertEquals, assertStringIncludes, assertThrows } from "../../assert.ts";
+import { BaseError } from "../../../lib/common/errors.ts";
+import { DatabaseSync } from "node:sqlite";
+import { prefixedKey, PREFIXES, SCHEMA_VERSION, SqliteStore } from "../../../lib/db/mod.ts";
+
+const b = (...xs: number[]) => new Uint8Array(xs);
+
+Deno.test("SqliteStore: data survives close and reopen; the file is in WAL mode", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/keel.sqlite`;
+    const s1 = SqliteStore.open(path);
+    s1.transaction(() => {
+      for (let i = 0; i < 100; i++) s1.put(b(7, i), b(i, i));
+    });
+    s1.close();
+    const s2 = SqliteStore.open(path);
+    assertEquals(s2.get(b(7, 42)), b(42, 42));
+    assertEquals([...s2.iterate(b(7))].length, 100);
+    assertEquals(s2.schemaVersion(), SCHEMA_VERSION);
+    s2.close();
+    const raw = new DatabaseSync(path);
+    const mode = raw.prepare("PRAGMA journal_mode").get() as { journal_mode: string };
+    raw.close();
+    assertEquals(mode.journal_mode, "wal");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("SqliteStore: a read-only second connection sees committed data", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/keel.sqlite`;
+    const writer = SqliteStore.open(path);
+    writer.put(b(1), b(2));
+    const reader = SqliteStore.open(path, { readOnly: true });
+    assertEquals(reader.get(b(1)), b(2));
+    const err = assertThrows(() => reader.put(b(3), b(3)));
+    assertStringIncludes(err.message, "readonly");
+    reader.close();
+    writer.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("SqliteStore: refuses a file with a newer schema version", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/keel.sqlite`;
+    SqliteStore.open(path).close();
+    const raw = new DatabaseSync(path);
+    const key = prefixedKey(PREFIXES.meta, new TextEncoder().encode("schema_version"));
+    raw.prepare("UPDATE kv SET v = ? WHERE k = ?").run(b(0, 0, 0, SCHEMA_VERSION + 1), key);
+    raw.close();
+    const err = assertThrows(() => SqliteStore.open(path));
+    assertEquals((err as BaseError).code, "DB_SCHEMA_TOO_NEW");
+    assertStringIncludes(err.message, `schema version ${SCHEMA_VERSION + 1} is newer`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("SqliteStore: a bad path gives a clear error", () => {
+  const err = assertThrows(() => SqliteStore.open("/nonexistent-dir-keel/x/keel.sqlite"));
+  assertEquals((err as BaseError).code, "DB_OPEN_FAILED");
+  assertStringIncludes(err.message, "Cannot open database /nonexistent-dir-keel/x/keel.sqlite");
+});
