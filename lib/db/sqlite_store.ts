@@ -57,7 +57,7 @@ export class SqliteStore extends BaseKvStore {
     this.path = path;
     this.#db = db;
     this.#get = db.prepare("SELECT v FROM kv WHERE k = ?");
-    this.#get.setReturnArrays(true);
+    returnArrays(this.#get);
     this.#put = db.prepare("INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)");
     this.#del = db.prepare("DELETE FROM kv WHERE k = ?");
   }
@@ -149,7 +149,7 @@ export class SqliteStore extends BaseKvStore {
       stmt = this.#db.prepare(
         `SELECT k, v FROM kv WHERE ${where} ORDER BY k ${reverse ? "DESC" : "ASC"} LIMIT ?`,
       );
-      stmt.setReturnArrays(true);
+      returnArrays(stmt);
       this.#iter.set(id, stmt);
     }
     const rows = (high === undefined ? stmt.all(low, limit) : stmt.all(low, high, limit)) as unknown as Row[];
@@ -184,4 +184,9 @@ function decodeVersion(raw: Uint8Array): number {
     throw new BaseError("DB_SCHEMA_INVALID", `Cannot read schema version: length is ${raw.length}`);
   }
   return new DataView(raw.buffer, raw.byteOffset, 4).getUint32(0);
+}
+
+/** Rows as arrays instead of objects (2x faster scans); present at run time, missing from the typings. */
+function returnArrays(stmt: StatementSync): void {
+  (stmt as unknown as { setReturnArrays(enabled: boolean): void }).setReturnArrays(true);
 }

@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertRejects, assertThrows } from "../../assert.ts";
-import { BaseError } from "../../../lib/common/errors.ts";
+import type { BaseError } from "../../../lib/common/errors.ts";
 import { type KvStore, MemoryStore, SqliteStore } from "../../../lib/db/mod.ts";
 
 const b = (...xs: number[]) => new Uint8Array(xs);

@@ -1,5 +1,5 @@
 import { assertEquals, assertStringIncludes, assertThrows } from "../../assert.ts";
-import { BaseError } from "../../../lib/common/errors.ts";
+import type { BaseError } from "../../../lib/common/errors.ts";
 import { DatabaseSync } from "node:sqlite";
 import { prefixedKey, PREFIXES, SCHEMA_VERSION, SqliteStore } from "../../../lib/db/mod.ts";
 
