@@ -6,3 +6,4 @@ export * from "./receipt.ts";
 export * from "./engine.ts";
 export * from "./predeploys.ts";
 export * from "./deposit_tx.ts";
+export * from "./fastlz.ts";
