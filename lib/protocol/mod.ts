@@ -7,3 +7,4 @@ export * from "./engine.ts";
 export * from "./predeploys.ts";
 export * from "./deposit_tx.ts";
 export * from "./fastlz.ts";
+export * from "./rollup_config.ts";
