@@ -3,3 +3,4 @@ export * from "./bytes.ts";
 export * from "./errors.ts";
 export * from "./hash.ts";
 export * from "./logger.ts";
+export * from "./metrics.ts";
