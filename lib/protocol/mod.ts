@@ -8,3 +8,4 @@ export * from "./predeploys.ts";
 export * from "./deposit_tx.ts";
 export * from "./fastlz.ts";
 export * from "./rollup_config.ts";
+export * from "./l1_cost.ts";
