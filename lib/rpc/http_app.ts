@@ -1,0 +1,376 @@
+/**
+ * The Hono app of one listener: JSON-RPC over HTTP POST and WebSocket on the same port, with
+ * geth's HTTP rules (node/rpcstack.go, rpc/http.go):
+ * - POST bodies above `bodyLimit` -> 413 "content length too large (N>M)";
+ * - a Content-Type other than application/json (or application/json-rpc,
+ *   application/jsonrequest) -> 415 "invalid content type, only application/json is supported";
+ * - a Host header that is a name not in `vhosts` -> 403 "invalid host specified" (IP
+ *   addresses always pass; "*" lets every name pass);
+ * - CORS for `corsDomains` ("*" = any origin): preflight 204, Access-Control-Allow-Origin on
+ *   answers to allowed origins;
+ * - methods other than POST, GET and OPTIONS -> 405 "method not allowed";
+ * - `GET /healthz` -> 200 (op-node's health endpoint); a plain `GET /` -> 200 (geth).
+ * With a JWT secret, every request except /healthz needs a valid token (see jwt.ts), else 401.
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { upgradeWebSocket } from "hono/deno";
+import { type EnvelopeLimits, handleRpcText } from "./jsonrpc.ts";
+import type { MethodRegistry } from "./registry.ts";
+import { ConnectionSubscriptions } from "./subscriptions.ts";
+import { verifyJwtAuthorization } from "./jwt.ts";
+import type { RpcLogger, WsConnection } from "./types.ts";
+
+/** Size limits of one listener; defaults are geth's. */
+export interface RpcLimits extends EnvelopeLimits {
+  /** Maximum HTTP request body, bytes. geth rpc/http.go defaultBodyLimit = 5 MiB. */
+  bodyLimit: number;
+  /** Maximum WebSocket message from a client, bytes. geth rpc/websocket.go wsDefaultReadLimit = 32 MiB. */
+  wsMessageLimit: number;
+  /**
+   * A WebSocket client that lets more than this many bytes queue up unsent is disconnected
+   * with close code 1008 (geth drops slow subscribers too; the figure is ours).
+   */
+  wsSendBufferLimit: number;
+}
+
+export const DEFAULT_RPC_LIMITS: RpcLimits = {
+  batchItemLimit: 1000,
+  batchResponseMaxSize: 25_000_000,
+  bodyLimit: 5 * 1024 * 1024,
+  wsMessageLimit: 32 * 1024 * 1024,
+  wsSendBufferLimit: 16 * 1024 * 1024,
+};
+
+/** What one listener serves right now; the pool rebuilds it when roles attach or detach. */
+export interface ListenerConfig {
+  /** Methods over HTTP POST; undefined = HTTP JSON-RPC off on this port. */
+  readonly httpRegistry?: MethodRegistry;
+  /** Methods over WebSocket; undefined = no upgrades on this port. */
+  readonly wsRegistry?: MethodRegistry;
+  /** Engine API: every request needs an HS256 JWT made with this 32-byte secret. */
+  readonly jwtSecret?: Uint8Array;
+  readonly corsDomains: readonly string[];
+  readonly vhosts: readonly string[];
+  readonly limits: RpcLimits;
+  /** Reported by /healthz. */
+  readonly version: string;
+}
+
+export interface RpcAppDeps {
+  readonly logger: RpcLogger;
+  /** Unix time in seconds (JWT `iat` checks). */
+  readonly now: () => number;
+}
+
+const JSON_TYPES = new Set(["application/json", "application/json-rpc", "application/jsonrequest"]);
+const JSON_HEADERS = { "content-type": "application/json" };
+const TEXT_HEADERS = { "content-type": "text/plain; charset=utf-8" };
+
+/** A listener's app, its fetch handler, and its live WebSocket connections. */
+export interface RpcApp {
+  /** The Hono app (tests may call `app.request()`). */
+  readonly app: Hono;
+  readonly fetch: (req: Request) => Response | Promise<Response>;
+  readonly connectionCount: number;
+  /** Close every WebSocket connection (listener shutdown). */
+  closeConnections(code?: number, reason?: string): void;
+}
+
+let nextConnectionId = 1;
+
+/** A server-side WebSocket with backpressure and its subscriptions. */
+class DenoWsConnection implements WsConnection {
+  readonly id = nextConnectionId++;
+  readonly subscriptions: ConnectionSubscriptions;
+  readonly #socket: WebSocket;
+  readonly #limit: number;
+  readonly #logger: RpcLogger;
+  readonly #abort = new AbortController();
+  #closed = false;
+
+  constructor(socket: WebSocket, limit: number, logger: RpcLogger) {
+    this.#socket = socket;
+    this.#limit = limit;
+    this.#logger = logger;
+    this.subscriptions = new ConnectionSubscriptions(this, logger);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  send(text: string): boolean {
+    if (this.#closed) return false;
+    if (this.#socket.readyState !== WebSocket.OPEN) return false;
+    this.#socket.send(text);
+    if (this.#socket.bufferedAmount > this.#limit) {
+      this.#logger.warn("Disconnecting slow WebSocket client", {
+        connection: this.id,
+        bufferedBytes: this.#socket.bufferedAmount,
+        limitBytes: this.#limit,
+      });
+      this.close(1008, "send buffer limit exceeded");
+      return false;
+    }
+    return true;
+  }
+
+  close(code = 1000, reason = ""): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#abort.abort();
+    try {
+      this.#socket.close(code, reason);
+    } catch {
+      // already closing
+    }
+    this.#release();
+  }
+
+  /** The peer closed (or the socket failed). */
+  onClosed(): void {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#abort.abort();
+    }
+    this.#release();
+  }
+
+  #released = false;
+  #release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.subscriptions.closeAll().catch((err) => {
+      this.#logger.warn("WebSocket subscription cleanup failed", { connection: this.id, error: String(err) });
+    });
+  }
+}
+
+function parseList(values: readonly string[]): { any: boolean; set: Set<string> } {
+  const set = new Set(values.map((v) => v.trim().toLowerCase()).filter((v) => v !== ""));
+  return { any: set.has("*"), set };
+}
+
+/** IPv4, or anything with a colon (IPv6 in brackets has been stripped before). */
+function isIpLiteral(host: string): boolean {
+  return /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.includes(":");
+}
+
+/** The host name of a Host header, without port and brackets. */
+function hostName(header: string): string {
+  const h = header.trim().toLowerCase();
+  if (h.startsWith("[")) {
+    const end = h.indexOf("]");
+    return end > 0 ? h.slice(1, end) : h;
+  }
+  const colon = h.lastIndexOf(":");
+  return colon >= 0 && h.indexOf(":") === colon ? h.slice(0, colon) : h;
+}
+
+/** geth's virtualHostHandler rule. */
+export function isHostAllowed(header: string | undefined, vhosts: readonly string[]): boolean {
+  if (!header) return true;
+  const host = hostName(header);
+  if (isIpLiteral(host)) return true;
+  const list = parseList(vhosts);
+  return list.any || list.set.has(host);
+}
+
+function isOriginAllowed(origin: string, domains: readonly string[]): boolean {
+  const list = parseList(domains);
+  return list.any || list.set.has(origin.toLowerCase());
+}
+
+function corsHeaders(origin: string | undefined, config: ListenerConfig): Record<string, string> | undefined {
+  if (!origin || config.corsDomains.length === 0 || !isOriginAllowed(origin, config.corsDomains)) {
+    return undefined;
+  }
+  return { "access-control-allow-origin": origin, vary: "Origin" };
+}
+
+/** Read a body of at most `limit` bytes; undefined when it is larger. */
+async function readBody(req: Request, limit: number): Promise<string | undefined> {
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > limit) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return new TextDecoder().decode(chunks[0]);
+  const all = new Uint8Array(total);
+  let off = 0;
+  for (const c of chunks) {
+    all.set(c, off);
+    off += c.length;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/**
+ * Build the app for one listener. `getConfig` is read on every request, so the pool can
+ * change what a port serves while it runs.
+ */
+export function createRpcApp(getConfig: () => ListenerConfig, deps: RpcAppDeps): RpcApp {
+  const app = new Hono();
+  const connections = new Set<DenoWsConnection>();
+
+  const wsUpgrade = upgradeWebSocket(() => {
+    let conn: DenoWsConnection | undefined;
+    return {
+      onOpen(_evt, ws) {
+        const config = getConfig();
+        conn = new DenoWsConnection(ws.raw as WebSocket, config.limits.wsSendBufferLimit, deps.logger);
+        connections.add(conn);
+      },
+      onMessage(evt, _ws) {
+        const c = conn;
+        if (!c || c.closed) return;
+        handleWsMessage(c, evt.data).catch((err) => {
+          deps.logger.error("WebSocket message handling failed", { connection: c.id, error: String(err) });
+        });
+      },
+      onClose() {
+        if (conn) {
+          connections.delete(conn);
+          conn.onClosed();
+        }
+      },
+      onError() {
+        if (conn) {
+          connections.delete(conn);
+          conn.onClosed();
+        }
+      },
+    };
+  });
+
+  async function handleWsMessage(conn: DenoWsConnection, data: unknown): Promise<void> {
+    const config = getConfig();
+    const registry = config.wsRegistry;
+    if (!registry) {
+      conn.close(1011, "websocket not served");
+      return;
+    }
+    let text: string;
+    if (typeof data === "string") text = data;
+    else if (data instanceof ArrayBuffer) text = new TextDecoder().decode(data);
+    else if (data instanceof Blob) text = await data.text();
+    else return;
+    if (text.length > config.limits.wsMessageLimit) {
+      conn.close(1009, "message too big");
+      return;
+    }
+    const response = await handleRpcText(text, {
+      registry,
+      limits: config.limits,
+      logger: deps.logger,
+      signal: conn.signal,
+      connection: conn,
+      subscriptions: conn.subscriptions,
+    });
+    if (response !== undefined) conn.send(response);
+    conn.subscriptions.activatePending();
+  }
+
+  app.all("*", async (c: Context) => {
+    const req = c.req.raw;
+    const config = getConfig();
+    const method = req.method;
+
+    if (method === "GET" && c.req.path === "/healthz") {
+      return c.body(JSON.stringify({ version: config.version }), 200, JSON_HEADERS);
+    }
+
+    const origin = req.headers.get("origin") ?? undefined;
+    if (method === "OPTIONS") {
+      const allowed = corsHeaders(origin, config);
+      if (config.corsDomains.length === 0) return c.body("method not allowed\n", 405, TEXT_HEADERS);
+      const headers: Record<string, string> = allowed
+        ? {
+          ...allowed,
+          "access-control-allow-methods": "POST, GET",
+          "access-control-allow-headers": req.headers.get("access-control-request-headers") ?? "*",
+          "access-control-max-age": "600",
+        }
+        : { vary: "Origin" };
+      return c.body(null, 204, headers);
+    }
+
+    const isUpgrade = method === "GET" && (req.headers.get("upgrade") ?? "").toLowerCase() === "websocket";
+    if (!isUpgrade && !isHostAllowed(req.headers.get("host") ?? undefined, config.vhosts)) {
+      return c.body("invalid host specified\n", 403, TEXT_HEADERS);
+    }
+
+    if (config.jwtSecret) {
+      const check = await verifyJwtAuthorization(
+        req.headers.get("authorization"),
+        config.jwtSecret,
+        deps.now(),
+      );
+      if (!check.ok) return c.body(`${check.reason}\n`, 401, TEXT_HEADERS);
+    }
+
+    if (isUpgrade) {
+      if (!config.wsRegistry) return c.body("websocket not served on this port\n", 400, TEXT_HEADERS);
+      const res = await wsUpgrade(c, () => Promise.resolve());
+      return res ?? c.body("bad websocket upgrade\n", 400, TEXT_HEADERS);
+    }
+
+    if (method === "GET") return c.body(null, 200);
+    if (method !== "POST") return c.body("method not allowed\n", 405, TEXT_HEADERS);
+    if (!config.httpRegistry) {
+      return c.body("JSON-RPC over HTTP not served on this port\n", 404, TEXT_HEADERS);
+    }
+
+    const cors = corsHeaders(origin, config);
+    const contentType = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    if (!JSON_TYPES.has(contentType)) {
+      return c.body("invalid content type, only application/json is supported\n", 415, {
+        ...TEXT_HEADERS,
+        ...cors,
+      });
+    }
+    const limit = config.limits.bodyLimit;
+    const declared = Number(req.headers.get("content-length") ?? "NaN");
+    if (declared > limit) {
+      return c.body(`content length too large (${declared}>${limit})\n`, 413, { ...TEXT_HEADERS, ...cors });
+    }
+    const body = Number.isFinite(declared) ? await req.text() : await readBody(req, limit);
+    if (body === undefined || body.length > limit) {
+      return c.body(`content length too large (>${limit})\n`, 413, { ...TEXT_HEADERS, ...cors });
+    }
+    const response = await handleRpcText(body, {
+      registry: config.httpRegistry,
+      limits: config.limits,
+      logger: deps.logger,
+      signal: req.signal,
+    });
+    const headers = cors ? { ...JSON_HEADERS, ...cors } : JSON_HEADERS;
+    return new Response(response ?? null, { status: 200, headers });
+  });
+
+  return {
+    app,
+    fetch: (req: Request) => app.fetch(req),
+    get connectionCount() {
+      return connections.size;
+    },
+    closeConnections(code = 1001, reason = "server shutting down") {
+      for (const conn of [...connections]) conn.close(code, reason);
+      connections.clear();
+    },
+  };
+}

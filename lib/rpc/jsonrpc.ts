@@ -1,0 +1,241 @@
+/**
+ * The JSON-RPC 2.0 envelope: parse a request text (single or batch), dispatch each call
+ * through the registry, and write the response text. Transport-independent: the HTTP and
+ * WebSocket listeners both call `handleRpcText`.
+ *
+ * Behaviour follows go-ethereum's rpc package (handler.go, json.go, errors.go):
+ * - invalid JSON -> -32700 "parse error", id null;
+ * - a non-object message -> -32600 "invalid request", id null;
+ * - empty batch -> one (non-array) -32600 "empty batch";
+ * - more than `batchItemLimit` items -> `[{id: <first call's id>, -32600 "batch too large"}]`;
+ * - once the results of a batch exceed `batchResponseMaxSize` bytes, the remaining calls get
+ *   -32003 "response too large";
+ * - a message without `id` is a notification: it runs, and gets no response; a batch of only
+ *   notifications gets no response at all (empty HTTP body);
+ * - the `jsonrpc` member is not enforced (geth accepts any).
+ */
+import { BaseError } from "../common/mod.ts";
+import { type AnyMethodDef, type MethodRegistry, namespaceOf, parseParams } from "./registry.ts";
+import { RPC_ERROR_CODES, RpcError, type RpcErrorObject, toRpcErrorObject } from "./rpc_error.ts";
+import type { ConnectionSubscriptions } from "./subscriptions.ts";
+import type { MethodContext, RpcLogger, WsConnection } from "./types.ts";
+
+/** Limits applied per request text. Defaults are geth's (node/defaults.go, rpc/server.go). */
+export interface EnvelopeLimits {
+  /** Maximum items in one batch; 0 = unlimited. geth `--rpc.batch-request-limit` 1000. */
+  batchItemLimit: number;
+  /** Maximum bytes of results in one batch response; 0 = unlimited. geth `--rpc.batch-response-max-size` 25,000,000. */
+  batchResponseMaxSize: number;
+}
+
+export const DEFAULT_ENVELOPE_LIMITS: EnvelopeLimits = {
+  batchItemLimit: 1000,
+  batchResponseMaxSize: 25_000_000,
+};
+
+/** Everything a dispatch needs besides the text. */
+export interface DispatchContext {
+  readonly registry: MethodRegistry;
+  readonly limits: EnvelopeLimits;
+  readonly logger: RpcLogger;
+  readonly signal?: AbortSignal;
+  /** Set for WebSocket connections; subscriptions are refused without it. */
+  readonly connection?: WsConnection;
+  /**
+   * Set for WebSocket connections. Subscriptions start held; the transport calls
+   * `subscriptions.activatePending()` after writing the response.
+   */
+  readonly subscriptions?: ConnectionSubscriptions;
+}
+
+const NULL_ID = "null";
+
+function errorText(idJson: string, error: RpcErrorObject): string {
+  let body: string;
+  try {
+    body = JSON.stringify(error);
+  } catch {
+    body = JSON.stringify({ code: RPC_ERROR_CODES.INTERNAL_ERROR, message: "internal error" });
+  }
+  return `{"jsonrpc":"2.0","id":${idJson},"error":${body}}`;
+}
+
+function invalidRequest(idJson: string, message = "invalid request"): string {
+  return errorText(idJson, { code: RPC_ERROR_CODES.INVALID_REQUEST, message });
+}
+
+/** JSON text of a valid id (string, number or null), or undefined when the id is not valid. */
+function idToJson(id: unknown): string | undefined {
+  if (id === null) return NULL_ID;
+  if (typeof id === "number") return Number.isFinite(id) ? JSON.stringify(id) : undefined;
+  if (typeof id === "string") return JSON.stringify(id);
+  return undefined;
+}
+
+/** The outcome of one message: the response text and the size of its result (for batch limits). */
+interface Answer {
+  text: string;
+  resultBytes: number;
+}
+
+/**
+ * Handle one request text (single or batch). Returns the response text, or undefined when
+ * nothing is to be sent (notifications). Never throws for bad input.
+ */
+export async function handleRpcText(text: string, ctx: DispatchContext): Promise<string | undefined> {
+  let msg: unknown;
+  try {
+    msg = JSON.parse(text);
+  } catch {
+    return errorText(NULL_ID, { code: RPC_ERROR_CODES.PARSE_ERROR, message: "parse error" });
+  }
+  return await handleRpcValue(msg, ctx);
+}
+
+/** As handleRpcText, for an already parsed JSON value. */
+export async function handleRpcValue(msg: unknown, ctx: DispatchContext): Promise<string | undefined> {
+  if (!Array.isArray(msg)) {
+    const answer = await handleMessage(msg, ctx);
+    return answer?.text;
+  }
+  if (msg.length === 0) return invalidRequest(NULL_ID, "empty batch");
+  const { batchItemLimit, batchResponseMaxSize } = ctx.limits;
+  if (batchItemLimit > 0 && msg.length > batchItemLimit) {
+    let idJson = NULL_ID;
+    for (const m of msg) {
+      if (isObject(m) && typeof m.method === "string" && "id" in m) {
+        idJson = idToJson(m.id) ?? NULL_ID;
+        break;
+      }
+    }
+    return `[${invalidRequest(idJson, "batch too large")}]`;
+  }
+  const parts: string[] = [];
+  let resultBytes = 0;
+  let i = 0;
+  for (; i < msg.length; i++) {
+    const answer = await handleMessage(msg[i], ctx);
+    if (!answer) continue;
+    parts.push(answer.text);
+    resultBytes += answer.resultBytes;
+    if (batchResponseMaxSize > 0 && resultBytes > batchResponseMaxSize) {
+      i++;
+      break;
+    }
+  }
+  // Past the response size limit: every remaining call gets -32003 (geth handler.go).
+  for (; i < msg.length; i++) {
+    const m = msg[i];
+    if (isObject(m) && "id" in m) {
+      parts.push(errorText(idToJson(m.id) ?? NULL_ID, {
+        code: RPC_ERROR_CODES.RESPONSE_TOO_LARGE,
+        message: "response too large",
+      }));
+    } else if (!isObject(m)) {
+      parts.push(invalidRequest(NULL_ID));
+    }
+  }
+  if (parts.length === 0) return undefined;
+  return `[${parts.join(",")}]`;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+async function handleMessage(raw: unknown, ctx: DispatchContext): Promise<Answer | undefined> {
+  if (!isObject(raw)) return { text: invalidRequest(NULL_ID), resultBytes: 0 };
+  const hasId = "id" in raw && raw.id !== undefined;
+  const idJson = hasId ? idToJson(raw.id) : NULL_ID;
+  if (idJson === undefined) return { text: invalidRequest(NULL_ID), resultBytes: 0 };
+  const method = raw.method;
+  if (typeof method !== "string" || method === "") {
+    return { text: invalidRequest(idJson), resultBytes: 0 };
+  }
+
+  let result: unknown;
+  try {
+    const def = ctx.registry.method(method);
+    if (def !== undefined) {
+      result = await callMethod(def, raw.params, ctx);
+    } else if (method.endsWith("_subscribe") && ctx.registry.hasSubscriptions(namespaceOf(method))) {
+      result = await subscribe(namespaceOf(method), raw.params, ctx);
+    } else if (method.endsWith("_unsubscribe") && ctx.registry.hasSubscriptions(namespaceOf(method))) {
+      result = await unsubscribe(raw.params, ctx);
+    } else {
+      throw RpcError.methodNotFound(method);
+    }
+  } catch (err) {
+    if (!hasId) {
+      ctx.logger.debug("RPC notification failed", { method, error: String(err) });
+      return undefined;
+    }
+    const error = toRpcErrorObject(err, (e) => {
+      ctx.logger.error("RPC handler failed unexpectedly", {
+        method,
+        error: e instanceof Error ? (e.stack ?? e.message) : String(e),
+      });
+    });
+    return { text: errorText(idJson, error), resultBytes: 0 };
+  }
+  if (!hasId) return undefined;
+  let resultJson: string | undefined;
+  try {
+    resultJson = JSON.stringify(result);
+  } catch (err) {
+    // A bigint (or a cycle) in a result is a bug in the namespace, never the client's fault.
+    ctx.logger.error(
+      "Cannot serialise RPC result: namespaces must return wire values (hex strings, not bigint)",
+      {
+        method,
+        error: String(err),
+      },
+    );
+    return {
+      text: errorText(idJson, { code: RPC_ERROR_CODES.INTERNAL_ERROR, message: "internal error" }),
+      resultBytes: 0,
+    };
+  }
+  if (resultJson === undefined) resultJson = "null";
+  return { text: `{"jsonrpc":"2.0","id":${idJson},"result":${resultJson}}`, resultBytes: resultJson.length };
+}
+
+function callMethod(def: AnyMethodDef, rawParams: unknown, ctx: DispatchContext): unknown {
+  const params = parseParams(def.params, def.required, rawParams);
+  const mctx: MethodContext = { signal: ctx.signal, connection: ctx.connection };
+  return def.handler(params, mctx);
+}
+
+async function subscribe(namespace: string, rawParams: unknown, ctx: DispatchContext): Promise<string> {
+  if (!ctx.subscriptions) {
+    // geth: ErrNotificationsUnsupported, code -32601, over HTTP.
+    throw new RpcError(RPC_ERROR_CODES.METHOD_NOT_FOUND, "notifications not supported");
+  }
+  const args = Array.isArray(rawParams) ? rawParams : [];
+  const name = args[0];
+  if (typeof name !== "string") {
+    throw RpcError.invalidParams("expected subscription name as first argument");
+  }
+  const def = ctx.registry.subscription(namespace, name);
+  if (!def) {
+    throw new RpcError(
+      RPC_ERROR_CODES.METHOD_NOT_FOUND,
+      `no ${JSON.stringify(name)} subscription in ${namespace} namespace`,
+    );
+  }
+  const params = parseParams(def.params, def.required, args.slice(1), 1);
+  return await ctx.subscriptions.subscribe(def, params);
+}
+
+async function unsubscribe(rawParams: unknown, ctx: DispatchContext): Promise<boolean> {
+  if (!ctx.subscriptions) {
+    throw new RpcError(RPC_ERROR_CODES.METHOD_NOT_FOUND, "notifications not supported");
+  }
+  const args = Array.isArray(rawParams) ? rawParams : [];
+  if (args.length !== 1 || typeof args[0] !== "string") {
+    throw RpcError.invalidParams("invalid argument 0: want a subscription id");
+  }
+  const found = await ctx.subscriptions.unsubscribe(args[0]);
+  if (!found) throw new BaseError("RPC_SUBSCRIPTION_NOT_FOUND", "subscription not found");
+  return true;
+}
