@@ -1,0 +1,91 @@
+/** `--help` text, derived from the option tables: grouped by area, each option with env var and default. */
+import { type AnyOption, envName, formatDefault, GROUPS, type OptionTable } from "./option.ts";
+import { NODE_COMMAND_TABLE } from "./parse.ts";
+import { EXECUTION_OPTION_TABLE } from "./options/mod.ts";
+
+function optionLines(spec: AnyOption): string[] {
+  const head = `  --${spec.name}${
+    spec.kind.bool ? `[=${spec.kind.placeholder}]` : ` ${spec.kind.placeholder}`
+  }`;
+  const def = formatDefault(spec);
+  const shownDefault = spec.secret || def === "" ? "" : ` (default: ${def})`;
+  return [`${head}  [$${envName(spec)}]`, `      ${spec.description}${shownDefault}`];
+}
+
+/** Help for the options of one table, grouped in the spec's order of areas. */
+export function optionsHelp(table: OptionTable): string {
+  const out: string[] = [];
+  for (const group of GROUPS) {
+    const specs = Object.values(table).filter((s) => s.group === group);
+    if (specs.length === 0) continue;
+    out.push("", `${group}:`);
+    for (const spec of specs) out.push(...optionLines(spec));
+  }
+  return out.join("\n");
+}
+
+const COMMON_FOOTER = [
+  "",
+  "Other:",
+  "  --help, -h      show help",
+  "  --version, -v   print version",
+  "",
+  "Options are --name=value or --name value; booleans also as a bare --name.",
+  "Each option can also be set by its environment variable; a flag wins over the environment,",
+  "the environment over the network preset, the preset over the default.",
+  "Durations take Go's form: 6m24s, 1h0m0s, 500ms, 0.",
+].join("\n");
+
+export function mainHelp(): string {
+  return [
+    "keel: an OP-Stack L2 node (execution client + rollup node) in one binary",
+    "",
+    "Usage:",
+    "  keel node [options]                           rollup node with its embedded execution client",
+    "                                                (or an external engine with --l2)",
+    "  keel execution [options]                      execution client only",
+    "  keel execution init --datadir DIR genesis.json  write a chain's genesis into a data dir",
+    "  keel networks                                 list the preset networks",
+    "  keel --version                                print the version",
+    "  keel help <command>                           options of a command",
+  ].join("\n");
+}
+
+export function nodeHelp(): string {
+  return [
+    "Usage: keel node [options]",
+    "",
+    "Runs the rollup node. Without --l2 it embeds keel's execution client, configured by the",
+    "execution client options below; with --l2 it drives an external engine.",
+    "One of --network or --rollup.config is required.",
+    optionsHelp(NODE_COMMAND_TABLE),
+    COMMON_FOOTER,
+  ].join("\n");
+}
+
+export function executionHelp(): string {
+  return [
+    "Usage: keel execution [options]",
+    "       keel execution init --datadir DIR genesis.json",
+    optionsHelp(EXECUTION_OPTION_TABLE),
+    COMMON_FOOTER,
+  ].join("\n");
+}
+
+export function networksHelp(): string {
+  return "Usage: keel networks\n\nLists every preset network: name, chain id, L1 chain id, block time, aliases.";
+}
+
+/** The help page for a topic of `ParsedHelp`. */
+export function helpText(topic: "main" | "node" | "execution" | "networks"): string {
+  switch (topic) {
+    case "main":
+      return mainHelp();
+    case "node":
+      return nodeHelp();
+    case "execution":
+      return executionHelp();
+    case "networks":
+      return networksHelp();
+  }
+}

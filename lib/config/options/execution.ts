@@ -1,0 +1,206 @@
+/**
+ * The execution client's launch options: spec 4.1 (`--http*`, `--ws*`) plus what an op-geth
+ * operator expects (data dir, Engine API listener, RPC limits, dev mode). Environment names
+ * follow the option names: `KEEL_` + upper-cased name with `.` and `-` as `_`.
+ * `keel node` embeds the execution client and takes the same entries.
+ */
+import { envSuffixOf, KEEL, OP_GETH, option, optional, type OptionTable, SPEC_4_1 } from "../option.ts";
+import { bool, duration, float, host, int, listOf, oneOf, path, port, text, uint64 } from "../values.ts";
+
+/** API groups a listener can serve (`--http.api`, `--ws.api`). */
+export const API_GROUPS = ["eth", "net", "web3", "debug", "trace", "txpool", "admin"] as const;
+export type ApiGroup = typeof API_GROUPS[number];
+
+function named(name: string): { name: string; env: string } {
+  return { name, env: envSuffixOf(name) };
+}
+
+const rpcGroup = "Execution client: HTTP and WebSocket RPC";
+const engineGroup = "Execution client: Engine API";
+const limitGroup = "Execution client: RPC limits";
+const chainGroup = "Execution client: chain and data";
+
+export const EXECUTION_OPTIONS = {
+  http: option({
+    ...named("http"),
+    kind: bool,
+    default: false,
+    origin: SPEC_4_1,
+    group: rpcGroup,
+    description: "enable the HTTP JSON-RPC server",
+  }),
+  httpAddr: option({
+    ...named("http.addr"),
+    kind: host,
+    default: "127.0.0.1",
+    origin: `${OP_GETH} (geth says localhost)`,
+    group: rpcGroup,
+    description: "HTTP JSON-RPC listening address",
+  }),
+  httpPort: option({
+    ...named("http.port"),
+    kind: port,
+    default: 8545,
+    origin: OP_GETH,
+    group: rpcGroup,
+    description: "HTTP JSON-RPC listening port",
+  }),
+  httpApi: option({
+    ...named("http.api"),
+    kind: listOf(oneOf(API_GROUPS)),
+    default: ["eth", "net", "web3"],
+    origin: OP_GETH,
+    group: rpcGroup,
+    description: `API groups served over HTTP: ${API_GROUPS.join(", ")}`,
+  }),
+  httpCorsDomain: option({
+    ...named("http.corsdomain"),
+    kind: listOf(text),
+    default: [],
+    origin: OP_GETH,
+    group: rpcGroup,
+    description: "comma list of origins allowed cross-origin requests (* for any); empty: none",
+  }),
+  httpVhosts: option({
+    ...named("http.vhosts"),
+    kind: listOf(text),
+    default: ["localhost"],
+    origin: OP_GETH,
+    group: rpcGroup,
+    description: "comma list of Host header names accepted (* for any)",
+  }),
+  ws: option({
+    ...named("ws"),
+    kind: bool,
+    default: false,
+    origin: SPEC_4_1,
+    group: rpcGroup,
+    description: "enable the WebSocket JSON-RPC server",
+  }),
+  wsAddr: option({
+    ...named("ws.addr"),
+    kind: host,
+    default: "127.0.0.1",
+    origin: `${OP_GETH} (geth says localhost)`,
+    group: rpcGroup,
+    description: "WebSocket JSON-RPC listening address",
+  }),
+  wsPort: option({
+    ...named("ws.port"),
+    kind: port,
+    default: 8546,
+    origin: OP_GETH,
+    group: rpcGroup,
+    description: "WebSocket JSON-RPC listening port",
+  }),
+  wsApi: option({
+    ...named("ws.api"),
+    kind: listOf(oneOf(API_GROUPS)),
+    default: ["eth", "net", "web3"],
+    origin: OP_GETH,
+    group: rpcGroup,
+    description: `API groups served over WebSocket: ${API_GROUPS.join(", ")}`,
+  }),
+  authrpcAddr: option({
+    ...named("authrpc.addr"),
+    kind: host,
+    default: "127.0.0.1",
+    origin: OP_GETH,
+    group: engineGroup,
+    description: "Engine API (JWT-authenticated) listening address",
+  }),
+  authrpcPort: option({
+    ...named("authrpc.port"),
+    kind: port,
+    default: 8551,
+    origin: OP_GETH,
+    group: engineGroup,
+    description: "Engine API listening port",
+  }),
+  authrpcJwtSecret: optional({
+    ...named("authrpc.jwtsecret"),
+    kind: path,
+    origin: OP_GETH,
+    group: engineGroup,
+    description: "path to the JWT secret file (32 bytes hex); empty: generated in the data dir",
+  }),
+  rpcGasCap: option({
+    ...named("rpc.gascap"),
+    kind: uint64,
+    default: 50_000_000n,
+    origin: OP_GETH,
+    group: limitGroup,
+    description: "gas cap of eth_call and eth_estimateGas (0 = no cap)",
+  }),
+  rpcTxFeeCap: option({
+    ...named("rpc.txfeecap"),
+    kind: float(0),
+    default: 1,
+    origin: OP_GETH,
+    group: limitGroup,
+    description: "fee cap in ether of transactions sent through RPC (0 = no cap)",
+  }),
+  rpcEvmTimeoutMs: option({
+    ...named("rpc.evmtimeout"),
+    kind: duration,
+    default: 5_000,
+    origin: OP_GETH,
+    group: limitGroup,
+    description: "timeout of eth_call (0 = no timeout)",
+  }),
+  rpcBatchRequestLimit: option({
+    ...named("rpc.batch-request-limit"),
+    kind: int(0, 2 ** 31 - 1),
+    default: 1000,
+    origin: OP_GETH,
+    group: limitGroup,
+    description: "max requests in one batch",
+  }),
+  rpcBatchResponseMaxSize: option({
+    ...named("rpc.batch-response-max-size"),
+    kind: int(0, 2 ** 53 - 1),
+    default: 25_000_000,
+    origin: OP_GETH,
+    group: limitGroup,
+    description: "max bytes of one batch response",
+  }),
+  datadir: option({
+    ...named("datadir"),
+    kind: path,
+    default: "keel_data",
+    origin: KEEL,
+    group: chainGroup,
+    description: "data directory (database, keys, generated JWT secret)",
+  }),
+  genesis: optional({
+    ...named("genesis"),
+    kind: path,
+    origin: KEEL,
+    group: chainGroup,
+    description: "path to a genesis.json to start the chain from",
+  }),
+  dev: option({
+    ...named("dev"),
+    kind: bool,
+    default: false,
+    origin: OP_GETH,
+    group: chainGroup,
+    description: "developer mode: a throw-away chain with a pre-funded account that seals its own blocks",
+  }),
+  devPeriod: option({
+    ...named("dev.period"),
+    kind: int(0, 2 ** 31 - 1),
+    default: 0,
+    origin: OP_GETH,
+    group: chainGroup,
+    description: "seconds between dev blocks (0 = a block as soon as a transaction arrives)",
+  }),
+  networkId: option({
+    ...named("networkid"),
+    kind: uint64,
+    default: 901n,
+    origin: KEEL,
+    group: chainGroup,
+    description: "chain id (and network id) of the dev chain; a genesis file's chain id wins",
+  }),
+} satisfies OptionTable;
