@@ -3,7 +3,7 @@
  * line naming the flag, its environment variable, the value given and the accepted form; the CLI
  * prints it and exits with status 2 before anything starts.
  */
-import { BaseError } from "../common/mod.ts";
+import { BaseError } from "../common/errors.ts";
 
 /** Exit status of the CLI on bad input (as Go's flag package and op-node use). */
 export const CONFIG_EXIT_CODE = 2;

@@ -2,7 +2,7 @@
  * Value kinds of the option table: each turns the text of a flag or environment variable
  * into a typed value (or rejects it with the reason), and prints a value back for `--help`.
  */
-import { keccak256 } from "../common/mod.ts";
+import { keccak256 } from "../common/hash.ts";
 import { formatDuration, parseDuration } from "./duration.ts";
 import { nearest } from "./suggest.ts";
 
