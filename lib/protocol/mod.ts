@@ -9,3 +9,4 @@ export * from "./deposit_tx.ts";
 export * from "./fastlz.ts";
 export * from "./rollup_config.ts";
 export * from "./l1_cost.ts";
+export * from "./eip1559.ts";
