@@ -16,7 +16,10 @@
 
 /** op-node's `ChannelTimeoutBedrock` for every registry chain (LoadOPStackRollupConfig); not in the registry. */
 export const CHANNEL_TIMEOUT_BEDROCK = 300;
-/** op-node sets `RegolithTime = 0` for every registry chain; chains.json carries it in `hardforks`. */
+/**
+ * Fork-time keys of chains.json `hardforks`, copied when set (op-node omits unset forks). op-node
+ * sets `regolith_time = 0` for every registry chain; chains.json already carries that value.
+ */
 const FORK_KEYS = [
   "regolith_time",
   "canyon_time",

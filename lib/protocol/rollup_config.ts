@@ -556,8 +556,8 @@ export function isPectraBlobScheduleActive(cfg: RollupConfig, timestamp: bigint)
 
 /**
  * Channel timeout in L1 blocks: the config's value before Granite, 50 from Granite
- * (specs/protocol/granite/derivation.md). Like op-node, the fork is evaluated at the timestamp
- * of the current L1 origin.
+ * (specs/protocol/granite/derivation.md, "Reduce Channel Timeout"). The rule activates by the
+ * timestamp of the L1 block being considered, so pass the current L1 origin's timestamp.
  */
 export function channelTimeout(cfg: RollupConfig, l1Timestamp: bigint): bigint {
   return isForkActive(cfg.forks, "granite", l1Timestamp)
@@ -566,12 +566,14 @@ export function channelTimeout(cfg: RollupConfig, l1Timestamp: bigint): bigint {
 }
 
 /**
- * Max sequencer drift in seconds: the config's value before Fjord, 1800 from Fjord
- * (specs/protocol/fjord/derivation.md). op-node evaluates it at the L1 origin's timestamp of the
- * batch or block being checked.
+ * Max sequencer drift in seconds: the config's value before Fjord, 1800 from Fjord. The change
+ * "activates with the L1 origin block timestamp" (specs/protocol/fjord/derivation.md, "Timestamp
+ * Activation"), so pass the L1 origin's timestamp of the batch or block being checked.
  */
-export function maxSequencerDrift(cfg: RollupConfig, timestamp: bigint): bigint {
-  return isForkActive(cfg.forks, "fjord", timestamp) ? MAX_SEQUENCER_DRIFT_FJORD : cfg.maxSequencerDrift;
+export function maxSequencerDrift(cfg: RollupConfig, l1OriginTimestamp: bigint): bigint {
+  return isForkActive(cfg.forks, "fjord", l1OriginTimestamp)
+    ? MAX_SEQUENCER_DRIFT_FJORD
+    : cfg.maxSequencerDrift;
 }
 
 /** Channel bank size limit in bytes at L1 origin `timestamp` (Fjord raises it). */
