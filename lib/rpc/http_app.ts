@@ -356,7 +356,8 @@ export function createRpcApp(getConfig: () => ListenerConfig, deps: RpcAppDeps):
       registry: config.httpRegistry,
       limits: config.limits,
       logger: deps.logger,
-      signal: req.signal,
+      // No request.signal here: Deno.serve aborts it after every successful response too
+      // (legacy behaviour, with a warning), so it cannot mean "client went away".
     });
     const headers = cors ? { ...JSON_HEADERS, ...cors } : JSON_HEADERS;
     return new Response(response ?? null, { status: 200, headers });

@@ -33,7 +33,7 @@ export interface WsConnection {
 
 /** What every handler receives besides its parsed params. */
 export interface MethodContext {
-  /** Aborted when the HTTP client goes away or the WS connection closes. */
+  /** Set for WebSocket calls: aborted when the connection closes. */
   readonly signal?: AbortSignal;
   /** Set for calls that arrived over WebSocket. */
   readonly connection?: WsConnection;

@@ -1,0 +1,97 @@
+import { assertEquals, assertThrows } from "../../assert.ts";
+import { BaseError } from "../../../lib/common/mod.ts";
+import {
+  defineMethod,
+  defineSubscription,
+  MethodRegistry,
+  namespaceOf,
+  parseParams,
+} from "../../../lib/rpc/registry.ts";
+import { RpcError } from "../../../lib/rpc/rpc_error.ts";
+import { s } from "../../../lib/rpc/schema.ts";
+
+const getBalance = defineMethod({
+  name: "eth_getBalance",
+  params: [s.address(), s.optional(s.blockTag())],
+  handler: ([address, block]) => {
+    // The handler's params are typed: address is Uint8Array, block is BlockSpec | undefined.
+    const n: number = address.length;
+    return { n, block: block?.kind ?? "none" };
+  },
+});
+const chainId = defineMethod({ name: "eth_chainId", params: [], handler: () => "0x1" });
+const version = defineMethod({ name: "net_version", params: [], handler: () => "1" });
+const heads = defineSubscription({
+  namespace: "eth",
+  name: "newHeads",
+  params: [],
+  start: () => () => {},
+});
+
+Deno.test("defineMethod counts required params and refuses a required one after an optional", () => {
+  assertEquals(getBalance.required, 1);
+  assertEquals(chainId.required, 0);
+  assertThrows(
+    () => defineMethod({ name: "eth_x", params: [s.optional(s.bool()), s.bool()], handler: () => null }),
+    BaseError,
+    "required param 1 follows an optional one",
+  );
+  assertThrows(
+    () => defineMethod({ name: "nonamespace", params: [], handler: () => null }),
+    BaseError,
+    "want <namespace>_<method>",
+  );
+});
+
+Deno.test("parseParams: geth's messages for too many, missing and invalid arguments", () => {
+  const p = getBalance.params;
+  assertEquals(parseParams(p, 1, ["0x" + "11".repeat(20)])[1], undefined);
+  assertEquals(parseParams(p, 1, ["0x" + "11".repeat(20), null])[1], undefined);
+  const cases: [unknown, string][] = [
+    [[], "missing value for required argument 0"],
+    [undefined, "missing value for required argument 0"],
+    [["0xabc"], "invalid argument 0: hex string has length 3, want 40 for common.Address"],
+    [
+      ["0x" + "11".repeat(20), "bad"],
+      "invalid argument 1: json: cannot unmarshal hex string without 0x prefix",
+    ],
+    [["0x" + "11".repeat(20), "latest", 1], "too many arguments, want at most 2"],
+    [{ a: 1 }, "non-array args"],
+  ];
+  for (const [raw, message] of cases) {
+    const err = assertThrows(() => parseParams(p, 1, raw), RpcError);
+    assertEquals((err as RpcError).code, -32602);
+    assertEquals(err.message.startsWith(message), true, `${err.message} should start with ${message}`);
+  }
+  const shifted = assertThrows(() => parseParams([s.bool()], 1, ["x"], 1), RpcError);
+  assertEquals(shifted.message.startsWith("invalid argument 1:"), true);
+});
+
+Deno.test("MethodRegistry registers namespaces, selects by prefix, merges", () => {
+  const reg = new MethodRegistry([{ getBalance, chainId, heads }, { version }]);
+  assertEquals(reg.namespaces(), ["eth", "net"]);
+  assertEquals(reg.methodNames(), ["eth_chainId", "eth_getBalance", "net_version"]);
+  assertEquals(reg.method("eth_chainId"), chainId);
+  assertEquals(reg.subscription("eth", "newHeads"), heads);
+  assertEquals(reg.hasSubscriptions("eth"), true);
+  assertEquals(reg.hasSubscriptions("net"), false);
+
+  const onlyNet = reg.select(["net"]);
+  assertEquals(onlyNet.methodNames(), ["net_version"]);
+  assertEquals(onlyNet.hasSubscriptions("eth"), false);
+  assertEquals(reg.select(["*"]).methodNames().length, 3);
+
+  assertThrows(
+    () => reg.register({ chainId: defineMethod({ name: "eth_chainId", params: [], handler: () => "0x2" }) }),
+    BaseError,
+    "already registered",
+  );
+
+  const merged = MethodRegistry.merge([reg.select(["eth"]), reg.select(["net"]), reg.select(["eth"])]);
+  assertEquals(merged.methodNames(), ["eth_chainId", "eth_getBalance", "net_version"]);
+  const other = new MethodRegistry([{
+    c: defineMethod({ name: "eth_chainId", params: [], handler: () => "0x2" }),
+  }]);
+  assertThrows(() => MethodRegistry.merge([reg, other]), BaseError, "eth_chainId: already registered");
+  assertEquals(namespaceOf("engine_newPayloadV4"), "engine");
+});
