@@ -1,0 +1,258 @@
+/**
+ * Storage encodings of the chain: header RLP decoding, block bodies, stored receipts (a version
+ * byte, then RLP) and the per-block log index (fixed prefix for a cheap bloom check, then RLP).
+ */
+import { RLP } from "@ethereumjs/rlp";
+import { bigIntToBytes, bytesToBigInt } from "../../common/bytes.ts";
+import { BaseError } from "../../common/errors.ts";
+import type { Block, Header } from "../../protocol/block.ts";
+import type { Log } from "../../protocol/receipt.ts";
+import { BLOOM_BYTES } from "./bloom.ts";
+import type { StoredReceipt } from "./types.ts";
+
+type Nested = Uint8Array | Nested[];
+
+function bytesAt(list: Nested[], i: number, what: string): Uint8Array {
+  const v = list[i];
+  if (!(v instanceof Uint8Array)) {
+    throw new BaseError("CHAIN_CORRUPT", `Cannot decode ${what}: field ${i} is not bytes`);
+  }
+  return v;
+}
+
+function listAt(list: Nested[], i: number, what: string): Nested[] {
+  const v = list[i];
+  if (!Array.isArray(v)) {
+    throw new BaseError("CHAIN_CORRUPT", `Cannot decode ${what}: field ${i} is not a list`);
+  }
+  return v;
+}
+
+function asList(v: Nested, what: string): Nested[] {
+  if (!Array.isArray(v)) throw new BaseError("CHAIN_CORRUPT", `Cannot decode ${what}: not a list`);
+  return v;
+}
+
+/** A small unsigned integer from minimal big-endian bytes. */
+function num(b: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < b.length; i++) n = n * 256 + b[i];
+  return n;
+}
+
+function numBytes(n: number): Uint8Array {
+  return bigIntToBytes(BigInt(n));
+}
+
+/** Decodes a consensus header RLP (the inverse of encodeHeader). */
+export function decodeHeader(rlp: Uint8Array): Header {
+  const f = asList(RLP.decode(rlp) as Nested, "header");
+  if (f.length < 15) throw new BaseError("CHAIN_CORRUPT", `Cannot decode header: ${f.length} fields`);
+  const b = (i: number) => bytesAt(f, i, "header");
+  const h: Header = {
+    parentHash: b(0),
+    ommersHash: b(1),
+    coinbase: b(2),
+    stateRoot: b(3),
+    transactionsRoot: b(4),
+    receiptsRoot: b(5),
+    logsBloom: b(6),
+    difficulty: bytesToBigInt(b(7)),
+    number: bytesToBigInt(b(8)),
+    gasLimit: bytesToBigInt(b(9)),
+    gasUsed: bytesToBigInt(b(10)),
+    timestamp: bytesToBigInt(b(11)),
+    extraData: b(12),
+    mixHash: b(13),
+    nonce: b(14),
+  };
+  if (f.length > 15) h.baseFeePerGas = bytesToBigInt(b(15));
+  if (f.length > 16) h.withdrawalsRoot = b(16);
+  if (f.length > 17) h.blobGasUsed = bytesToBigInt(b(17));
+  if (f.length > 18) h.excessBlobGas = bytesToBigInt(b(18));
+  if (f.length > 19) h.parentBeaconBlockRoot = b(19);
+  if (f.length > 20) h.requestsHash = b(20);
+  return h;
+}
+
+/** rlp([txs]) or rlp([txs, withdrawals]). */
+export function encodeBody(block: Block): Uint8Array {
+  return RLP.encode(
+    block.withdrawals === undefined ? [block.transactions] : [block.transactions, block.withdrawals],
+  );
+}
+
+export function decodeBody(rlp: Uint8Array): Pick<Block, "transactions" | "withdrawals"> {
+  const f = asList(RLP.decode(rlp) as Nested, "body");
+  const transactions = listAt(f, 0, "body").map((t, i) => {
+    if (!(t instanceof Uint8Array)) {
+      throw new BaseError("CHAIN_CORRUPT", `Cannot decode body: tx ${i} is a list`);
+    }
+    return t;
+  });
+  if (f.length < 2) return { transactions };
+  const withdrawals = listAt(f, 1, "body").map((w) => asList(w, "withdrawal") as Uint8Array[]);
+  return { transactions, withdrawals };
+}
+
+const RECEIPTS_VERSION = 1;
+/** Order of the optional receipt fields; bit i of the presence mask is OPTIONAL_FIELDS[i]. */
+const OPTIONAL_FIELDS = [
+  "depositNonce",
+  "depositReceiptVersion",
+  "l1GasUsed",
+  "l1GasPrice",
+  "l1Fee",
+  "l1FeeScalar",
+  "l1BaseFeeScalar",
+  "l1BlobBaseFee",
+  "l1BlobBaseFeeScalar",
+  "operatorFeeScalar",
+  "operatorFeeConstant",
+] as const;
+
+const EMPTY = new Uint8Array();
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
+function isZero(b: Uint8Array): boolean {
+  for (let i = 0; i < b.length; i++) if (b[i] !== 0) return false;
+  return true;
+}
+
+/** Version byte 1, then rlp of one field list per receipt. A zero bloom is stored empty. */
+export function encodeReceipts(receipts: StoredReceipt[]): Uint8Array {
+  const list = receipts.map((r) => {
+    let mask = 0;
+    const optional: Uint8Array[] = [];
+    OPTIONAL_FIELDS.forEach((name, i) => {
+      const v = r[name];
+      if (v === undefined) return;
+      mask |= 1 << i;
+      optional.push(typeof v === "string" ? utf8.encode(v) : bigIntToBytes(v));
+    });
+    return [
+      numBytes(r.type),
+      numBytes(r.status),
+      bigIntToBytes(r.cumulativeGasUsed),
+      isZero(r.logsBloom) ? EMPTY : r.logsBloom,
+      r.logs.map((l) => [l.address, l.topics, l.data]),
+      bigIntToBytes(r.gasUsed),
+      r.contractAddress ?? EMPTY,
+      r.from,
+      r.to ?? EMPTY,
+      bigIntToBytes(r.effectiveGasPrice),
+      r.txHash,
+      numBytes(r.logIndexStart),
+      numBytes(mask),
+      optional,
+    ];
+  });
+  const body = RLP.encode(list);
+  const out = new Uint8Array(body.length + 1);
+  out[0] = RECEIPTS_VERSION;
+  out.set(body, 1);
+  return out;
+}
+
+function decodeLogs(v: Nested[], what: string): Log[] {
+  return v.map((l) => {
+    const f = asList(l, what);
+    return {
+      address: bytesAt(f, 0, what),
+      topics: listAt(f, 1, what) as Uint8Array[],
+      data: bytesAt(f, 2, what),
+    };
+  });
+}
+
+export function decodeReceipts(raw: Uint8Array): StoredReceipt[] {
+  if (raw.length === 0 || raw[0] !== RECEIPTS_VERSION) {
+    throw new BaseError("CHAIN_CORRUPT", `Cannot decode receipts: unknown version ${raw[0]}`);
+  }
+  const list = asList(RLP.decode(raw.subarray(1)) as Nested, "receipts");
+  return list.map((item) => {
+    const f = asList(item, "receipt");
+    const b = (i: number) => bytesAt(f, i, "receipt");
+    const bloom = b(3);
+    const status = num(b(1));
+    const contract = b(6);
+    const to = b(8);
+    const r: StoredReceipt = {
+      type: num(b(0)),
+      status: status === 1 ? 1 : 0,
+      cumulativeGasUsed: bytesToBigInt(b(2)),
+      logsBloom: bloom.length === 0 ? new Uint8Array(BLOOM_BYTES) : bloom,
+      logs: decodeLogs(listAt(f, 4, "receipt"), "log"),
+      gasUsed: bytesToBigInt(b(5)),
+      contractAddress: contract.length === 0 ? null : contract,
+      from: b(7),
+      to: to.length === 0 ? null : to,
+      effectiveGasPrice: bytesToBigInt(b(9)),
+      txHash: b(10),
+      logIndexStart: num(b(11)),
+    };
+    const mask = num(b(12));
+    const optional = listAt(f, 13, "receipt");
+    let j = 0;
+    OPTIONAL_FIELDS.forEach((name, i) => {
+      if ((mask & (1 << i)) === 0) return;
+      const v = bytesAt(optional, j++, "receipt");
+      if (name === "l1FeeScalar") r.l1FeeScalar = fromUtf8.decode(v);
+      else r[name] = bytesToBigInt(v);
+    });
+    return r;
+  });
+}
+
+/** One canonical block's logs for eth_getLogs: fixed header (hash, timestamp, bloom) then rlp. */
+export interface LogIndexEntry {
+  blockHash: Uint8Array;
+  timestamp: bigint;
+  bloom: Uint8Array;
+  /** Per transaction with logs: index, hash, first log index, logs. */
+  txs: { index: number; hash: Uint8Array; logIndexStart: number; logs: Log[] }[];
+}
+
+/** Offset of the bloom inside an encoded log-index entry. */
+export const LOG_INDEX_BLOOM_OFFSET = 40;
+
+export function encodeLogIndex(e: LogIndexEntry): Uint8Array {
+  const body = RLP.encode(
+    e.txs.map((
+      t,
+    ) => [
+      numBytes(t.index),
+      t.hash,
+      numBytes(t.logIndexStart),
+      t.logs.map((l) => [l.address, l.topics, l.data]),
+    ]),
+  );
+  const out = new Uint8Array(LOG_INDEX_BLOOM_OFFSET + BLOOM_BYTES + body.length);
+  out.set(e.blockHash, 0);
+  new DataView(out.buffer).setBigUint64(32, e.timestamp);
+  out.set(e.bloom, LOG_INDEX_BLOOM_OFFSET);
+  out.set(body, LOG_INDEX_BLOOM_OFFSET + BLOOM_BYTES);
+  return out;
+}
+
+export function decodeLogIndex(raw: Uint8Array): LogIndexEntry {
+  if (raw.length < LOG_INDEX_BLOOM_OFFSET + BLOOM_BYTES) {
+    throw new BaseError("CHAIN_CORRUPT", `Cannot decode log index: length is ${raw.length}`);
+  }
+  const list = asList(RLP.decode(raw.subarray(LOG_INDEX_BLOOM_OFFSET + BLOOM_BYTES)) as Nested, "log index");
+  return {
+    blockHash: raw.subarray(0, 32),
+    timestamp: new DataView(raw.buffer, raw.byteOffset + 32, 8).getBigUint64(0),
+    bloom: raw.subarray(LOG_INDEX_BLOOM_OFFSET, LOG_INDEX_BLOOM_OFFSET + BLOOM_BYTES),
+    txs: list.map((item) => {
+      const f = asList(item, "log index tx");
+      return {
+        index: num(bytesAt(f, 0, "log index")),
+        hash: bytesAt(f, 1, "log index"),
+        logIndexStart: num(bytesAt(f, 2, "log index")),
+        logs: decodeLogs(listAt(f, 3, "log index"), "log"),
+      };
+    }),
+  };
+}

@@ -1,0 +1,104 @@
+import { assertEquals, assertThrows } from "../../../assert.ts";
+import { Bloom } from "@ethereumjs/vm";
+import type { BaseError } from "../../../../lib/common/errors.ts";
+import {
+  decodeBody,
+  decodeHeader,
+  decodeLogIndex,
+  decodeReceipts,
+  encodeBody,
+  encodeLogIndex,
+  encodeReceipts,
+  logsBloom,
+  type StoredReceipt,
+} from "../../../../lib/execution/chain/mod.ts";
+import { EMPTY_REQUESTS_HASH, encodeHeader, type Header } from "../../../../lib/protocol/block.ts";
+import { addr, makeBlock, TOKEN, transferLog } from "./block_fixtures.ts";
+
+Deno.test("codec: header RLP round-trips with every optional-field depth", () => {
+  const { block } = makeBlock(undefined, []);
+  const full: Header = { ...block.header, requestsHash: EMPTY_REQUESTS_HASH };
+  assertEquals(decodeHeader(encodeHeader(full)), full);
+  const legacy: Header = { ...block.header };
+  delete legacy.baseFeePerGas;
+  delete legacy.withdrawalsRoot;
+  delete legacy.blobGasUsed;
+  delete legacy.excessBlobGas;
+  delete legacy.parentBeaconBlockRoot;
+  assertEquals(decodeHeader(encodeHeader(legacy)), legacy);
+  const london: Header = { ...legacy, baseFeePerGas: 7n };
+  assertEquals(decodeHeader(encodeHeader(london)), london);
+});
+
+Deno.test("codec: bodies with and without withdrawals", () => {
+  const { block } = makeBlock(undefined, [{ salt: "a" }, { salt: "b" }]);
+  assertEquals(decodeBody(encodeBody(block)), { transactions: block.transactions, withdrawals: [] });
+  const w = [[new Uint8Array([1]), new Uint8Array([2]), addr(3), new Uint8Array([4])]];
+  assertEquals(decodeBody(encodeBody({ ...block, withdrawals: w })).withdrawals, w);
+  const noW = { header: block.header, transactions: block.transactions };
+  assertEquals(decodeBody(encodeBody(noW)), { transactions: block.transactions });
+});
+
+Deno.test("codec: stored receipts round-trip, including OP and deposit fields and null addresses", () => {
+  const { receipts } = makeBlock(undefined, [
+    { salt: "x", logs: [transferLog(TOKEN, addr(1), addr(2), 5n)] },
+    { salt: "y" },
+  ]);
+  const deposit: StoredReceipt = {
+    type: 0x7e,
+    status: 0,
+    cumulativeGasUsed: 100_000n,
+    logsBloom: new Uint8Array(256),
+    logs: [],
+    gasUsed: 58_000n,
+    contractAddress: addr(9),
+    from: addr(8),
+    to: null,
+    effectiveGasPrice: 0n,
+    txHash: new Uint8Array(32).fill(3),
+    logIndexStart: 1,
+    depositNonce: 0n,
+    depositReceiptVersion: 1n,
+  };
+  const bedrock: StoredReceipt = {
+    ...receipts[1],
+    l1BaseFeeScalar: undefined,
+    l1BlobBaseFee: undefined,
+    l1BlobBaseFeeScalar: undefined,
+    l1FeeScalar: "0.684",
+    operatorFeeScalar: 0n,
+    operatorFeeConstant: 12n,
+  };
+  delete bedrock.l1BaseFeeScalar;
+  delete bedrock.l1BlobBaseFee;
+  delete bedrock.l1BlobBaseFeeScalar;
+  const all = [...receipts, deposit, bedrock];
+  const raw = encodeReceipts(all);
+  assertEquals(raw[0], 1);
+  assertEquals(decodeReceipts(raw), all);
+  const err = assertThrows(() => decodeReceipts(new Uint8Array([9, 0xc0])));
+  assertEquals((err as BaseError).code, "CHAIN_CORRUPT");
+});
+
+Deno.test("codec: log index entries keep the bloom at a fixed offset", () => {
+  const logs = [transferLog(TOKEN, addr(1), addr(2), 5n)];
+  const entry = {
+    blockHash: new Uint8Array(32).fill(1),
+    timestamp: 1234n,
+    bloom: logsBloom(logs),
+    txs: [{ index: 3, hash: new Uint8Array(32).fill(2), logIndexStart: 7, logs }],
+  };
+  const raw = encodeLogIndex(entry);
+  assertEquals(raw.subarray(40, 296), entry.bloom);
+  assertEquals(decodeLogIndex(raw), entry);
+});
+
+Deno.test("bloom: logsBloom equals @ethereumjs/vm's Bloom", () => {
+  const logs = [transferLog(TOKEN, addr(1), addr(2), 5n), transferLog(addr(77), addr(3), addr(4), 1n)];
+  const ref = new Bloom();
+  for (const l of logs) {
+    ref.add(l.address);
+    for (const t of l.topics) ref.add(t);
+  }
+  assertEquals(logsBloom(logs), ref.bitvector);
+});
