@@ -60,8 +60,8 @@ function limited(inner: PrecompileFunc, maxInput: number): PrecompileFunc {
   return (input: PrecompileInput) => input.data.length > maxInput ? oog(input.gasLimit) : inner(input);
 }
 
-function addr(n: number): string {
-  return "0x" + n.toString(16).padStart(40, "0");
+function addr(n: number): `0x${string}` {
+  return `0x${n.toString(16).padStart(40, "0")}`;
 }
 
 /** The custom precompile list for an OP fork (empty before Fjord and on plain chains). */

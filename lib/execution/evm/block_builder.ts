@@ -1,0 +1,367 @@
+/**
+ * Block building without @ethereumjs `buildBlock` (quadratic, PLATFORM.md): one state checkpoint per
+ * block, `runTx` (or the deposit runner) per transaction, header fields per fork, and the
+ * transactions/receipts roots from the one-pass ordered trie.
+ *
+ * Before the transactions (op-geth core/state_processor.go, miner/worker.go):
+ * - the Canyon create2deployer code at the block whose timestamp is the Canyon time (canyon/overview.md);
+ * - Ecotone/Cancun: the EIP-4788 beacon-roots system call;
+ * - Isthmus/Prague: the EIP-2935 parent-hash system call.
+ * Network-upgrade deposits arrive as ordinary deposit transactions from the rollup node.
+ */
+import { type Block as EjsBlock, createBlock } from "@ethereumjs/block";
+import { Hardfork } from "@ethereumjs/common";
+import type { StateManagerInterface } from "@ethereumjs/common";
+import { createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
+import { Address, bigIntToBytes as ejsBigIntToBytes, setLengthLeft } from "@ethereumjs/util";
+import { createVM, type VM } from "@ethereumjs/vm";
+import { BaseError } from "../../common/errors.ts";
+import {
+  type Block,
+  EMPTY_OMMERS_HASH,
+  EMPTY_REQUESTS_HASH,
+  EMPTY_TRIE_ROOT,
+  type Header,
+  hashHeader,
+} from "../../protocol/block.ts";
+import type { ChainConfig } from "../../protocol/chain_config.ts";
+import { DEPOSIT_TX_TYPE, type DepositTx, decodeDepositTx } from "../../protocol/deposit_tx.ts";
+import {
+  BEACON_ROOTS_ADDRESS,
+  CREATE2_DEPLOYER_ADDRESS,
+  CREATE2_DEPLOYER_CODE,
+  HISTORY_STORAGE_ADDRESS,
+  L2_TO_L1_MESSAGE_PASSER_ADDRESS,
+} from "../../protocol/predeploys.ts";
+import { encodeReceipt } from "../../protocol/receipt.ts";
+import { forkRules, type ForkRules, opActive } from "./common.ts";
+import { orBlooms } from "./bloom.ts";
+import { expectedBlobFields, expectedExtraData, nextBlockBaseFee } from "./header_rules.ts";
+import { loadL1FeeSource, type L1FeeSource } from "./l1_fee.ts";
+import { orderedTrieRoot } from "./ordered_trie.ts";
+import { opPrecompiles } from "./precompiles.ts";
+import { runDeposit, runUserTx, type TxContext, type TxResult } from "./tx_runner.ts";
+
+/** What the consensus layer asks for (Engine API payload attributes, in internal form). */
+export interface BlockAttributes {
+  timestamp: bigint;
+  /** suggestedFeeRecipient: on OP chains the SequencerFeeVault. */
+  coinbase: Uint8Array;
+  prevRandao: Uint8Array;
+  gasLimit: bigint;
+  /** Ecotone/Cancun and later. */
+  parentBeaconBlockRoot?: Uint8Array;
+  /** Holocene: 8 bytes, denominator u32 || elasticity u32 (all zero = the chain config's Canyon values). */
+  eip1559Params?: Uint8Array;
+  /** Jovian. */
+  minBaseFee?: bigint;
+  /** Plain chains only (OP chains derive extraData from the fee parameters). */
+  extraData?: Uint8Array;
+}
+
+export interface BlockBuilderDeps {
+  stateManager: StateManagerInterface;
+  /** Hash of an earlier canonical block, for BLOCKHASH (unknown: zero). */
+  getBlockHash?: (number: bigint) => Promise<Uint8Array | undefined>;
+}
+
+export interface SealedBlock {
+  block: Block;
+  hash: Uint8Array;
+  receipts: TxResult[];
+  stateRoot: Uint8Array;
+}
+
+const ZERO32 = new Uint8Array(32);
+
+/** Per-fork VM/EVM parameters: one VM per builder (cheap), on a cached Common. */
+async function makeVm(rules: ForkRules, deps: BlockBuilderDeps, parent: Header): Promise<VM> {
+  const parentHash = hashHeader(parent);
+  const blockchain = {
+    getBlock: async (n: number) => {
+      const num = BigInt(n);
+      const hash = num === parent.number ? parentHash : (await deps.getBlockHash?.(num)) ?? ZERO32;
+      return { hash: () => hash };
+    },
+    putBlock: async () => {},
+    shallowCopy() {
+      return blockchain;
+    },
+  };
+  return await createVM({
+    common: rules.common,
+    stateManager: deps.stateManager,
+    blockchain,
+    evmOpts: { customPrecompiles: opPrecompiles(rules.opFork, rules.common) },
+  });
+}
+
+/** The header fields known before execution (stateRoot, roots, gasUsed, bloom come at seal). */
+export function preHeader(config: ChainConfig, parent: Header, attrs: BlockAttributes): Header {
+  const rules = forkRules(config, attrs.timestamp);
+  const shanghai = rules.common.gteHardfork(Hardfork.Shanghai);
+  const cancun = rules.common.gteHardfork(Hardfork.Cancun);
+  const prague = rules.common.gteHardfork(Hardfork.Prague);
+  const header: Header = {
+    parentHash: hashHeader(parent),
+    ommersHash: EMPTY_OMMERS_HASH,
+    coinbase: attrs.coinbase,
+    stateRoot: ZERO32,
+    transactionsRoot: EMPTY_TRIE_ROOT,
+    receiptsRoot: EMPTY_TRIE_ROOT,
+    logsBloom: new Uint8Array(256),
+    difficulty: 0n,
+    number: parent.number + 1n,
+    gasLimit: attrs.gasLimit,
+    gasUsed: 0n,
+    timestamp: attrs.timestamp,
+    extraData: expectedExtraData(config, attrs),
+    mixHash: attrs.prevRandao,
+    nonce: new Uint8Array(8),
+    baseFeePerGas: nextBlockBaseFee(config, parent, attrs.timestamp),
+  };
+  if (shanghai) header.withdrawalsRoot = EMPTY_TRIE_ROOT;
+  if (cancun) {
+    const blob = expectedBlobFields(config, parent, attrs.timestamp);
+    header.blobGasUsed = 0n;
+    header.excessBlobGas = blob.excessBlobGas;
+    header.parentBeaconBlockRoot = attrs.parentBeaconBlockRoot ?? ZERO32;
+  }
+  if (prague) header.requestsHash = EMPTY_REQUESTS_HASH;
+  return header;
+}
+
+function ejsBlockFor(rules: ForkRules, h: Header): EjsBlock {
+  return createBlock(
+    {
+      header: {
+        parentHash: h.parentHash,
+        coinbase: h.coinbase,
+        number: h.number,
+        gasLimit: h.gasLimit,
+        timestamp: h.timestamp,
+        extraData: h.extraData,
+        mixHash: h.mixHash,
+        difficulty: 0n,
+        baseFeePerGas: h.baseFeePerGas,
+        withdrawalsRoot: h.withdrawalsRoot,
+        blobGasUsed: h.blobGasUsed,
+        excessBlobGas: h.excessBlobGas,
+        parentBeaconBlockRoot: h.parentBeaconBlockRoot,
+        requestsHash: h.requestsHash,
+      },
+    },
+    { common: rules.common, skipConsensusFormatValidation: true },
+  );
+}
+
+/** A transaction as the builder accepts it: decoded user tx, a deposit, or consensus-encoded bytes. */
+export type BuilderTx = TypedTransaction | DepositTx | Uint8Array;
+
+function isDeposit(tx: BuilderTx): tx is DepositTx {
+  return !(tx instanceof Uint8Array) && "sourceHash" in tx;
+}
+
+export class BlockBuilder {
+  readonly config: ChainConfig;
+  readonly parent: Header;
+  readonly header: Header;
+  readonly rules: ForkRules;
+  readonly results: TxResult[] = [];
+  #vm: VM;
+  #deps: BlockBuilderDeps;
+  #ctx: TxContext;
+  #gasUsed = 0n;
+  #l1: Promise<L1FeeSource> | undefined;
+  #done = false;
+  #committed = false;
+  #daFootprint = 0n;
+
+  private constructor(config: ChainConfig, parent: Header, header: Header, rules: ForkRules, vm: VM, deps: BlockBuilderDeps) {
+    this.config = config;
+    this.parent = parent;
+    this.header = header;
+    this.rules = rules;
+    this.#vm = vm;
+    this.#deps = deps;
+    const block = ejsBlockFor(rules, header);
+    this.#ctx = {
+      config,
+      rules,
+      block,
+      timestamp: header.timestamp,
+      baseFee: header.baseFeePerGas ?? 0n,
+      daFootprintRoom: () => header.gasLimit - this.#daFootprint,
+      l1Fees: config.op === undefined ? undefined : () => {
+        this.#l1 ??= loadL1FeeSource(deps.stateManager, rules.opFork ?? "bedrock");
+        return this.#l1;
+      },
+    };
+  }
+
+  /** Opens a block on `parent` (one state checkpoint) and applies the pre-transaction system changes. */
+  static async open(
+    config: ChainConfig,
+    parent: Header,
+    attrs: BlockAttributes,
+    deps: BlockBuilderDeps,
+  ): Promise<BlockBuilder> {
+    return await BlockBuilder.openWithHeader(config, parent, preHeader(config, parent, attrs), deps);
+  }
+
+  /** Opens a block whose pre-execution header fields are given (block import). */
+  static async openWithHeader(
+    config: ChainConfig,
+    parent: Header,
+    header: Header,
+    deps: BlockBuilderDeps,
+  ): Promise<BlockBuilder> {
+    const rules = forkRules(config, header.timestamp);
+    const vm = await makeVm(rules, deps, parent);
+    const b = new BlockBuilder(config, parent, header, rules, vm, deps);
+    await deps.stateManager.checkpoint();
+    try {
+      await b.#preTransactions();
+    } catch (e) {
+      await deps.stateManager.revert();
+      throw e;
+    }
+    return b;
+  }
+
+  async #preTransactions(): Promise<void> {
+    const sm = this.#deps.stateManager;
+    const { header, config } = this;
+    const canyonTime = config.op?.forks.canyon;
+    if (canyonTime !== undefined && header.timestamp === canyonTime) {
+      await sm.putCode(new Address(CREATE2_DEPLOYER_ADDRESS), CREATE2_DEPLOYER_CODE);
+    }
+    const common = this.rules.common;
+    if (common.isActivatedEIP(4788) && header.parentBeaconBlockRoot !== undefined) {
+      // EIP-4788 system call: timestamp and root into the two ring buffers, when the contract exists.
+      const a = new Address(BEACON_ROOTS_ADDRESS);
+      if ((await sm.getCode(a)).length > 0) {
+        const len = 8191n;
+        const idx = header.timestamp % len;
+        await sm.putStorage(a, setLengthLeft(ejsBigIntToBytes(idx), 32), ejsBigIntToBytes(header.timestamp));
+        await sm.putStorage(a, setLengthLeft(ejsBigIntToBytes(idx + len), 32), header.parentBeaconBlockRoot);
+      }
+    }
+    if (common.isActivatedEIP(2935) && header.number > 0n) {
+      // EIP-2935 system call: parent hash into slot (number - 1) % 8191, when the contract exists.
+      const a = new Address(HISTORY_STORAGE_ADDRESS);
+      if ((await sm.getCode(a)).length > 0) {
+        const slot = (header.number - 1n) % 8191n;
+        await sm.putStorage(a, setLengthLeft(ejsBigIntToBytes(slot), 32), header.parentHash);
+      }
+    }
+  }
+
+  get gasUsed(): bigint {
+    return this.#gasUsed;
+  }
+
+  /**
+   * Applies one transaction. A transaction that does not fit the remaining gas or is invalid throws a
+   * BaseError and leaves no trace; a failing execution (revert, out of gas) is included with status 0.
+   */
+  async addTransaction(input: BuilderTx): Promise<TxResult> {
+    if (this.#done) throw new BaseError("BLOCK_SEALED", "Cannot add transaction: block is sealed");
+    let tx: TypedTransaction | DepositTx;
+    if (input instanceof Uint8Array) {
+      if (input.length > 0 && input[0] === DEPOSIT_TX_TYPE) {
+        if (this.config.op === undefined) {
+          throw new BaseError("TX_TYPE_NOT_SUPPORTED", "Cannot apply transaction: deposits exist only on OP chains");
+        }
+        tx = decodeDepositTx(input);
+      } else {
+        try {
+          tx = createTxFromRLP(input, { common: this.rules.common });
+        } catch (e) {
+          throw new BaseError("INVALID_TX", `Cannot decode transaction: ${(e as Error).message}`, { cause: e });
+        }
+      }
+    } else {
+      tx = input;
+    }
+    const remaining = this.header.gasLimit - this.#gasUsed;
+    let result: TxResult;
+    if (isDeposit(tx)) {
+      if (this.config.op === undefined) {
+        throw new BaseError("TX_TYPE_NOT_SUPPORTED", "Cannot apply transaction: deposits exist only on OP chains");
+      }
+      const free = tx.isSystemTx && !opActive(this.config, "regolith", this.header.timestamp);
+      if (!free && tx.gas > remaining) {
+        throw new BaseError("GAS_LIMIT_REACHED", `Cannot apply deposit: gas limit reached (${tx.gas} > ${remaining})`);
+      }
+      result = await runDeposit(this.#vm, tx, this.#ctx, this.#gasUsed);
+    } else {
+      if (tx.gasLimit > remaining) {
+        throw new BaseError("GAS_LIMIT_REACHED", `Cannot apply transaction: gas limit reached (${tx.gasLimit} > ${remaining})`);
+      }
+      result = await runUserTx(this.#vm, tx, this.#ctx, this.#gasUsed);
+      this.#daFootprint += result.l1Fee?.blobGasUsed ?? 0n;
+    }
+    this.#gasUsed += result.gasUsed;
+    this.results.push(result);
+    return result;
+  }
+
+  /** Commits the block's state and completes the header. */
+  async seal(): Promise<SealedBlock> {
+    const sealed = await this.finish();
+    await this.commit();
+    return sealed;
+  }
+
+  /**
+   * Completes the header with the state still uncommitted (block import compares it first, then calls
+   * `commit()` or `abort()`).
+   */
+  async finish(): Promise<SealedBlock> {
+    if (this.#done) throw new BaseError("BLOCK_SEALED", "Cannot seal block: already sealed");
+    this.#done = true;
+    const sm = this.#deps.stateManager;
+    const stateRoot = await sm.getStateRoot();
+    const header: Header = {
+      ...this.header,
+      stateRoot,
+      gasUsed: this.#gasUsed,
+      transactionsRoot: orderedTrieRoot(this.results.map((r) => r.encoded)),
+      receiptsRoot: orderedTrieRoot(this.results.map((r) => encodeReceipt(r.receipt))),
+      logsBloom: orBlooms(this.results.map((r) => r.receipt.logsBloom)),
+    };
+    if (opActive(this.config, "isthmus", header.timestamp)) {
+      header.withdrawalsRoot = await storageRoot(sm, L2_TO_L1_MESSAGE_PASSER_ADDRESS);
+    }
+    if (opActive(this.config, "jovian", header.timestamp)) header.blobGasUsed = this.#daFootprint;
+    const block: Block = {
+      header,
+      transactions: this.results.map((r) => r.encoded),
+      withdrawals: header.withdrawalsRoot === undefined ? undefined : [],
+    };
+    return { block, hash: hashHeader(header), receipts: this.results, stateRoot };
+  }
+
+  /** Commits the state of a finished block. */
+  async commit(): Promise<void> {
+    if (this.#committed) return;
+    this.#committed = true;
+    await this.#deps.stateManager.commit();
+  }
+
+  /** Drops the block: the state returns to the parent's. */
+  async abort(): Promise<void> {
+    if (this.#committed) return;
+    this.#committed = true;
+    this.#done = true;
+    await this.#deps.stateManager.revert();
+  }
+}
+
+/** Storage root of an account (EMPTY_TRIE_ROOT when absent). */
+export async function storageRoot(sm: StateManagerInterface, address: Uint8Array): Promise<Uint8Array> {
+  const account = await sm.getAccount(new Address(address));
+  return account?.storageRoot ?? EMPTY_TRIE_ROOT;
+}
+

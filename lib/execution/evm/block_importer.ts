@@ -1,0 +1,150 @@
+/**
+ * Block import with full validation: header fields that follow from the parent and the fork
+ * (specs/protocol/exec-engine.md, each fork's exec-engine.md "Header Validity Rules"), then
+ * re-execution and comparison of everything execution produces. The state is committed only when
+ * every field matches; otherwise it returns to the parent's and the error names the first field.
+ *
+ * OP chains take the gas limit from the payload attributes (SystemConfig), so the L1 1/1024 bound does
+ * not apply (op-geth consensus/misc/eip1559 VerifyEIP1559Header); plain chains keep it.
+ */
+import { Hardfork } from "@ethereumjs/common";
+import { bytesToHex, equalBytes } from "../../common/bytes.ts";
+import { BaseError } from "../../common/errors.ts";
+import {
+  type Block,
+  EMPTY_OMMERS_HASH,
+  EMPTY_REQUESTS_HASH,
+  EMPTY_TRIE_ROOT,
+  type Header,
+  hashHeader,
+} from "../../protocol/block.ts";
+import type { ChainConfig } from "../../protocol/chain_config.ts";
+import { BlockBuilder, type BlockBuilderDeps, type SealedBlock } from "./block_builder.ts";
+import { forkRules, opActive } from "./common.ts";
+import { checkExtraData, expectedBlobFields, nextBlockBaseFee } from "./header_rules.ts";
+
+const MAX_GAS_LIMIT = (1n << 63n) - 1n;
+const MIN_GAS_LIMIT = 5000n;
+
+type Value = bigint | Uint8Array | undefined;
+
+function show(v: Value): string {
+  if (v === undefined) return "none";
+  return typeof v === "bigint" ? v.toString() : bytesToHex(v);
+}
+
+function same(a: Value, b: Value): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (typeof a === "bigint" || typeof b === "bigint") return a === b;
+  return equalBytes(a, b);
+}
+
+function invalid(number: bigint, field: string, message: string, cause?: unknown): BaseError {
+  return new BaseError("INVALID_BLOCK", `Cannot import block ${number}: ${message}`, { meta: { field }, cause });
+}
+
+function expect(number: bigint, field: string, got: Value, want: Value): void {
+  if (!same(got, want)) {
+    throw invalid(number, field, `${field} mismatch, got ${show(got)} want ${show(want)}`);
+  }
+}
+
+/** The header checks that need no execution. Throws BaseError INVALID_BLOCK naming the field. */
+export function validateHeaderStatic(config: ChainConfig, parent: Header, h: Header): void {
+  const n = h.number;
+  expect(n, "parentHash", h.parentHash, hashHeader(parent));
+  expect(n, "number", h.number, parent.number + 1n);
+  if (h.timestamp <= parent.timestamp) {
+    throw invalid(n, "timestamp", `timestamp ${h.timestamp} is not after the parent's ${parent.timestamp}`);
+  }
+  expect(n, "ommersHash", h.ommersHash, EMPTY_OMMERS_HASH);
+  expect(n, "difficulty", h.difficulty, 0n);
+  expect(n, "nonce", h.nonce, new Uint8Array(8));
+  if (h.gasLimit > MAX_GAS_LIMIT) throw invalid(n, "gasLimit", `gasLimit ${h.gasLimit} above ${MAX_GAS_LIMIT}`);
+  if (h.gasUsed > h.gasLimit) throw invalid(n, "gasUsed", `gasUsed ${h.gasUsed} above gasLimit ${h.gasLimit}`);
+  if (config.op === undefined) {
+    const limit = parent.gasLimit / 1024n;
+    const diff = h.gasLimit > parent.gasLimit ? h.gasLimit - parent.gasLimit : parent.gasLimit - h.gasLimit;
+    if (diff >= limit || h.gasLimit < MIN_GAS_LIMIT) {
+      throw invalid(n, "gasLimit", `gasLimit ${h.gasLimit} out of bounds for parent ${parent.gasLimit}`);
+    }
+  }
+  try {
+    checkExtraData(config, h.timestamp, h.extraData);
+  } catch (e) {
+    throw invalid(n, "extraData", (e as Error).message, e);
+  }
+  let baseFee: bigint;
+  try {
+    baseFee = nextBlockBaseFee(config, parent, h.timestamp);
+  } catch (e) {
+    throw invalid(n, "baseFeePerGas", (e as Error).message, e);
+  }
+  expect(n, "baseFeePerGas", h.baseFeePerGas, baseFee);
+  const common = forkRules(config, h.timestamp).common;
+  const shanghai = common.gteHardfork(Hardfork.Shanghai);
+  const cancun = common.gteHardfork(Hardfork.Cancun);
+  const prague = common.gteHardfork(Hardfork.Prague);
+  if (!shanghai) expect(n, "withdrawalsRoot", h.withdrawalsRoot, undefined);
+  else if (!opActive(config, "isthmus", h.timestamp)) expect(n, "withdrawalsRoot", h.withdrawalsRoot, EMPTY_TRIE_ROOT);
+  else if (h.withdrawalsRoot?.length !== 32) throw invalid(n, "withdrawalsRoot", "withdrawalsRoot must be 32 bytes");
+  if (!cancun) {
+    expect(n, "blobGasUsed", h.blobGasUsed, undefined);
+    expect(n, "excessBlobGas", h.excessBlobGas, undefined);
+    expect(n, "parentBeaconBlockRoot", h.parentBeaconBlockRoot, undefined);
+  } else {
+    expect(n, "excessBlobGas", h.excessBlobGas, expectedBlobFields(config, parent, h.timestamp).excessBlobGas);
+    if (h.blobGasUsed === undefined) throw invalid(n, "blobGasUsed", "blobGasUsed is missing");
+    if (config.op !== undefined && !opActive(config, "jovian", h.timestamp)) expect(n, "blobGasUsed", h.blobGasUsed, 0n);
+    if (h.parentBeaconBlockRoot?.length !== 32) {
+      throw invalid(n, "parentBeaconBlockRoot", "parentBeaconBlockRoot must be 32 bytes");
+    }
+  }
+  expect(n, "requestsHash", h.requestsHash, prague ? EMPTY_REQUESTS_HASH : undefined);
+}
+
+/**
+ * Re-executes `block` on `parent` (the state manager must hold the parent's state) and validates every
+ * header field. On success the state is committed and the sealed result returned; on failure the state
+ * is back at the parent's and a BaseError INVALID_BLOCK (meta.field) is thrown.
+ */
+export async function importBlock(
+  config: ChainConfig,
+  parent: Header,
+  block: Block,
+  deps: BlockBuilderDeps,
+): Promise<SealedBlock> {
+  const h = block.header;
+  const n = h.number;
+  validateHeaderStatic(config, parent, h);
+  const shanghai = forkRules(config, h.timestamp).common.gteHardfork(Hardfork.Shanghai);
+  if (shanghai && (block.withdrawals === undefined || block.withdrawals.length !== 0)) {
+    throw invalid(n, "withdrawals", "the withdrawals list must be empty");
+  }
+  if (!shanghai && block.withdrawals !== undefined) throw invalid(n, "withdrawals", "withdrawals before Shanghai");
+  const builder = await BlockBuilder.openWithHeader(config, parent, h, deps);
+  let sealed: SealedBlock;
+  try {
+    for (let i = 0; i < block.transactions.length; i++) {
+      try {
+        await builder.addTransaction(block.transactions[i]);
+      } catch (e) {
+        throw invalid(n, "transactions", `transaction ${i} is invalid: ${(e as Error).message}`, e);
+      }
+    }
+    sealed = await builder.finish();
+    const got = sealed.block.header;
+    expect(n, "gasUsed", h.gasUsed, got.gasUsed);
+    expect(n, "transactionsRoot", h.transactionsRoot, got.transactionsRoot);
+    expect(n, "receiptsRoot", h.receiptsRoot, got.receiptsRoot);
+    expect(n, "logsBloom", h.logsBloom, got.logsBloom);
+    expect(n, "blobGasUsed", h.blobGasUsed, got.blobGasUsed);
+    expect(n, "withdrawalsRoot", h.withdrawalsRoot, got.withdrawalsRoot);
+    expect(n, "stateRoot", h.stateRoot, got.stateRoot);
+  } catch (e) {
+    await builder.abort();
+    throw e;
+  }
+  await builder.commit();
+  return { ...sealed, block, hash: hashHeader(h) };
+}

@@ -1,0 +1,10 @@
+/** The OP state transition on @ethereumjs/vm: fork mapping, precompiles, tx runner, block builder and importer. */
+export * from "./common.ts";
+export * from "./precompiles.ts";
+export * from "./bloom.ts";
+export * from "./ordered_trie.ts";
+export * from "./l1_fee.ts";
+export * from "./header_rules.ts";
+export * from "./tx_runner.ts";
+export * from "./block_builder.ts";
+export * from "./block_importer.ts";

@@ -1,0 +1,323 @@
+/**
+ * The OP state transition of one transaction on @ethereumjs/vm.
+ *
+ * Deposits (specs/protocol/deposits.md "Execution"; op-geth core/state_transition.go):
+ * the mint is credited first and survives failure; no gas is bought or refunded and no fee is paid;
+ * the nonce increments even when the deposit fails; before Regolith the receipt reports the gas limit
+ * (0 for a system tx, which also takes nothing from the gas pool); from Regolith the actual gas used,
+ * except that a deposit failing outside the EVM (intrinsic gas, value above balance, system tx) reports
+ * its whole gas limit.
+ *
+ * User transactions (specs/protocol/exec-engine.md "Fees", isthmus/exec-engine.md "Operator Fee"): the
+ * L1 data fee and the worst-case operator fee are bought together with the gas; base fee x gasUsed goes to
+ * the BaseFeeVault (not burned), the tip to the coinbase, the L1 fee to the L1FeeVault, the effective
+ * operator fee to the OperatorFeeVault and the unused operator fee back to the sender.
+ */
+import { Hardfork } from "@ethereumjs/common";
+import type { Block as EjsBlock } from "@ethereumjs/block";
+import { Capability, type TypedTransaction } from "@ethereumjs/tx";
+import { Account, Address, createAddressFromString } from "@ethereumjs/util";
+import { runTx, type VM } from "@ethereumjs/vm";
+import { bytesToHex } from "../../common/bytes.ts";
+import { BaseError } from "../../common/errors.ts";
+import { keccak256 } from "../../common/hash.ts";
+import type { ChainConfig } from "../../protocol/chain_config.ts";
+import { type DepositTx, encodeDepositTx } from "../../protocol/deposit_tx.ts";
+import {
+  BASE_FEE_VAULT_ADDRESS,
+  L1_FEE_VAULT_ADDRESS,
+  OPERATOR_FEE_VAULT_ADDRESS,
+} from "../../protocol/predeploys.ts";
+import type { Log, Receipt } from "../../protocol/receipt.ts";
+import { type ForkRules, opActive } from "./common.ts";
+import { logsBloom } from "./bloom.ts";
+import type { L1FeeInfo, L1FeeSource } from "./l1_fee.ts";
+
+/** What a transaction runs against: the block being built or imported. */
+export interface TxContext {
+  config: ChainConfig;
+  rules: ForkRules;
+  /** The @ethereumjs block header the EVM sees (number, timestamp, coinbase, baseFee, prevRandao...). */
+  block: EjsBlock;
+  timestamp: bigint;
+  baseFee: bigint;
+  /** OP chains: the L1 fee parameters of this block (read from L1Block after the deposits). */
+  l1Fees?: () => Promise<L1FeeSource>;
+  /** Jovian: DA footprint the block can still take (jovian/exec-engine.md "DA Footprint Block Limit"). */
+  daFootprintRoom?: () => bigint;
+}
+
+export interface TxResult {
+  /** The consensus receipt (cumulativeGasUsed includes this tx). */
+  receipt: Receipt;
+  /** The transaction as it goes into the transactions trie and the block body. */
+  encoded: Uint8Array;
+  txHash: Uint8Array;
+  type: number;
+  from: Uint8Array;
+  to: Uint8Array | null;
+  nonce: bigint;
+  gasUsed: bigint;
+  /** Gas taken from the block's gas pool (equals gasUsed; a pre-Regolith system tx takes 0). */
+  contractAddress?: Uint8Array;
+  logs: Log[];
+  effectiveGasPrice: bigint;
+  /** OP user transactions only. */
+  l1Fee?: L1FeeInfo;
+  /** The EVM error of a failed execution (status 0), for tracing and RPC. */
+  error?: string;
+}
+
+const WORD = 32n;
+const MAX_INITCODE_SIZE = 49152;
+
+function toLogs(raw: [Uint8Array, Uint8Array[], Uint8Array][] | undefined): Log[] {
+  return (raw ?? []).map(([address, topics, data]) => ({ address, topics, data }));
+}
+
+/** Intrinsic gas of a deposit (no access list): 21000 (+32000 create), calldata 4/16, EIP-3860 initcode words. */
+export function depositIntrinsicGas(dep: DepositTx, rules: ForkRules): bigint {
+  let gas = 21000n;
+  if (dep.to === null) gas += 32000n;
+  for (const b of dep.data) gas += b === 0 ? 4n : 16n;
+  if (dep.to === null && rules.common.gteHardfork(Hardfork.Shanghai)) {
+    gas += 2n * ((BigInt(dep.data.length) + WORD - 1n) / WORD);
+  }
+  return gas;
+}
+
+function warm(vm: VM, addresses: (Uint8Array | null)[]): void {
+  for (const [a] of vm.evm.precompiles.entries()) vm.evm.journal.addAlwaysWarmAddress(a);
+  for (const a of addresses) {
+    if (a !== null) vm.evm.journal.addAlwaysWarmAddress(new Address(a).toString());
+  }
+}
+
+async function processSelfdestructs(
+  vm: VM,
+  selfdestruct: Map<string, string> | undefined,
+  created: Set<string> | undefined,
+): Promise<void> {
+  if (selfdestruct === undefined) return;
+  for (const hex of selfdestruct.keys()) {
+    const address = createAddressFromString(hex);
+    if (vm.common.isActivatedEIP(6780) && !(created?.has(address.toString()) ?? false)) continue;
+    await vm.evm.journal.deleteAccount(address);
+  }
+}
+
+/** Applies a deposit transaction. Throws only when it cannot be included (gas pool). */
+export async function runDeposit(vm: VM, dep: DepositTx, ctx: TxContext, gasUsedBefore: bigint): Promise<TxResult> {
+  const { rules } = ctx;
+  const regolith = opActive(ctx.config, "regolith", ctx.timestamp);
+  const canyon = opActive(ctx.config, "canyon", ctx.timestamp);
+  const from = new Address(dep.from);
+  const sm = vm.stateManager;
+  const encoded = encodeDepositTx(dep);
+
+  let account = (await sm.getAccount(from)) ?? new Account();
+  const nonce = account.nonce;
+  // The mint is credited before the snapshot: it survives a failed deposit.
+  account.balance += dep.mint;
+  await vm.evm.journal.putAccount(from, account);
+
+  await vm.evm.journal.cleanup();
+  await vm.evm.journal.checkpoint();
+  let failure: string | undefined;
+  const intrinsic = depositIntrinsicGas(dep, rules);
+  if (dep.isSystemTx && regolith) failure = "system transactions are not supported from Regolith";
+  else if (dep.gas < intrinsic) failure = `intrinsic gas too low: have ${dep.gas}, want ${intrinsic}`;
+  else if (account.balance < dep.value) failure = "insufficient funds for transfer";
+  else if (dep.to === null && rules.common.gteHardfork(Hardfork.Shanghai) && dep.data.length > MAX_INITCODE_SIZE) {
+    failure = `max initcode size exceeded: code size ${dep.data.length} limit ${MAX_INITCODE_SIZE}`;
+  }
+  let execGasUsed = 0n;
+  let refund = 0n;
+  let logs: Log[] = [];
+  let contractAddress: Uint8Array | undefined;
+  let evmError: string | undefined;
+  if (failure === undefined) {
+    warm(vm, [dep.from, dep.to, rules.common.isActivatedEIP(3651) ? ctx.block.header.coinbase.bytes : null]);
+    try {
+      const res = await vm.evm.runCall({
+        block: ctx.block,
+        caller: from,
+        origin: from,
+        to: dep.to === null ? undefined : new Address(dep.to),
+        value: dep.value,
+        data: dep.data,
+        gasLimit: dep.gas - intrinsic,
+        gasPrice: 0n,
+      });
+      execGasUsed = res.execResult.executionGasUsed;
+      refund = res.execResult.gasRefund ?? 0n;
+      evmError = res.execResult.exceptionError?.error;
+      if (evmError === undefined) {
+        logs = toLogs(res.execResult.logs as [Uint8Array, Uint8Array[], Uint8Array][] | undefined);
+        contractAddress = res.createdAddress?.bytes;
+        await processSelfdestructs(vm, res.execResult.selfdestruct, res.execResult.createdAddresses);
+      }
+      await vm.evm.journal.commit();
+    } catch (e) {
+      await vm.evm.journal.revert();
+      failure = e instanceof Error ? e.message : String(e);
+    }
+  } else {
+    await vm.evm.journal.revert();
+  }
+  if (failure !== undefined) {
+    // Failed deposit: everything after the mint is rewound, the nonce still increments.
+    account = (await sm.getAccount(from)) ?? new Account();
+    account.nonce = nonce + 1n;
+    await vm.evm.journal.putAccount(from, account);
+  }
+  await vm.evm.journal.cleanup();
+  clearOriginalStorage(vm);
+
+  let gasUsed: bigint;
+  if (failure !== undefined || !regolith) {
+    gasUsed = dep.isSystemTx && !regolith ? 0n : dep.gas;
+  } else {
+    const used = intrinsic + execGasUsed;
+    const maxRefund = used / 5n; // EIP-3529 quotient (London and later)
+    gasUsed = used - (refund < maxRefund ? refund : maxRefund);
+  }
+  const status = failure === undefined && evmError === undefined ? 1 : 0;
+  const receipt: Receipt = {
+    type: 0x7e,
+    status,
+    cumulativeGasUsed: gasUsedBefore + gasUsed,
+    logsBloom: logsBloom(logs),
+    logs,
+    depositNonce: regolith ? nonce : undefined,
+    depositReceiptVersion: regolith && canyon ? 1n : undefined,
+  };
+  return {
+    receipt,
+    encoded,
+    txHash: keccak256(encoded),
+    type: 0x7e,
+    from: dep.from,
+    to: dep.to,
+    nonce,
+    gasUsed,
+    contractAddress: dep.to === null && status === 1 ? contractAddress : undefined,
+    logs,
+    effectiveGasPrice: 0n,
+    error: failure ?? evmError,
+  };
+}
+
+function clearOriginalStorage(vm: VM): void {
+  const sm = vm.evm.stateManager as { originalStorageCache?: { clear(): void } };
+  sm.originalStorageCache?.clear();
+}
+
+async function credit(vm: VM, address: Uint8Array, amount: bigint): Promise<void> {
+  if (amount === 0n) return;
+  const a = new Address(address);
+  const account = (await vm.stateManager.getAccount(a)) ?? new Account();
+  account.balance += amount;
+  await vm.stateManager.putAccount(a, account);
+}
+
+/** Applies a signed user transaction (senders should be recovered already). Throws BaseError when invalid. */
+export async function runUserTx(
+  vm: VM,
+  tx: TypedTransaction,
+  ctx: TxContext,
+  gasUsedBefore: bigint,
+): Promise<TxResult> {
+  const isOp = ctx.config.op !== undefined;
+  if (isOp && tx.type === 3) {
+    throw new BaseError("TX_TYPE_NOT_SUPPORTED", "Cannot apply transaction: blob transactions are not supported on L2");
+  }
+  if (tx.supports(Capability.EIP7702EOACode) && !ctx.rules.common.isActivatedEIP(7702)) {
+    throw new BaseError(
+      "TX_TYPE_NOT_SUPPORTED",
+      `Cannot apply transaction: set-code transactions are not supported before ${isOp ? "Isthmus" : "Prague"}`,
+    );
+  }
+  const sender = tx.getSenderAddress();
+  const encoded = tx.serialize();
+  let l1Fee: L1FeeInfo | undefined;
+  let opFeeMax = 0n;
+  let source: L1FeeSource | undefined;
+  if (isOp && ctx.l1Fees !== undefined) {
+    source = await ctx.l1Fees();
+    l1Fee = source.l1Fee(encoded);
+    opFeeMax = source.operatorFee(tx.gasLimit);
+    const footprint = l1Fee.blobGasUsed;
+    if (footprint !== undefined && ctx.daFootprintRoom !== undefined && footprint > ctx.daFootprintRoom()) {
+      throw new BaseError("GAS_LIMIT_REACHED", "Cannot apply transaction: DA footprint exceeds the block gas limit");
+    }
+  }
+  const upfrontL1 = (l1Fee?.l1Fee ?? 0n) + opFeeMax;
+  const sm = vm.stateManager;
+  await sm.checkpoint();
+  try {
+    if (upfrontL1 > 0n) {
+      // op-geth buyGas: balance >= gasLimit * gasFeeCap + value + l1Cost (+ operator fee from Isthmus).
+      const account = (await sm.getAccount(sender)) ?? new Account();
+      const feeCap = "maxFeePerGas" in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
+      const want = tx.gasLimit * feeCap + tx.value + upfrontL1;
+      if (account.balance < want) {
+        throw new BaseError(
+          "INSUFFICIENT_FUNDS",
+          `insufficient funds for gas * price + value: address ${sender} have ${account.balance} want ${want}`,
+        );
+      }
+      account.balance -= upfrontL1;
+      await sm.putAccount(sender, account);
+    }
+    let result;
+    try {
+      result = await runTx(vm, { tx, block: ctx.block, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
+    } catch (e) {
+      if (e instanceof BaseError) throw e;
+      const msg = e instanceof Error ? e.message : String(e);
+      throw new BaseError("INVALID_TX", `Cannot apply transaction ${bytesToHex(tx.hash())}: ${msg}`, { cause: e });
+    }
+    const gasUsed = result.totalGasSpent;
+    if (isOp) {
+      await credit(vm, BASE_FEE_VAULT_ADDRESS, ctx.baseFee * gasUsed);
+      await credit(vm, L1_FEE_VAULT_ADDRESS, l1Fee?.l1Fee ?? 0n);
+      if (source !== undefined && opFeeMax > 0n) {
+        const opFee = source.operatorFee(gasUsed);
+        await credit(vm, OPERATOR_FEE_VAULT_ADDRESS, opFee);
+        await credit(vm, sender.bytes, opFeeMax - opFee);
+      }
+    }
+    await sm.commit();
+    const logs = toLogs(result.execResult.logs as [Uint8Array, Uint8Array[], Uint8Array][] | undefined);
+    const status = result.execResult.exceptionError === undefined ? 1 : 0;
+    const effectiveGasPrice = "maxFeePerGas" in tx
+      ? ctx.baseFee + tx.getEffectivePriorityFee(ctx.baseFee)
+      : (tx as { gasPrice: bigint }).gasPrice;
+    return {
+      receipt: {
+        type: tx.type,
+        status,
+        cumulativeGasUsed: gasUsedBefore + gasUsed,
+        logsBloom: logsBloom(logs),
+        logs,
+      },
+      encoded,
+      txHash: tx.hash(),
+      type: tx.type,
+      from: sender.bytes,
+      to: tx.to?.bytes ?? null,
+      nonce: tx.nonce,
+      gasUsed,
+      contractAddress: status === 1 ? result.createdAddress?.bytes : undefined,
+      logs,
+      effectiveGasPrice,
+      l1Fee,
+      error: result.execResult.exceptionError?.error,
+    };
+  } catch (e) {
+    await sm.revert();
+    throw e;
+  }
+}
+
