@@ -102,6 +102,7 @@ Deno.test("env, subprocess and a write outside the node's paths are refused, wit
     assertEquals(result.worker.errorName, "NotCapable");
     assertEquals(result.worker.run, "NotCapable");
     assertEquals(result.worker.home, "absent");
+    assert(result.worker.cpuProfileNodes > 0, "a CPU profile was taken in the node Worker");
     const realDir = await Deno.realPath(`${dir}/data`);
     assertEquals(
       result.worker.formatted,
