@@ -466,14 +466,21 @@ interface Matcher {
   log(address: Uint8Array, topics: Uint8Array[]): boolean;
 }
 
+/** A membership test over byte strings: linear for a few, a hex set for many. */
+function byteSet(items: Uint8Array[]): (v: Uint8Array) => boolean {
+  if (items.length <= 8) return (v) => items.some((x) => equalBytes(x, v));
+  const set = new Set(items.map(bytesToHex));
+  return (v) => set.has(bytesToHex(v));
+}
+
 /** Precomputes bloom bits and lookup sets of a filter. */
 export function compileFilter(filter: Pick<LogFilter, "addresses" | "topics">): Matcher {
   const addresses = filter.addresses ?? [];
   const topics = filter.topics ?? [];
   const addrBits = addresses.map(bloomBits);
-  const addrSet = new Set(addresses.map(bytesToHex));
+  const addrIn = addresses.length > 0 ? byteSet(addresses) : undefined;
   const topicBits = topics.map((t) => (t === null || t.length === 0 ? null : t.map(bloomBits)));
-  const topicSets = topics.map((t) => (t === null || t.length === 0 ? null : new Set(t.map(bytesToHex))));
+  const topicIn = topics.map((t) => (t === null || t.length === 0 ? null : byteSet(t)));
   const off = LOG_INDEX_BLOOM_OFFSET;
   return {
     bloom(raw) {
@@ -484,11 +491,11 @@ export function compileFilter(filter: Pick<LogFilter, "addresses" | "topics">): 
       return true;
     },
     log(address, logTopics) {
-      if (addrSet.size > 0 && !addrSet.has(bytesToHex(address))) return false;
-      if (topics.length > logTopics.length) return false;
-      for (let i = 0; i < topicSets.length; i++) {
-        const set = topicSets[i];
-        if (set !== null && !set.has(bytesToHex(logTopics[i]))) return false;
+      if (addrIn !== undefined && !addrIn(address)) return false;
+      if (topicIn.length > logTopics.length) return false;
+      for (let i = 0; i < topicIn.length; i++) {
+        const has = topicIn[i];
+        if (has !== null && !has(logTopics[i])) return false;
       }
       return true;
     },

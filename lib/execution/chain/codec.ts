@@ -205,7 +205,7 @@ export function decodeReceipts(raw: Uint8Array): StoredReceipt[] {
   });
 }
 
-/** One canonical block's logs for eth_getLogs: fixed header (hash, timestamp, bloom) then rlp. */
+/** One canonical block's logs for eth_getLogs: fixed header (hash, timestamp, bloom) then the logs. */
 export interface LogIndexEntry {
   blockHash: Uint8Array;
   timestamp: bigint;
@@ -216,43 +216,94 @@ export interface LogIndexEntry {
 
 /** Offset of the bloom inside an encoded log-index entry. */
 export const LOG_INDEX_BLOOM_OFFSET = 40;
+const LOG_INDEX_BODY_OFFSET = LOG_INDEX_BLOOM_OFFSET + BLOOM_BYTES;
 
+/**
+ * Binary layout (decoded with subarrays, no RLP: eth_getLogs reads thousands per call):
+ * blockHash(32) timestamp(u64) bloom(256) txCount(u32), then per tx: index(u32) hash(32)
+ * logIndexStart(u32) logCount(u32), then per log: address(20) topicCount(u8) topics(32 each)
+ * dataLength(u32) data.
+ */
 export function encodeLogIndex(e: LogIndexEntry): Uint8Array {
-  const body = RLP.encode(
-    e.txs.map((
-      t,
-    ) => [
-      numBytes(t.index),
-      t.hash,
-      numBytes(t.logIndexStart),
-      t.logs.map((l) => [l.address, l.topics, l.data]),
-    ]),
-  );
-  const out = new Uint8Array(LOG_INDEX_BLOOM_OFFSET + BLOOM_BYTES + body.length);
+  let size = LOG_INDEX_BODY_OFFSET + 4;
+  for (const tx of e.txs) {
+    size += 44;
+    for (const l of tx.logs) size += 25 + 32 * l.topics.length + l.data.length;
+  }
+  const out = new Uint8Array(size);
+  const dv = new DataView(out.buffer);
   out.set(e.blockHash, 0);
-  new DataView(out.buffer).setBigUint64(32, e.timestamp);
+  dv.setBigUint64(32, e.timestamp);
   out.set(e.bloom, LOG_INDEX_BLOOM_OFFSET);
-  out.set(body, LOG_INDEX_BLOOM_OFFSET + BLOOM_BYTES);
+  let o = LOG_INDEX_BODY_OFFSET;
+  dv.setUint32(o, e.txs.length);
+  o += 4;
+  for (const tx of e.txs) {
+    dv.setUint32(o, tx.index);
+    out.set(tx.hash, o + 4);
+    dv.setUint32(o + 36, tx.logIndexStart);
+    dv.setUint32(o + 40, tx.logs.length);
+    o += 44;
+    for (const l of tx.logs) {
+      if (l.address.length !== 20 || l.topics.length > 255 || l.topics.some((t) => t.length !== 32)) {
+        throw new BaseError(
+          "CHAIN_BAD_BLOCK",
+          "Cannot index log: address must be 20 bytes and topics 32 bytes",
+        );
+      }
+      out.set(l.address, o);
+      out[o + 20] = l.topics.length;
+      o += 21;
+      for (const t of l.topics) {
+        out.set(t, o);
+        o += 32;
+      }
+      dv.setUint32(o, l.data.length);
+      out.set(l.data, o + 4);
+      o += 4 + l.data.length;
+    }
+  }
   return out;
 }
 
 export function decodeLogIndex(raw: Uint8Array): LogIndexEntry {
-  if (raw.length < LOG_INDEX_BLOOM_OFFSET + BLOOM_BYTES) {
-    throw new BaseError("CHAIN_CORRUPT", `Cannot decode log index: length is ${raw.length}`);
+  const corrupt = () => new BaseError("CHAIN_CORRUPT", `Cannot decode log index: length is ${raw.length}`);
+  if (raw.length < LOG_INDEX_BODY_OFFSET + 4) throw corrupt();
+  const dv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  let o = LOG_INDEX_BODY_OFFSET;
+  const txCount = dv.getUint32(o);
+  o += 4;
+  const txs: LogIndexEntry["txs"] = [];
+  for (let t = 0; t < txCount; t++) {
+    if (o + 44 > raw.length) throw corrupt();
+    const index = dv.getUint32(o);
+    const hash = raw.subarray(o + 4, o + 36);
+    const logIndexStart = dv.getUint32(o + 36);
+    const logCount = dv.getUint32(o + 40);
+    o += 44;
+    const logs: Log[] = [];
+    for (let i = 0; i < logCount; i++) {
+      if (o + 21 > raw.length) throw corrupt();
+      const address = raw.subarray(o, o + 20);
+      const topicCount = raw[o + 20];
+      o += 21;
+      const topics: Uint8Array[] = [];
+      for (let k = 0; k < topicCount; k++) {
+        topics.push(raw.subarray(o, o + 32));
+        o += 32;
+      }
+      if (o + 4 > raw.length) throw corrupt();
+      const len = dv.getUint32(o);
+      if (o + 4 + len > raw.length) throw corrupt();
+      logs.push({ address, topics, data: raw.subarray(o + 4, o + 4 + len) });
+      o += 4 + len;
+    }
+    txs.push({ index, hash, logIndexStart, logs });
   }
-  const list = asList(RLP.decode(raw.subarray(LOG_INDEX_BLOOM_OFFSET + BLOOM_BYTES)) as Nested, "log index");
   return {
     blockHash: raw.subarray(0, 32),
-    timestamp: new DataView(raw.buffer, raw.byteOffset + 32, 8).getBigUint64(0),
-    bloom: raw.subarray(LOG_INDEX_BLOOM_OFFSET, LOG_INDEX_BLOOM_OFFSET + BLOOM_BYTES),
-    txs: list.map((item) => {
-      const f = asList(item, "log index tx");
-      return {
-        index: num(bytesAt(f, 0, "log index")),
-        hash: bytesAt(f, 1, "log index"),
-        logIndexStart: num(bytesAt(f, 2, "log index")),
-        logs: decodeLogs(listAt(f, 3, "log index"), "log"),
-      };
-    }),
+    timestamp: dv.getBigUint64(32),
+    bloom: raw.subarray(LOG_INDEX_BLOOM_OFFSET, LOG_INDEX_BODY_OFFSET),
+    txs,
   };
 }

@@ -218,16 +218,18 @@ Deno.test("ChainStore: getLogs over 1,000 blocks with one transfer each is fast 
     store.transaction(() => buildChain(chain, 1000));
     // Fresh object: nothing cached but the labels.
     const fresh = new ChainStore({}, { store });
-    fresh.getLogs({ fromBlock: 1n, toBlock: 1000n }); // warm the sqlite page cache
-    const runs = 20;
-    const t = performance.now();
+    // Warm the sqlite page cache and the JIT, then take the median of 30 runs.
+    for (let i = 0; i < 10; i++) fresh.getLogs({ fromBlock: 1n, toBlock: 1000n });
+    const times: number[] = [];
     let n = 0;
-    for (let i = 0; i < runs; i++) {
+    for (let i = 0; i < 30; i++) {
+      const t = performance.now();
       n = fresh.getLogs({ fromBlock: 1n, toBlock: 1000n, addresses: [TOKEN] }).length;
+      times.push(performance.now() - t);
     }
-    const ms = (performance.now() - t) / runs;
+    const ms = times.sort((x, y) => x - y)[15];
     assertEquals(n, 1000);
-    console.log(`getLogs over 1,000 blocks (1,000 logs): ${ms.toFixed(2)} ms`);
+    console.log(`getLogs over 1,000 blocks (1,000 logs): median ${ms.toFixed(2)} ms`);
     // Target: well under 10 ms; the bound leaves room for a loaded 2-core machine.
     assert(ms < 40, `getLogs took ${ms.toFixed(1)} ms`);
     const none = fresh.getLogs({ fromBlock: 1n, toBlock: 1000n, addresses: [addr(4242)] });
