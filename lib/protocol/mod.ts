@@ -10,3 +10,4 @@ export * from "./fastlz.ts";
 export * from "./rollup_config.ts";
 export * from "./l1_cost.ts";
 export * from "./eip1559.ts";
+export * from "./l1_block_info.ts";

@@ -10,6 +10,7 @@ import {
   upgradeDepositSourceHash,
 } from "../../lib/protocol/deposit_tx.ts";
 import { assertEquals } from "../assert.ts";
+import { REAL_L1_INFO_DEPOSITS } from "./l1_info_deposits.ts";
 
 /**
  * Upgrade-deposited source hashes, [intent, sourceHash], from the "Network upgrade automation transactions"
@@ -88,33 +89,6 @@ Deno.test("deposit vectors: upgrade-deposited source hashes match the fork deriv
     assertEquals(bytesToHex(upgradeDepositSourceHash(intent)), hash, intent);
   }
 });
-
-/**
- * Real L1-info deposits (Ecotone calldata), with their transaction hashes:
- * - OP Mainnet block 124665056, tx index 0,
- *   https://optimistic.etherscan.io/tx/0x312e290cf36df704a2217b015d6455396830b0ce678b860ebfcc30f41403d7b1
- *   (bytes as pinned in reth's op dev-mode payload builder, TX_SET_L1_BLOCK_OP_MAINNET_BLOCK_124665056)
- * - Base, https://basescan.org/tx/0xc468b38a20375922828c8126912740105125143b9856936085474b2590bbca91
- *   (bytes as pinned in op-alloy's eip2718_deposit_decode test)
- */
-export const REAL_L1_INFO_DEPOSITS = [
-  {
-    name: "OP Mainnet block 124665056",
-    hash: "0x312e290cf36df704a2217b015d6455396830b0ce678b860ebfcc30f41403d7b1",
-    raw:
-      "0x7ef8f8a0683079df94aa5b9cf86687d739a60a9b4f0835e520ec4d664e2e415dca17a6df94deaddeaddeaddeaddeaddeaddeaddeaddead00019442000000000000000000000000000000000000158080830f424080b8a4440a5e200000146b000f79c500000000000000040000000066d052e700000000013ad8a3000000000000000000000000000000000000000000000000000000003ef1278700000000000000000000000000000000000000000000000000000000000000012fdf87b89884a61e74b322bbcf60386f543bfae7827725efaaf0ab1de2294a590000000000000000000000006887246668a3b87f54deb3b94ba47a6f63f32985",
-    l1BlockHash: "0x2fdf87b89884a61e74b322bbcf60386f543bfae7827725efaaf0ab1de2294a59",
-    seqNumber: 4n,
-  },
-  {
-    name: "Base",
-    hash: "0xc468b38a20375922828c8126912740105125143b9856936085474b2590bbca91",
-    raw:
-      "0x7ef8f8a0417d134467f4737fcdf2475f0ecdd2a0ed6d87ecffc888ba9f60ee7e3b8ac26a94deaddeaddeaddeaddeaddeaddeaddeaddead00019442000000000000000000000000000000000000158080830f424080b8a4440a5e20000008dd00101c1200000000000000040000000066c352bb000000000139c4f500000000000000000000000000000000000000000000000000000000c0cff1460000000000000000000000000000000000000000000000000000000000000001d4c88f4065ac9671e8b1329b90773e89b5ddff9cf8675b2b5e9c1b28320609930000000000000000000000005050f69a9786f081509234f1a7f4684b5e5b76c9",
-    l1BlockHash: "0xd4c88f4065ac9671e8b1329b90773e89b5ddff9cf8675b2b5e9c1b2832060993",
-    seqNumber: 4n,
-  },
-];
 
 Deno.test("deposit vectors: real L1-info deposits decode, re-encode byte for byte and hash to the chain's tx hash", () => {
   for (const v of REAL_L1_INFO_DEPOSITS) {
