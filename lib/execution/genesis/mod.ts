@@ -1,2 +1,7 @@
-/** Genesis: op-geth `genesis.json` parsing, the genesis state and block, and the `--dev` L2 genesis. */
+/** Genesis: op-geth `genesis.json` parsing, the genesis state and block, and the L2 / `--dev` genesis. */
 export * from "./genesis.ts";
+export * from "./l2_genesis.ts";
+export * from "./dev_genesis.ts";
+export { type Artifact, type ArtifactName, ARTIFACTS } from "./artifacts.ts";
+export { immutableNames, type ImmutableValue, runtimeCode } from "./bytecode.ts";
+export { packStorage, type SlotLocation, slotOf, type StorageValue, unpackWord } from "./storage_layout.ts";

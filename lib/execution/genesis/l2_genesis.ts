@@ -1,0 +1,484 @@
+/**
+ * The L2 genesis alloc: predeploys behind proxies, preinstalls, system contracts, following
+ * `L2Genesis.s.sol` of `@eth-optimism/contracts-bedrock@0.17.3` as written up in
+ * /work/shared/OP-CONTRACTS.md section 4, and specs/protocol/predeploys.md, preinstalls.md.
+ *
+ * - Every address 0x4200…0000–0x4200…07FF except WETH (…06) and GovernanceToken (…42) holds the
+ *   `Proxy` runtime code with the EIP-1967 admin slot = the L2 ProxyAdmin (0x4200…0018).
+ * - A supported predeploy's proxy also has the EIP-1967 implementation slot pointing at
+ *   0xc0d3c0d3…c0d3XXXX (XXXX = the last two bytes of the predeploy address), where the
+ *   implementation code lives (immutables filled in from the artifact's `immutableReferences`).
+ * - Storage that `initialize(...)` would write is set directly, computed from each artifact's
+ *   `storageLayout`, in the proxy and (where L2Genesis initializes it too) in the implementation.
+ */
+import { bigIntToBytes, bytesToBigInt, bytesToHex, concatBytes, hexToBytes } from "../../common/bytes.ts";
+import { BaseError } from "../../common/errors.ts";
+import { keccak256 } from "../../common/hash.ts";
+import {
+  BASE_FEE_VAULT_ADDRESS,
+  BEACON_ROOTS_ADDRESS,
+  DEPLOYER_WHITELIST_ADDRESS,
+  GAS_PRICE_ORACLE_ADDRESS,
+  HISTORY_STORAGE_ADDRESS,
+  HISTORY_STORAGE_DEPLOYMENT,
+  L1_BLOCK_ADDRESS,
+  L1_BLOCK_NUMBER_ADDRESS,
+  L1_FEE_VAULT_ADDRESS,
+  L2_CROSS_DOMAIN_MESSENGER_ADDRESS,
+  L2_ERC721_BRIDGE_ADDRESS,
+  L2_STANDARD_BRIDGE_ADDRESS,
+  L2_TO_L1_MESSAGE_PASSER_ADDRESS,
+  LEGACY_MESSAGE_PASSER_ADDRESS,
+  OPTIMISM_MINTABLE_ERC20_FACTORY_ADDRESS,
+  OPTIMISM_MINTABLE_ERC721_FACTORY_ADDRESS,
+  PROXY_ADMIN_ADDRESS,
+  SCHEMA_REGISTRY_ADDRESS,
+  SEQUENCER_FEE_VAULT_ADDRESS,
+  WETH9_ADDRESS,
+} from "../../protocol/predeploys.ts";
+import { type Artifact, type ArtifactName, ARTIFACTS } from "./artifacts.ts";
+import { type ImmutableValue, runtimeCode } from "./bytecode.ts";
+import type { GenesisAccountJson } from "./genesis.ts";
+import { packStorage, type StorageValue } from "./storage_layout.ts";
+
+/** EIP-1967 `bytes32(uint256(keccak256("eip1967.proxy.admin")) - 1)`. */
+export const EIP1967_ADMIN_SLOT = hexToBytes(
+  "0xb53127684a568b3173ae13b9f8a6016e243e63b6e8ee1178d6a717850b5d6103",
+);
+/** EIP-1967 `bytes32(uint256(keccak256("eip1967.proxy.implementation")) - 1)`. */
+export const EIP1967_IMPLEMENTATION_SLOT = hexToBytes(
+  "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc",
+);
+/** CrossDomainMessenger `Constants.DEFAULT_L2_SENDER`: xDomainMsgSender outside a relay. */
+export const DEFAULT_L2_SENDER = hexToBytes("0x000000000000000000000000000000000000dEaD");
+/** Predeploys.GOVERNANCE_TOKEN: in the proxy range but never proxied. */
+const GOVERNANCE_TOKEN_LAST_BYTES = 0x42;
+/** Number of proxied addresses in the 0x4200… namespace (Predeploys.PREDEPLOY_COUNT). */
+export const PREDEPLOY_COUNT = 2048;
+
+/** The code-namespace address of a predeploy's implementation: 0xc0d3…c0d3 ++ last 2 bytes. */
+export function implementationAddress(predeploy: Uint8Array): Uint8Array {
+  const out = new Uint8Array(20);
+  for (let i = 0; i < 18; i += 2) {
+    out[i] = 0xc0;
+    out[i + 1] = 0xd3;
+  }
+  out[18] = predeploy[18];
+  out[19] = predeploy[19];
+  return out;
+}
+
+/** Fee vault constructor immutables (FeeVault.sol: RECIPIENT, MIN_WITHDRAWAL_AMOUNT, WITHDRAWAL_NETWORK). */
+export interface FeeVaultConfig {
+  recipient: Uint8Array;
+  minWithdrawalAmount: bigint;
+  /** 0 = L1, 1 = L2 (FeeVault.WithdrawalNetwork). */
+  withdrawalNetwork: 0 | 1;
+}
+
+/**
+ * L1Block storage as the L1-info deposit of the L1 origin would leave it
+ * (specs/protocol/deposits.md "L1 Attributes Deposited Transaction", ecotone/l1-attributes.md).
+ */
+export interface L1BlockValues {
+  number: bigint;
+  timestamp: bigint;
+  basefee: bigint;
+  hash: Uint8Array;
+  sequenceNumber: bigint;
+  batcherHash: Uint8Array;
+  /** Bedrock-era fee parameters (unused once Ecotone is active). */
+  l1FeeOverhead: bigint;
+  l1FeeScalar: bigint;
+  baseFeeScalar: bigint;
+  blobBaseFeeScalar: bigint;
+  blobBaseFee: bigint;
+}
+
+export interface L2AllocOptions {
+  /** The L1 chain id (OptimismMintableERC721Factory.REMOTE_CHAIN_ID). */
+  l1ChainId: bigint;
+  /** L2 chain id (Permit2's EIP-712 domain). */
+  l2ChainId: bigint;
+  /** Owner of the L2 ProxyAdmin (slot 0 of proxy and implementation). */
+  proxyAdminOwner: Uint8Array;
+  sequencerFeeVault: FeeVaultConfig;
+  baseFeeVault: FeeVaultConfig;
+  l1FeeVault: FeeVaultConfig;
+  /** L1 proxies the L2 bridges point at; the zero address when there is no L1 deployment. */
+  l1CrossDomainMessenger: Uint8Array;
+  l1StandardBridge: Uint8Array;
+  l1ERC721Bridge: Uint8Array;
+  /** Preset L1Block storage; undefined leaves it empty, as L2Genesis does. */
+  l1Block?: L1BlockValues;
+  /** GasPriceOracle flags, as `setEcotone()` / `setFjord()` from the depositor account would set them. */
+  gasPriceOracle: { ecotone: boolean; fjord: boolean };
+  /** Preinstalls (preinstalls.md) with nonce 1; on by default. */
+  preinstalls: boolean;
+  /** The EIP-2935 history contract (Isthmus) with nonce 1. */
+  historyStorage: boolean;
+  /** 1 wei for each precompile address 0x00…00–0x00…ff, as L2Genesis does. */
+  precompileBalances: boolean;
+}
+
+/** Context the table's storage and immutable functions read. */
+type Ctx = L2AllocOptions;
+
+/** One predeploy: where it lives, what code it runs, and what its genesis storage holds. */
+export interface PredeployEntry {
+  name: string;
+  address: Uint8Array;
+  /** Behind a Proxy with the code at the implementation address; false: code at `address` itself. */
+  proxied: boolean;
+  artifact: ArtifactName;
+  /** Artifacts whose ASTs declare inherited immutables. */
+  immutableSources?: ArtifactName[];
+  immutables?: (ctx: Ctx) => Record<string, ImmutableValue>;
+  /** Storage of the proxy (or of the contract itself when not proxied), by state-variable label. */
+  storage?: (ctx: Ctx) => Record<string, StorageValue>;
+  /** Storage of the implementation (L2Genesis initializes some implementations too). */
+  implementationStorage?: (ctx: Ctx) => Record<string, StorageValue>;
+}
+
+const vaultImmutables = (v: FeeVaultConfig): Record<string, ImmutableValue> => ({
+  RECIPIENT: v.recipient,
+  MIN_WITHDRAWAL_AMOUNT: v.minWithdrawalAmount,
+  WITHDRAWAL_NETWORK: BigInt(v.withdrawalNetwork),
+});
+
+/**
+ * The predeploys keel sets at genesis (OP-CONTRACTS.md section 4 table; specs/protocol/predeploys.md).
+ * EAS (0x4200…0021) is left as a bare proxy: its EIP-712 immutables need the constructor run.
+ */
+export const PREDEPLOY_TABLE: readonly PredeployEntry[] = [
+  {
+    name: "LegacyMessagePasser",
+    address: LEGACY_MESSAGE_PASSER_ADDRESS,
+    proxied: true,
+    artifact: "LegacyMessagePasser",
+  },
+  {
+    name: "DeployerWhitelist",
+    address: DEPLOYER_WHITELIST_ADDRESS,
+    proxied: true,
+    artifact: "DeployerWhitelist",
+  },
+  { name: "WETH", address: WETH9_ADDRESS, proxied: false, artifact: "WETH" },
+  {
+    name: "L2CrossDomainMessenger",
+    address: L2_CROSS_DOMAIN_MESSENGER_ADDRESS,
+    proxied: true,
+    artifact: "L2CrossDomainMessenger",
+    storage: (c) => ({
+      _initialized: 1n,
+      xDomainMsgSender: DEFAULT_L2_SENDER,
+      otherMessenger: c.l1CrossDomainMessenger,
+    }),
+    implementationStorage: () => ({ _initialized: 1n, xDomainMsgSender: DEFAULT_L2_SENDER }),
+  },
+  {
+    name: "GasPriceOracle",
+    address: GAS_PRICE_ORACLE_ADDRESS,
+    proxied: true,
+    artifact: "GasPriceOracle",
+    storage: (c) => ({ isEcotone: c.gasPriceOracle.ecotone, isFjord: c.gasPriceOracle.fjord }),
+  },
+  {
+    name: "L2StandardBridge",
+    address: L2_STANDARD_BRIDGE_ADDRESS,
+    proxied: true,
+    artifact: "L2StandardBridge",
+    storage: (c) => ({
+      _initialized: 1n,
+      messenger: L2_CROSS_DOMAIN_MESSENGER_ADDRESS,
+      otherBridge: c.l1StandardBridge,
+    }),
+    implementationStorage: () => ({ _initialized: 1n, messenger: L2_CROSS_DOMAIN_MESSENGER_ADDRESS }),
+  },
+  {
+    name: "SequencerFeeVault",
+    address: SEQUENCER_FEE_VAULT_ADDRESS,
+    proxied: true,
+    artifact: "SequencerFeeVault",
+    immutableSources: ["FeeVault"],
+    immutables: (c) => vaultImmutables(c.sequencerFeeVault),
+  },
+  {
+    name: "OptimismMintableERC20Factory",
+    address: OPTIMISM_MINTABLE_ERC20_FACTORY_ADDRESS,
+    proxied: true,
+    artifact: "OptimismMintableERC20Factory",
+    storage: () => ({ _initialized: 1n, bridge: L2_STANDARD_BRIDGE_ADDRESS }),
+    implementationStorage: () => ({ _initialized: 1n }),
+  },
+  { name: "L1BlockNumber", address: L1_BLOCK_NUMBER_ADDRESS, proxied: true, artifact: "L1BlockNumber" },
+  {
+    name: "L2ERC721Bridge",
+    address: L2_ERC721_BRIDGE_ADDRESS,
+    proxied: true,
+    artifact: "L2ERC721Bridge",
+    storage: (c) => ({
+      _initialized: 1n,
+      messenger: L2_CROSS_DOMAIN_MESSENGER_ADDRESS,
+      otherBridge: c.l1ERC721Bridge,
+    }),
+    implementationStorage: () => ({ _initialized: 1n, messenger: L2_CROSS_DOMAIN_MESSENGER_ADDRESS }),
+  },
+  {
+    name: "L1Block",
+    address: L1_BLOCK_ADDRESS,
+    proxied: true,
+    artifact: "L1Block",
+    storage: (c) => (c.l1Block === undefined ? {} : { ...c.l1Block }),
+  },
+  {
+    name: "L2ToL1MessagePasser",
+    address: L2_TO_L1_MESSAGE_PASSER_ADDRESS,
+    proxied: true,
+    artifact: "L2ToL1MessagePasser",
+  },
+  {
+    name: "OptimismMintableERC721Factory",
+    address: OPTIMISM_MINTABLE_ERC721_FACTORY_ADDRESS,
+    proxied: true,
+    artifact: "OptimismMintableERC721Factory",
+    immutables: (c) => ({ BRIDGE: L2_ERC721_BRIDGE_ADDRESS, REMOTE_CHAIN_ID: c.l1ChainId }),
+  },
+  {
+    name: "ProxyAdmin",
+    address: PROXY_ADMIN_ADDRESS,
+    proxied: true,
+    artifact: "ProxyAdmin",
+    storage: (c) => ({ _owner: c.proxyAdminOwner }),
+    implementationStorage: (c) => ({ _owner: c.proxyAdminOwner }),
+  },
+  {
+    name: "BaseFeeVault",
+    address: BASE_FEE_VAULT_ADDRESS,
+    proxied: true,
+    artifact: "BaseFeeVault",
+    immutableSources: ["FeeVault"],
+    immutables: (c) => vaultImmutables(c.baseFeeVault),
+  },
+  {
+    name: "L1FeeVault",
+    address: L1_FEE_VAULT_ADDRESS,
+    proxied: true,
+    artifact: "L1FeeVault",
+    immutableSources: ["FeeVault"],
+    immutables: (c) => vaultImmutables(c.l1FeeVault),
+  },
+  { name: "SchemaRegistry", address: SCHEMA_REGISTRY_ADDRESS, proxied: true, artifact: "SchemaRegistry" },
+];
+
+/** A preinstall: fixed address, code, nonce 1 (specs/protocol/preinstalls.md; Preinstalls.sol). */
+export interface Preinstall {
+  name: string;
+  address: Uint8Array;
+  code: Uint8Array;
+}
+
+interface AstNode {
+  nodeType?: string;
+  name?: string;
+  value?: { value?: string; hexValue?: string; kind?: string };
+  nodes?: AstNode[];
+}
+
+/** Name -> (address or code) constants of `Preinstalls.sol`, read from the artifact's AST. */
+function preinstallConstants(): Map<string, string> {
+  const ast = ARTIFACTS.Preinstalls.ast as AstNode;
+  const lib = ast.nodes?.find((n) => n.nodeType === "ContractDefinition" && n.name === "Preinstalls");
+  const out = new Map<string, string>();
+  for (const n of lib?.nodes ?? []) {
+    if (n.nodeType !== "VariableDeclaration" || n.name === undefined || n.value === undefined) continue;
+    if (n.value.kind === "hexString" && n.value.hexValue !== undefined) {
+      out.set(n.name, "0x" + n.value.hexValue);
+    } else if (n.value.kind === "number" && n.value.value !== undefined) out.set(n.name, n.value.value);
+  }
+  return out;
+}
+
+const PREINSTALL_NAMES = [
+  "MultiCall3",
+  "Create2Deployer",
+  "Safe_v130",
+  "SafeL2_v130",
+  "MultiSendCallOnly_v130",
+  "SafeSingletonFactory",
+  "DeterministicDeploymentProxy",
+  "MultiSend_v130",
+  "Permit2",
+  "SenderCreator",
+  "EntryPoint",
+  "BeaconBlockRoots",
+] as const;
+
+/**
+ * Permit2's runtime with its two immutables patched for `chainId` (Preinstalls.getPermit2Code):
+ * the cached chain id at byte 6945 and the EIP-712 domain separator at byte 6983.
+ */
+function permit2Code(template: Uint8Array, chainId: bigint, permit2: Uint8Array): Uint8Array {
+  const code = template.slice();
+  const typeHash = keccak256(
+    new TextEncoder().encode("EIP712Domain(string name,uint256 chainId,address verifyingContract)"),
+  );
+  const nameHash = keccak256(new TextEncoder().encode("Permit2"));
+  const domainSeparator = keccak256(
+    concatBytes(typeHash, nameHash, bigIntToBytes(chainId, 32), bigIntToBytes(0n, 12), permit2),
+  );
+  code.set(bigIntToBytes(chainId, 32), 6945);
+  code.set(domainSeparator, 6983);
+  return code;
+}
+
+/** The preinstalls of Preinstalls.sol with their runtime code for `chainId`. */
+export function preinstalls(chainId: bigint): Preinstall[] {
+  const c = preinstallConstants();
+  const get = (key: string): string => {
+    const v = c.get(key);
+    if (v === undefined) throw new BaseError("MISSING_PREINSTALL", `Cannot find ${key} in Preinstalls.sol`);
+    return v;
+  };
+  return PREINSTALL_NAMES.map((name) => {
+    const address = hexToBytes(get(name));
+    const code = name === "Permit2"
+      ? permit2Code(hexToBytes(get("Permit2TemplateCode")), chainId, address)
+      : hexToBytes(get(`${name}Code`));
+    return { name, address, code };
+  });
+}
+
+/** Preinstalls.BeaconBlockRootsSender: the EIP-4788 deployer, nonce 1 so it cannot redeploy. */
+export function beaconBlockRootsSender(): Uint8Array {
+  const v = preinstallConstants().get("BeaconBlockRootsSender");
+  if (v === undefined) {
+    throw new BaseError("MISSING_PREINSTALL", "Cannot find BeaconBlockRootsSender in Preinstalls.sol");
+  }
+  return hexToBytes(v);
+}
+
+/** An account under construction: storage words keyed by 0x slot. */
+interface AccountDraft {
+  balance: bigint;
+  nonce: bigint;
+  code?: Uint8Array;
+  storage: Map<string, Uint8Array>;
+}
+
+/** An address (or any short value) as a right-aligned 32-byte storage word. */
+const pad32 = (b: Uint8Array): Uint8Array => bigIntToBytes(bytesToBigInt(b), 32);
+
+/** Hex of shared code arrays (the Proxy runtime is shared by 2,000+ accounts), computed once each. */
+const HEX_CACHE = new WeakMap<Uint8Array, string>();
+function hexOf(code: Uint8Array): string {
+  let hex = HEX_CACHE.get(code);
+  if (hex === undefined) {
+    hex = bytesToHex(code);
+    HEX_CACHE.set(code, hex);
+  }
+  return hex;
+}
+
+function toJson(a: AccountDraft): GenesisAccountJson {
+  const out: GenesisAccountJson = { balance: "0x" + a.balance.toString(16) };
+  if (a.nonce !== 0n) out.nonce = "0x" + a.nonce.toString(16);
+  if (a.code !== undefined && a.code.length > 0) out.code = hexOf(a.code);
+  if (a.storage.size > 0) {
+    const storage: Record<string, string> = {};
+    for (const key of [...a.storage.keys()].sort()) storage[key] = bytesToHex(a.storage.get(key)!);
+    out.storage = storage;
+  }
+  return out;
+}
+
+/**
+ * The L2 genesis alloc (op-geth JSON form, addresses lower-case 0x hex, sorted): proxies,
+ * predeploy implementations and their storage, preinstalls, system contracts and precompile dust.
+ * Extra accounts (e.g. funded dev accounts) are added by the caller.
+ */
+export function buildL2Alloc(options: L2AllocOptions): Record<string, GenesisAccountJson> {
+  const accounts = new Map<string, AccountDraft>();
+  const at = (address: Uint8Array): AccountDraft => {
+    const key = bytesToHex(address);
+    let a = accounts.get(key);
+    if (a === undefined) {
+      a = { balance: 0n, nonce: 0n, storage: new Map() };
+      accounts.set(key, a);
+    }
+    return a;
+  };
+  const setStorage = (a: AccountDraft, words: Map<string, Uint8Array>) => {
+    for (const [slot, value] of words) {
+      if (value.some((b) => b !== 0)) a.storage.set(slot, value);
+    }
+  };
+
+  if (options.precompileBalances) {
+    for (let i = 0; i < 256; i++) {
+      const address = new Uint8Array(20);
+      address[19] = i;
+      at(address).balance = 1n;
+    }
+  }
+
+  // Proxies over the whole predeploy namespace (L2Genesis.setPredeployProxies).
+  const proxyCode = runtimeCode(ARTIFACTS.Proxy, "Proxy");
+  const adminSlot = bytesToHex(EIP1967_ADMIN_SLOT);
+  const implSlot = bytesToHex(EIP1967_IMPLEMENTATION_SLOT);
+  const notProxied = new Set(PREDEPLOY_TABLE.filter((p) => !p.proxied).map((p) => bytesToHex(p.address)));
+  for (let i = 0; i < PREDEPLOY_COUNT; i++) {
+    const address = hexToBytes("0x4200000000000000000000000000000000000000");
+    address[18] = i >> 8;
+    address[19] = i & 0xff;
+    if (i === GOVERNANCE_TOKEN_LAST_BYTES || notProxied.has(bytesToHex(address))) continue;
+    const a = at(address);
+    a.code = proxyCode;
+    a.storage.set(adminSlot, pad32(PROXY_ADMIN_ADDRESS));
+  }
+
+  for (const p of PREDEPLOY_TABLE) {
+    const artifact: Artifact = ARTIFACTS[p.artifact];
+    const sources = (p.immutableSources ?? []).map((n) => ARTIFACTS[n]);
+    const code = runtimeCode(artifact, p.name, p.immutables?.(options) ?? {}, sources);
+    const storage = packStorage(artifact, p.storage?.(options) ?? {}, p.name);
+    if (!p.proxied) {
+      const a = at(p.address);
+      a.code = code;
+      setStorage(a, storage);
+      continue;
+    }
+    const implAddress = implementationAddress(p.address);
+    const proxy = at(p.address);
+    proxy.storage.set(implSlot, pad32(implAddress));
+    setStorage(proxy, storage);
+    const impl = at(implAddress);
+    impl.code = code;
+    setStorage(impl, packStorage(artifact, p.implementationStorage?.(options) ?? {}, p.name));
+  }
+
+  if (options.preinstalls) {
+    for (const p of preinstalls(options.l2ChainId)) {
+      const a = at(p.address);
+      a.code = p.code;
+      a.nonce = 1n;
+    }
+    at(beaconBlockRootsSender()).nonce = 1n;
+  } else {
+    // EIP-4788 is required from Ecotone whatever else is preinstalled.
+    const beacon = preinstalls(options.l2ChainId).find((p) => p.name === "BeaconBlockRoots")!;
+    const a = at(BEACON_ROOTS_ADDRESS);
+    a.code = beacon.code;
+    a.nonce = 1n;
+  }
+  if (options.historyStorage) {
+    // isthmus/derivation.md "EIP-2935 Contract Deployment": the runtime follows the 9-byte initcode prefix.
+    const a = at(HISTORY_STORAGE_ADDRESS);
+    a.code = HISTORY_STORAGE_DEPLOYMENT.data.subarray(9);
+    a.nonce = 1n;
+  }
+
+  const out: Record<string, GenesisAccountJson> = {};
+  for (const key of [...accounts.keys()].sort()) out[key] = toJson(accounts.get(key)!);
+  return out;
+}
