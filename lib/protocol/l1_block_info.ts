@@ -4,7 +4,10 @@
  * - Storage: contracts-bedrock `L1Block.sol` storageLayout (forge-artifacts/L1Block.sol/L1Block.json),
  *   exec-engine.md "L1-Cost fees" (slots 1, 3, 5, 6, 7), isthmus/exec-engine.md "Configuring Operator Fee
  *   Parameters" and jovian/exec-engine.md "Scalar loading" (slot 8). Solidity packs from the low-order
- *   end: an "offset" counts bytes from the right of the 32-byte word.
+ *   end: an "offset" counts bytes from the right of the 32-byte word. Slot 8 follows the declaration order
+ *   of L1Block.sol 1.8.0 (`uint64 operatorFeeConstant; uint32 operatorFeeScalar; uint16
+ *   daFootprintGasScalar`), which is also where op-geth's ExtractOperatorFeeParams reads ([20:24) scalar,
+ *   [24:32) constant); the Isthmus spec's "scalar at offset 0, constant at offset 4" wording disagrees.
  * - Calldata: deposits.md "L1 Attributes - Bedrock, Canyon, Delta" (ABI `setL1BlockValues`),
  *   ecotone/l1-attributes.md, isthmus/l1-attributes.md, jovian/l1-attributes.md (packed encodings).
  */
