@@ -219,6 +219,9 @@ export class BlockBuilder {
     const rules = forkRules(config, header.timestamp);
     const vm = await makeVm(rules, deps, parent);
     const b = new BlockBuilder(config, parent, header, rules, vm, deps);
+    // Flush cached writes first: a flush inside a checkpoint misses entries cached before it
+    // (measured with MerkleStateManager + Caches: the in-checkpoint root then differs).
+    await deps.stateManager.getStateRoot();
     await deps.stateManager.checkpoint();
     try {
       await b.#preTransactions();
@@ -269,6 +272,9 @@ export class BlockBuilder {
     if (this.#done) throw new BaseError("BLOCK_SEALED", "Cannot add transaction: block is sealed");
     let tx: TypedTransaction | DepositTx;
     if (input instanceof Uint8Array) {
+      if (input.length > 0 && input[0] === 3 && this.config.op !== undefined) {
+        throw new BaseError("TX_TYPE_NOT_SUPPORTED", "Cannot apply transaction: blob transactions are not supported on L2");
+      }
       if (input.length > 0 && input[0] === DEPOSIT_TX_TYPE) {
         if (this.config.op === undefined) {
           throw new BaseError("TX_TYPE_NOT_SUPPORTED", "Cannot apply transaction: deposits exist only on OP chains");

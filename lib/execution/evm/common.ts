@@ -5,7 +5,11 @@
  * (blob transactions refused, EIP-4788 active, blob gas fields 0), Isthmus and later = Prague.
  * A plain Ethereum chain (no `op`) follows its `l1` schedule directly.
  */
+import { paramsBlock } from "@ethereumjs/block";
 import { type Common, createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
+import { paramsTx } from "@ethereumjs/tx";
+import { paramsVM } from "@ethereumjs/vm";
+import { paramsEVM } from "@ethereumjs/evm";
 import type { ChainConfig } from "../../protocol/chain_config.ts";
 import { activeFork, isForkActive, type OpFork } from "../../protocol/hardforks.ts";
 
@@ -30,6 +34,8 @@ function commonFor(chainId: bigint, hardfork: Hardfork): Common {
     common = createCustomCommon({ chainId: Number(chainId), name: `keel-${chainId}` }, Mainnet, {
       hardfork,
     });
+    // The libraries add their parameters lazily; add them all up front so any of them can read any.
+    for (const p of [paramsBlock, paramsTx, paramsEVM, paramsVM]) common.updateParams(p);
     cache.set(key, common);
   }
   return common;

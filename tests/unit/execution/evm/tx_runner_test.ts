@@ -1,4 +1,5 @@
-import { createBlob4844Tx, createEOACode7702Tx } from "@ethereumjs/tx";
+import { RLP } from "@ethereumjs/rlp";
+import { createEOACode7702Tx } from "@ethereumjs/tx";
 import { Address, bigIntToBytes, generateAddress } from "@ethereumjs/util";
 import { assert, assertEquals, assertRejects } from "../../../assert.ts";
 import type { DepositTx } from "../../../../lib/protocol/deposit_tx.ts";
@@ -206,15 +207,24 @@ Deno.test("user tx: a tx above the remaining gas is rejected", async () => {
 Deno.test("user tx: blob transactions are refused on L2", async () => {
   const { config, sm, b } = await open("ecotone");
   await fund(sm, SENDER, ETHER);
-  const tx = createBlob4844Tx({
-    chainId: config.chainId,
-    to: RECIPIENT,
-    gasLimit: 21000n,
-    maxFeePerGas: 3n * GWEI,
-    maxPriorityFeePerGas: 1n,
-    maxFeePerBlobGas: 1n,
-    blobVersionedHashes: [`0x01${"00".repeat(31)}`],
-  }, { common: forkRules(config, 2n).common }).sign(new Uint8Array(32).fill(1));
+  // A signed-looking type-3 envelope: refused by type before any decoding (decoding needs KZG).
+  const body = RLP.encode([
+    bigIntToBytes(config.chainId),
+    new Uint8Array(),
+    new Uint8Array([1]),
+    bigIntToBytes(3n * GWEI),
+    bigIntToBytes(21000n),
+    RECIPIENT,
+    new Uint8Array(),
+    new Uint8Array(),
+    [],
+    new Uint8Array([1]),
+    [new Uint8Array(32).fill(1)],
+    new Uint8Array(),
+    new Uint8Array(32).fill(2),
+    new Uint8Array(32).fill(3),
+  ]);
+  const tx = new Uint8Array([3, ...body]);
   const err = await assertRejects(() => b.addTransaction(tx));
   assertEquals((err as { code?: string }).code, "TX_TYPE_NOT_SUPPORTED");
   await b.abort();

@@ -1,0 +1,129 @@
+import { Address, bigIntToBytes, setLengthLeft } from "@ethereumjs/util";
+import { assert, assertEquals, assertNotEquals } from "../../../assert.ts";
+import { EMPTY_REQUESTS_HASH, EMPTY_TRIE_ROOT, hashHeader } from "../../../../lib/protocol/block.ts";
+import type { OpFork } from "../../../../lib/protocol/hardforks.ts";
+import {
+  BEACON_ROOTS_ADDRESS,
+  CREATE2_DEPLOYER_ADDRESS,
+  CREATE2_DEPLOYER_CODE,
+  HISTORY_STORAGE_ADDRESS,
+  L2_TO_L1_MESSAGE_PASSER_ADDRESS,
+} from "../../../../lib/protocol/predeploys.ts";
+import { encodeReceipt } from "../../../../lib/protocol/receipt.ts";
+import { BlockBuilder, orderedTrieRoot } from "../../../../lib/execution/evm/mod.ts";
+import {
+  atLeast,
+  attributes,
+  ETHER,
+  FEES,
+  fund,
+  genesisHeader,
+  newState,
+  opConfig,
+  SENDER,
+  setL1Block,
+  setStorage,
+  transfer,
+} from "./helpers.ts";
+
+const SYSTEM_CODE = new Uint8Array([0x00]);
+
+for (const fork of ["bedrock", "canyon", "ecotone", "holocene", "isthmus", "jovian"] as OpFork[]) {
+  Deno.test(`block builder (${fork}): header fields of the fork`, async () => {
+    const config = opConfig(fork);
+    const sm = newState();
+    await setL1Block(sm, FEES);
+    await fund(sm, SENDER, ETHER);
+    await sm.putCode(new Address(BEACON_ROOTS_ADDRESS), SYSTEM_CODE);
+    await sm.putCode(new Address(HISTORY_STORAGE_ADDRESS), SYSTEM_CODE);
+    await setStorage(sm, L2_TO_L1_MESSAGE_PASSER_ADDRESS, 0n, 1n);
+    const parent = genesisHeader(config, fork);
+    const attrs = attributes(fork);
+    const b = await BlockBuilder.open(config, parent, attrs, { stateManager: sm });
+    await b.addTransaction(transfer(config, 2n, 0n));
+    await b.addTransaction(transfer(config, 2n, 1n));
+    const { block, receipts, stateRoot, hash } = await b.seal();
+    const h = block.header;
+    assertEquals(h.parentHash, hashHeader(parent));
+    assertEquals(h.number, 1n);
+    assertEquals(h.timestamp, 2n);
+    assertEquals(h.coinbase, attrs.coinbase);
+    assertEquals(h.mixHash, attrs.prevRandao);
+    assertEquals(h.difficulty, 0n);
+    assertEquals(h.nonce, new Uint8Array(8));
+    assertEquals(h.gasUsed, 42_000n);
+    assertEquals(h.stateRoot, stateRoot);
+    assertEquals(h.stateRoot, await sm.getStateRoot());
+    assertEquals(hash, hashHeader(h));
+    assertEquals(h.transactionsRoot, orderedTrieRoot(block.transactions));
+    assertEquals(h.receiptsRoot, orderedTrieRoot(receipts.map((r) => encodeReceipt(r.receipt))));
+    assertEquals(receipts[1].receipt.cumulativeGasUsed, 42_000n);
+    // Base fee: parent at 1 gwei and empty, elasticity 6, denominator 50 (250 from Canyon).
+    const denominator = atLeast(fork, "canyon") ? 250n : 50n;
+    assertEquals(h.baseFeePerGas, 1_000_000_000n - 1_000_000_000n / denominator);
+    assertEquals(h.withdrawalsRoot === undefined, !atLeast(fork, "canyon"));
+    if (atLeast(fork, "isthmus")) {
+      const passer = await sm.getAccount(new Address(L2_TO_L1_MESSAGE_PASSER_ADDRESS));
+      assertEquals(h.withdrawalsRoot, passer!.storageRoot);
+      assertNotEquals(h.withdrawalsRoot, EMPTY_TRIE_ROOT);
+      assertEquals(h.requestsHash, EMPTY_REQUESTS_HASH);
+    } else if (atLeast(fork, "canyon")) {
+      assertEquals(h.withdrawalsRoot, EMPTY_TRIE_ROOT);
+      assertEquals(h.requestsHash, undefined);
+    }
+    assertEquals(block.withdrawals, atLeast(fork, "canyon") ? [] : undefined);
+    if (atLeast(fork, "ecotone")) {
+      assertEquals(h.excessBlobGas, 0n);
+      assertEquals(h.parentBeaconBlockRoot, attrs.parentBeaconBlockRoot);
+      if (atLeast(fork, "jovian")) {
+        assert(h.blobGasUsed! > 0n, "Jovian blobGasUsed is the DA footprint");
+        assertEquals(h.blobGasUsed, receipts.reduce((s, r) => s + (r.l1Fee?.blobGasUsed ?? 0n), 0n));
+      } else {
+        assertEquals(h.blobGasUsed, 0n);
+      }
+      // EIP-4788: timestamp and root in the ring buffers.
+      const a = new Address(BEACON_ROOTS_ADDRESS);
+      assertEquals(await sm.getStorage(a, setLengthLeft(bigIntToBytes(2n), 32)), new Uint8Array([2]));
+      assertEquals(await sm.getStorage(a, setLengthLeft(bigIntToBytes(2n + 8191n), 32)), attrs.parentBeaconBlockRoot);
+    } else {
+      assertEquals(h.blobGasUsed, undefined);
+      assertEquals(h.parentBeaconBlockRoot, undefined);
+    }
+    const history = await sm.getStorage(new Address(HISTORY_STORAGE_ADDRESS), new Uint8Array(32));
+    assertEquals(history.length > 0, atLeast(fork, "isthmus"));
+    if (atLeast(fork, "isthmus")) assertEquals(history, hashHeader(parent));
+    if (atLeast(fork, "jovian")) assertEquals(h.extraData.length, 17);
+    else if (atLeast(fork, "holocene")) assertEquals(h.extraData, new Uint8Array([0, 0, 0, 0, 250, 0, 0, 0, 6]));
+    else assertEquals(h.extraData.length, 0);
+  });
+}
+
+Deno.test("block builder: the create2deployer appears at the Canyon activation block only", async () => {
+  const config = opConfig("regolith");
+  config.op!.forks.canyon = 2n;
+  const sm = newState();
+  const parent = genesisHeader(config, "regolith");
+  const b = await BlockBuilder.open(config, parent, attributes("canyon", 2n), { stateManager: sm });
+  const { block } = await b.seal();
+  assertEquals(await sm.getCode(new Address(CREATE2_DEPLOYER_ADDRESS)), CREATE2_DEPLOYER_CODE);
+  assertEquals(block.header.withdrawalsRoot, EMPTY_TRIE_ROOT);
+  // A later Canyon block does not touch it again.
+  await sm.putCode(new Address(CREATE2_DEPLOYER_ADDRESS), new Uint8Array([1]));
+  const b2 = await BlockBuilder.open(config, block.header, attributes("canyon", 4n), { stateManager: sm });
+  await b2.seal();
+  assertEquals(await sm.getCode(new Address(CREATE2_DEPLOYER_ADDRESS)), new Uint8Array([1]));
+});
+
+Deno.test("block builder: abort returns the state to the parent's", async () => {
+  const config = opConfig("ecotone");
+  const sm = newState();
+  await setL1Block(sm, FEES);
+  await fund(sm, SENDER, ETHER);
+  const root = await sm.getStateRoot();
+  const b = await BlockBuilder.open(config, genesisHeader(config, "ecotone"), attributes("ecotone"), {
+    stateManager: sm,
+  });
+  await b.addTransaction(transfer(config, 2n, 0n));
+  await b.abort();
+  assertEquals(await sm.getStateRoot(), root);
+});
