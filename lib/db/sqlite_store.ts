@@ -95,6 +95,12 @@ export class SqliteStore extends BaseKvStore {
     }
   }
 
+  /** Opens `<datadir>/keel.sqlite`, creating the directory when writable. */
+  static openDataDir(datadir: string, options: Partial<SqliteStoreOptions> = {}): SqliteStore {
+    if (options.readOnly !== true) Deno.mkdirSync(datadir, { recursive: true });
+    return SqliteStore.open(`${datadir.replace(/\/+$/, "")}/${DB_FILE_NAME}`, options);
+  }
+
   #checkSchema(readOnly: boolean): void {
     const raw = this.rawGet(SCHEMA_KEY);
     if (raw === undefined) {

@@ -335,6 +335,12 @@ export class ChainStore {
     return header;
   }
 
+  /** The ref of a stored block (canonical or not). */
+  getBlockRef(hash: Uint8Array): BlockRef | undefined {
+    const header = this.getHeaderByHash(hash);
+    return header === undefined ? undefined : headerRef(header, hash);
+  }
+
   getHeaderByNumber(number: bigint): Header | undefined {
     const hash = this.getCanonicalHash(number);
     return hash === undefined ? undefined : this.getHeaderByHash(hash);

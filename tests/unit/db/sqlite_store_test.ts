@@ -67,3 +67,15 @@ Deno.test("SqliteStore: a bad path gives a clear error", () => {
   assertEquals((err as BaseError).code, "DB_OPEN_FAILED");
   assertStringIncludes(err.message, "Cannot open database /nonexistent-dir-keel/x/keel.sqlite");
 });
+
+Deno.test("SqliteStore.openDataDir: creates the directory and keel.sqlite in it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const s = SqliteStore.openDataDir(`${dir}/data/`);
+    s.put(b(1), b(1));
+    s.close();
+    assertEquals((await Deno.stat(`${dir}/data/keel.sqlite`)).isFile, true);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,5 +1,4 @@
 import { assertEquals, assertThrows } from "../../../assert.ts";
-import { Bloom } from "@ethereumjs/vm";
 import type { BaseError } from "../../../../lib/common/errors.ts";
 import {
   decodeBody,
@@ -91,14 +90,4 @@ Deno.test("codec: log index entries keep the bloom at a fixed offset", () => {
   const raw = encodeLogIndex(entry);
   assertEquals(raw.subarray(40, 296), entry.bloom);
   assertEquals(decodeLogIndex(raw), entry);
-});
-
-Deno.test("bloom: logsBloom equals @ethereumjs/vm's Bloom", () => {
-  const logs = [transferLog(TOKEN, addr(1), addr(2), 5n), transferLog(addr(77), addr(3), addr(4), 1n)];
-  const ref = new Bloom();
-  for (const l of logs) {
-    ref.add(l.address);
-    for (const t of l.topics) ref.add(t);
-  }
-  assertEquals(logsBloom(logs), ref.bitvector);
 });
