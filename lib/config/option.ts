@@ -59,11 +59,13 @@ export type OptionTable = Record<string, AnyOption>;
 
 /** The typed options object an option table produces: one field per entry. */
 export type OptionsOf<T extends OptionTable> = {
-  -readonly [K in keyof T]: T[K] extends OptionSpec<infer V> ? V : never;
+  -readonly [K in keyof T]: T[K]["default"];
 };
 
-/** An entry with a default. */
-export function option<T>(spec: OptionSpec<T> & { kind: ValueKind<T>; default: T }): OptionSpec<T> {
+/** An entry with a default; the value type comes from the kind, the default must be of it. */
+export function option<T>(
+  spec: Omit<OptionSpec<T>, "default" | "kind"> & { kind: ValueKind<T>; default: NoInfer<T> },
+): OptionSpec<T> {
   return spec as OptionSpec<T>;
 }
 
