@@ -402,14 +402,23 @@ export class ChainStore {
     return { blockHash, blockNumber, index: new DataView(raw.buffer, raw.byteOffset + 32, 4).getUint32(0) };
   }
 
-  /** All logs of a stored block (canonical or not), e.g. to emit `removed: true` after a reorg. */
-  getBlockLogs(blockHash: Uint8Array, removed = false): LogEntry[] {
+  /**
+   * Logs of a stored block (canonical or not): eth_getLogs with `blockHash` (EIP-234), or the
+   * `removed: true` logs of a reorg. `filter` keeps only matching logs (addresses and topics).
+   */
+  getBlockLogs(
+    blockHash: Uint8Array,
+    removed = false,
+    filter?: Pick<LogFilter, "addresses" | "topics">,
+  ): LogEntry[] {
+    const matcher = filter === undefined ? undefined : compileFilter(filter);
     const header = this.getHeaderByHash(blockHash);
     const receipts = this.getReceipts(blockHash);
     if (header === undefined || receipts === undefined) return [];
     const out: LogEntry[] = [];
     receipts.forEach((r, index) => {
       r.logs.forEach((log, i) => {
+        if (matcher !== undefined && !matcher.log(log.address, log.topics)) return;
         out.push({
           ...log,
           blockHash,
@@ -467,7 +476,8 @@ export class ChainStore {
   }
 }
 
-interface Matcher {
+/** A compiled log filter: a bloom prefilter over an encoded log-index entry and an exact test. */
+export interface Matcher {
   bloom(raw: Uint8Array): boolean;
   log(address: Uint8Array, topics: Uint8Array[]): boolean;
 }

@@ -205,6 +205,9 @@ Deno.test("ChainStore: getLogs filters by range, address and topic positions", (
   assertEquals(q({ topics: [[TRANSFER_TOPIC]] }), ["1:0", "1:1", "1:2", "2:0"]);
   assertEquals(q({ topics: [[word(addr(1))]] }), []);
   assertEquals(q({ topics: [[]] }), ["1:0", "1:1", "1:2", "2:0"]);
+  const byHash = chain.getBlockLogs(b1.hash, false, { addresses: [OTHER_TOKEN] });
+  assertEquals(byHash.map((l) => [l.logIndex, l.transactionIndex]), [[1, 0]]);
+  assertEquals(chain.getBlockLogs(b1.hash).length, 3);
   const err = assertThrows(() => chain.getLogs({ fromBlock: 0n, toBlock: 2n, maxLogs: 3 }));
   assertEquals((err as BaseError).code, "CHAIN_TOO_MANY_LOGS");
   store.close();
