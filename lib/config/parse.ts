@@ -193,6 +193,8 @@ function indexObject(table: OptionTable): Record<string, true> {
 }
 
 function parseText(spec: AnyOption, text: string, from: "flag" | "env"): unknown {
+  // `--l2.jwt-secret=` on an option without a default means "unset", as in Go.
+  if (text.trim() === "" && spec.default === undefined) return undefined;
   try {
     return spec.kind.parse(text);
   } catch (err) {

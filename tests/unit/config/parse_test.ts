@@ -240,3 +240,10 @@ Deno.test("env names are unique across the node command's options", () => {
     Object.keys(ROLLUP_OPTION_TABLE).length + Object.keys(EXECUTION_OPTION_TABLE).length,
   );
 });
+
+Deno.test("an empty value for an option without a default leaves it unset", () => {
+  const p = node(["--l2.jwt-secret=", "--l2="]);
+  assertEquals(p.options.l2JwtSecret, undefined);
+  assertEquals(p.options.l2, undefined);
+  fails(["node", "--network=op-sepolia", "--rpc.port="], "CONFIG_INVALID_VALUE");
+});
