@@ -21,11 +21,11 @@ import {
   EMPTY_OMMERS_HASH,
   EMPTY_REQUESTS_HASH,
   EMPTY_TRIE_ROOT,
-  type Header,
   hashHeader,
+  type Header,
 } from "../../protocol/block.ts";
 import type { ChainConfig } from "../../protocol/chain_config.ts";
-import { DEPOSIT_TX_TYPE, type DepositTx, decodeDepositTx } from "../../protocol/deposit_tx.ts";
+import { decodeDepositTx, DEPOSIT_TX_TYPE, type DepositTx } from "../../protocol/deposit_tx.ts";
 import {
   BEACON_ROOTS_ADDRESS,
   CREATE2_DEPLOYER_ADDRESS,
@@ -34,10 +34,10 @@ import {
   L2_TO_L1_MESSAGE_PASSER_ADDRESS,
 } from "../../protocol/predeploys.ts";
 import { encodeReceipt } from "../../protocol/receipt.ts";
-import { forkRules, type ForkRules, opActive } from "./common.ts";
+import { type ForkRules, forkRules, opActive } from "./common.ts";
 import { orBlooms } from "./bloom.ts";
 import { expectedBlobFields, expectedExtraData, nextBlockBaseFee } from "./header_rules.ts";
-import { loadL1FeeSource, type L1FeeSource } from "./l1_fee.ts";
+import { type L1FeeSource, loadL1FeeSource } from "./l1_fee.ts";
 import { orderedTrieRoot } from "./ordered_trie.ts";
 import { opPrecompiles } from "./precompiles.ts";
 import { runDeposit, runUserTx, type TxContext, type TxResult } from "./tx_runner.ts";
@@ -177,7 +177,14 @@ export class BlockBuilder {
   #committed = false;
   #daFootprint = 0n;
 
-  private constructor(config: ChainConfig, parent: Header, header: Header, rules: ForkRules, vm: VM, deps: BlockBuilderDeps) {
+  private constructor(
+    config: ChainConfig,
+    parent: Header,
+    header: Header,
+    rules: ForkRules,
+    vm: VM,
+    deps: BlockBuilderDeps,
+  ) {
     this.config = config;
     this.parent = parent;
     this.header = header;
@@ -273,18 +280,26 @@ export class BlockBuilder {
     let tx: TypedTransaction | DepositTx;
     if (input instanceof Uint8Array) {
       if (input.length > 0 && input[0] === 3 && this.config.op !== undefined) {
-        throw new BaseError("TX_TYPE_NOT_SUPPORTED", "Cannot apply transaction: blob transactions are not supported on L2");
+        throw new BaseError(
+          "TX_TYPE_NOT_SUPPORTED",
+          "Cannot apply transaction: blob transactions are not supported on L2",
+        );
       }
       if (input.length > 0 && input[0] === DEPOSIT_TX_TYPE) {
         if (this.config.op === undefined) {
-          throw new BaseError("TX_TYPE_NOT_SUPPORTED", "Cannot apply transaction: deposits exist only on OP chains");
+          throw new BaseError(
+            "TX_TYPE_NOT_SUPPORTED",
+            "Cannot apply transaction: deposits exist only on OP chains",
+          );
         }
         tx = decodeDepositTx(input);
       } else {
         try {
           tx = createTxFromRLP(input, { common: this.rules.common });
         } catch (e) {
-          throw new BaseError("INVALID_TX", `Cannot decode transaction: ${(e as Error).message}`, { cause: e });
+          throw new BaseError("INVALID_TX", `Cannot decode transaction: ${(e as Error).message}`, {
+            cause: e,
+          });
         }
       }
     } else {
@@ -294,16 +309,25 @@ export class BlockBuilder {
     let result: TxResult;
     if (isDeposit(tx)) {
       if (this.config.op === undefined) {
-        throw new BaseError("TX_TYPE_NOT_SUPPORTED", "Cannot apply transaction: deposits exist only on OP chains");
+        throw new BaseError(
+          "TX_TYPE_NOT_SUPPORTED",
+          "Cannot apply transaction: deposits exist only on OP chains",
+        );
       }
       const free = tx.isSystemTx && !opActive(this.config, "regolith", this.header.timestamp);
       if (!free && tx.gas > remaining) {
-        throw new BaseError("GAS_LIMIT_REACHED", `Cannot apply deposit: gas limit reached (${tx.gas} > ${remaining})`);
+        throw new BaseError(
+          "GAS_LIMIT_REACHED",
+          `Cannot apply deposit: gas limit reached (${tx.gas} > ${remaining})`,
+        );
       }
       result = await runDeposit(this.#vm, tx, this.#ctx, this.#gasUsed);
     } else {
       if (tx.gasLimit > remaining) {
-        throw new BaseError("GAS_LIMIT_REACHED", `Cannot apply transaction: gas limit reached (${tx.gasLimit} > ${remaining})`);
+        throw new BaseError(
+          "GAS_LIMIT_REACHED",
+          `Cannot apply transaction: gas limit reached (${tx.gasLimit} > ${remaining})`,
+        );
       }
       result = await runUserTx(this.#vm, tx, this.#ctx, this.#gasUsed);
       this.#daFootprint += result.l1Fee?.blobGasUsed ?? 0n;
@@ -370,4 +394,3 @@ export async function storageRoot(sm: StateManagerInterface, address: Uint8Array
   const account = await sm.getAccount(new Address(address));
   return account?.storageRoot ?? EMPTY_TRIE_ROOT;
 }
-

@@ -15,8 +15,8 @@ import {
   EMPTY_OMMERS_HASH,
   EMPTY_REQUESTS_HASH,
   EMPTY_TRIE_ROOT,
-  type Header,
   hashHeader,
+  type Header,
 } from "../../protocol/block.ts";
 import type { ChainConfig } from "../../protocol/chain_config.ts";
 import { BlockBuilder, type BlockBuilderDeps, type SealedBlock } from "./block_builder.ts";
@@ -40,7 +40,10 @@ function same(a: Value, b: Value): boolean {
 }
 
 function invalid(number: bigint, field: string, message: string, cause?: unknown): BaseError {
-  return new BaseError("INVALID_BLOCK", `Cannot import block ${number}: ${message}`, { meta: { field }, cause });
+  return new BaseError("INVALID_BLOCK", `Cannot import block ${number}: ${message}`, {
+    meta: { field },
+    cause,
+  });
 }
 
 function expect(number: bigint, field: string, got: Value, want: Value): void {
@@ -60,8 +63,12 @@ export function validateHeaderStatic(config: ChainConfig, parent: Header, h: Hea
   expect(n, "ommersHash", h.ommersHash, EMPTY_OMMERS_HASH);
   expect(n, "difficulty", h.difficulty, 0n);
   expect(n, "nonce", h.nonce, new Uint8Array(8));
-  if (h.gasLimit > MAX_GAS_LIMIT) throw invalid(n, "gasLimit", `gasLimit ${h.gasLimit} above ${MAX_GAS_LIMIT}`);
-  if (h.gasUsed > h.gasLimit) throw invalid(n, "gasUsed", `gasUsed ${h.gasUsed} above gasLimit ${h.gasLimit}`);
+  if (h.gasLimit > MAX_GAS_LIMIT) {
+    throw invalid(n, "gasLimit", `gasLimit ${h.gasLimit} above ${MAX_GAS_LIMIT}`);
+  }
+  if (h.gasUsed > h.gasLimit) {
+    throw invalid(n, "gasUsed", `gasUsed ${h.gasUsed} above gasLimit ${h.gasLimit}`);
+  }
   if (config.op === undefined) {
     const limit = parent.gasLimit / 1024n;
     const diff = h.gasLimit > parent.gasLimit ? h.gasLimit - parent.gasLimit : parent.gasLimit - h.gasLimit;
@@ -86,16 +93,26 @@ export function validateHeaderStatic(config: ChainConfig, parent: Header, h: Hea
   const cancun = common.gteHardfork(Hardfork.Cancun);
   const prague = common.gteHardfork(Hardfork.Prague);
   if (!shanghai) expect(n, "withdrawalsRoot", h.withdrawalsRoot, undefined);
-  else if (!opActive(config, "isthmus", h.timestamp)) expect(n, "withdrawalsRoot", h.withdrawalsRoot, EMPTY_TRIE_ROOT);
-  else if (h.withdrawalsRoot?.length !== 32) throw invalid(n, "withdrawalsRoot", "withdrawalsRoot must be 32 bytes");
+  else if (!opActive(config, "isthmus", h.timestamp)) {
+    expect(n, "withdrawalsRoot", h.withdrawalsRoot, EMPTY_TRIE_ROOT);
+  } else if (h.withdrawalsRoot?.length !== 32) {
+    throw invalid(n, "withdrawalsRoot", "withdrawalsRoot must be 32 bytes");
+  }
   if (!cancun) {
     expect(n, "blobGasUsed", h.blobGasUsed, undefined);
     expect(n, "excessBlobGas", h.excessBlobGas, undefined);
     expect(n, "parentBeaconBlockRoot", h.parentBeaconBlockRoot, undefined);
   } else {
-    expect(n, "excessBlobGas", h.excessBlobGas, expectedBlobFields(config, parent, h.timestamp).excessBlobGas);
+    expect(
+      n,
+      "excessBlobGas",
+      h.excessBlobGas,
+      expectedBlobFields(config, parent, h.timestamp).excessBlobGas,
+    );
     if (h.blobGasUsed === undefined) throw invalid(n, "blobGasUsed", "blobGasUsed is missing");
-    if (config.op !== undefined && !opActive(config, "jovian", h.timestamp)) expect(n, "blobGasUsed", h.blobGasUsed, 0n);
+    if (config.op !== undefined && !opActive(config, "jovian", h.timestamp)) {
+      expect(n, "blobGasUsed", h.blobGasUsed, 0n);
+    }
     if (h.parentBeaconBlockRoot?.length !== 32) {
       throw invalid(n, "parentBeaconBlockRoot", "parentBeaconBlockRoot must be 32 bytes");
     }
@@ -121,7 +138,9 @@ export async function importBlock(
   if (shanghai && (block.withdrawals === undefined || block.withdrawals.length !== 0)) {
     throw invalid(n, "withdrawals", "the withdrawals list must be empty");
   }
-  if (!shanghai && block.withdrawals !== undefined) throw invalid(n, "withdrawals", "withdrawals before Shanghai");
+  if (!shanghai && block.withdrawals !== undefined) {
+    throw invalid(n, "withdrawals", "withdrawals before Shanghai");
+  }
   const builder = await BlockBuilder.openWithHeader(config, parent, h, deps);
   let sealed: SealedBlock;
   try {

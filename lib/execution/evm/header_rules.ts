@@ -24,7 +24,13 @@ const L1_EIP1559 = { elasticity: 2n, denominator: 8n, denominatorCanyon: 8n };
 /** extraData of a new block: Holocene/Jovian fee parameters on OP chains, the attributes' bytes elsewhere. */
 export function expectedExtraData(config: ChainConfig, attrs: ExtraDataAttributes): Uint8Array {
   if (config.op === undefined) return attrs.extraData ?? new Uint8Array();
-  return payloadExtraData(config.op.forks, attrs.timestamp, config.op.eip1559, attrs.eip1559Params, attrs.minBaseFee);
+  return payloadExtraData(
+    config.op.forks,
+    attrs.timestamp,
+    config.op.eip1559,
+    attrs.eip1559Params,
+    attrs.minBaseFee,
+  );
 }
 
 /**

@@ -99,5 +99,7 @@ export function trieRoot(pairs: Iterable<[Uint8Array, Uint8Array]>): Uint8Array 
 
 /** Root of the trie mapping rlp(i) to values[i]: the transactions root and the receipts root. */
 export function orderedTrieRoot(values: Uint8Array[]): Uint8Array {
-  return trieRoot(values.map((v, i) => [RLP.encode(i === 0 ? new Uint8Array() : bigIntToBytes(BigInt(i))), v]));
+  return trieRoot(
+    values.map((v, i) => [RLP.encode(i === 0 ? new Uint8Array() : bigIntToBytes(BigInt(i))), v]),
+  );
 }

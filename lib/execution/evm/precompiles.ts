@@ -77,7 +77,10 @@ export function opPrecompiles(opFork: OpFork | undefined, common: Common): Custo
   if (after(opFork, "fjord")) out.push({ address: P256VERIFY_ADDRESS, function: p256Verify });
   const jovian = after(opFork, "jovian");
   if (after(opFork, "granite")) {
-    out.push({ address: addr(8), function: limited(builtin(8), jovian ? 81_984 : GRANITE_PAIRING_MAX_INPUT) });
+    out.push({
+      address: addr(8),
+      function: limited(builtin(8), jovian ? 81_984 : GRANITE_PAIRING_MAX_INPUT),
+    });
   }
   if (after(opFork, "isthmus") && common.gteHardfork(Hardfork.Prague)) {
     out.push({ address: addr(0x0c), function: limited(builtin(0x0c), jovian ? 288_960 : 513_760) });

@@ -107,7 +107,12 @@ async function processSelfdestructs(
 }
 
 /** Applies a deposit transaction. Throws only when it cannot be included (gas pool). */
-export async function runDeposit(vm: VM, dep: DepositTx, ctx: TxContext, gasUsedBefore: bigint): Promise<TxResult> {
+export async function runDeposit(
+  vm: VM,
+  dep: DepositTx,
+  ctx: TxContext,
+  gasUsedBefore: bigint,
+): Promise<TxResult> {
   const { rules } = ctx;
   const regolith = opActive(ctx.config, "regolith", ctx.timestamp);
   const canyon = opActive(ctx.config, "canyon", ctx.timestamp);
@@ -128,7 +133,9 @@ export async function runDeposit(vm: VM, dep: DepositTx, ctx: TxContext, gasUsed
   if (dep.isSystemTx && regolith) failure = "system transactions are not supported from Regolith";
   else if (dep.gas < intrinsic) failure = `intrinsic gas too low: have ${dep.gas}, want ${intrinsic}`;
   else if (account.balance < dep.value) failure = "insufficient funds for transfer";
-  else if (dep.to === null && rules.common.gteHardfork(Hardfork.Shanghai) && dep.data.length > MAX_INITCODE_SIZE) {
+  else if (
+    dep.to === null && rules.common.gteHardfork(Hardfork.Shanghai) && dep.data.length > MAX_INITCODE_SIZE
+  ) {
     failure = `max initcode size exceeded: code size ${dep.data.length} limit ${MAX_INITCODE_SIZE}`;
   }
   let execGasUsed = 0n;
@@ -230,12 +237,17 @@ export async function runUserTx(
 ): Promise<TxResult> {
   const isOp = ctx.config.op !== undefined;
   if (isOp && tx.type === 3) {
-    throw new BaseError("TX_TYPE_NOT_SUPPORTED", "Cannot apply transaction: blob transactions are not supported on L2");
+    throw new BaseError(
+      "TX_TYPE_NOT_SUPPORTED",
+      "Cannot apply transaction: blob transactions are not supported on L2",
+    );
   }
   if (tx.supports(Capability.EIP7702EOACode) && !ctx.rules.common.isActivatedEIP(7702)) {
     throw new BaseError(
       "TX_TYPE_NOT_SUPPORTED",
-      `Cannot apply transaction: set-code transactions are not supported before ${isOp ? "Isthmus" : "Prague"}`,
+      `Cannot apply transaction: set-code transactions are not supported before ${
+        isOp ? "Isthmus" : "Prague"
+      }`,
     );
   }
   const sender = tx.getSenderAddress();
@@ -249,7 +261,10 @@ export async function runUserTx(
     opFeeMax = source.operatorFee(tx.gasLimit);
     const footprint = l1Fee.blobGasUsed;
     if (footprint !== undefined && ctx.daFootprintRoom !== undefined && footprint > ctx.daFootprintRoom()) {
-      throw new BaseError("GAS_LIMIT_REACHED", "Cannot apply transaction: DA footprint exceeds the block gas limit");
+      throw new BaseError(
+        "GAS_LIMIT_REACHED",
+        "Cannot apply transaction: DA footprint exceeds the block gas limit",
+      );
     }
   }
   const upfrontL1 = (l1Fee?.l1Fee ?? 0n) + opFeeMax;
@@ -272,11 +287,18 @@ export async function runUserTx(
     }
     let result;
     try {
-      result = await runTx(vm, { tx, block: ctx.block, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
+      result = await runTx(vm, {
+        tx,
+        block: ctx.block,
+        skipHardForkValidation: true,
+        skipBlockGasLimitValidation: true,
+      });
     } catch (e) {
       if (e instanceof BaseError) throw e;
       const msg = e instanceof Error ? e.message : String(e);
-      throw new BaseError("INVALID_TX", `Cannot apply transaction ${bytesToHex(tx.hash())}: ${msg}`, { cause: e });
+      throw new BaseError("INVALID_TX", `Cannot apply transaction ${bytesToHex(tx.hash())}: ${msg}`, {
+        cause: e,
+      });
     }
     const gasUsed = result.totalGasSpent;
     if (isOp) {
@@ -320,4 +342,3 @@ export async function runUserTx(
     throw e;
   }
 }
-

@@ -84,7 +84,10 @@ for (const fork of ["bedrock", "canyon", "ecotone", "holocene", "isthmus", "jovi
       // EIP-4788: timestamp and root in the ring buffers.
       const a = new Address(BEACON_ROOTS_ADDRESS);
       assertEquals(await sm.getStorage(a, setLengthLeft(bigIntToBytes(2n), 32)), new Uint8Array([2]));
-      assertEquals(await sm.getStorage(a, setLengthLeft(bigIntToBytes(2n + 8191n), 32)), attrs.parentBeaconBlockRoot);
+      assertEquals(
+        await sm.getStorage(a, setLengthLeft(bigIntToBytes(2n + 8191n), 32)),
+        attrs.parentBeaconBlockRoot,
+      );
     } else {
       assertEquals(h.blobGasUsed, undefined);
       assertEquals(h.parentBeaconBlockRoot, undefined);
@@ -93,8 +96,9 @@ for (const fork of ["bedrock", "canyon", "ecotone", "holocene", "isthmus", "jovi
     assertEquals(history.length > 0, atLeast(fork, "isthmus"));
     if (atLeast(fork, "isthmus")) assertEquals(history, hashHeader(parent));
     if (atLeast(fork, "jovian")) assertEquals(h.extraData.length, 17);
-    else if (atLeast(fork, "holocene")) assertEquals(h.extraData, new Uint8Array([0, 0, 0, 0, 250, 0, 0, 0, 6]));
-    else assertEquals(h.extraData.length, 0);
+    else if (atLeast(fork, "holocene")) {
+      assertEquals(h.extraData, new Uint8Array([0, 0, 0, 0, 250, 0, 0, 0, 6]));
+    } else assertEquals(h.extraData.length, 0);
   });
 }
 

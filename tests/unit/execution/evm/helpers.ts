@@ -1,8 +1,19 @@
 /** Shared setup for the evm unit tests: chain configs per fork, an in-memory state, signed txs. */
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from "@ethereumjs/tx";
-import { Account, Address, bigIntToBytes, createAddressFromPrivateKey, setLengthLeft } from "@ethereumjs/util";
-import { EMPTY_OMMERS_HASH, EMPTY_REQUESTS_HASH, EMPTY_TRIE_ROOT, type Header } from "../../../../lib/protocol/block.ts";
+import {
+  Account,
+  Address,
+  bigIntToBytes,
+  createAddressFromPrivateKey,
+  setLengthLeft,
+} from "@ethereumjs/util";
+import {
+  EMPTY_OMMERS_HASH,
+  EMPTY_REQUESTS_HASH,
+  EMPTY_TRIE_ROOT,
+  type Header,
+} from "../../../../lib/protocol/block.ts";
 import type { ChainConfig } from "../../../../lib/protocol/chain_config.ts";
 import { encodeHoloceneExtraData, encodeJovianExtraData } from "../../../../lib/protocol/eip1559.ts";
 import { type ForkSchedule, OP_FORKS, type OpFork } from "../../../../lib/protocol/hardforks.ts";
@@ -148,7 +159,14 @@ export function transfer(
   config: ChainConfig,
   timestamp: bigint,
   nonce: bigint,
-  opts: { to?: Uint8Array; value?: bigint; gasLimit?: bigint; maxFee?: bigint; tip?: bigint; data?: Uint8Array } = {},
+  opts: {
+    to?: Uint8Array;
+    value?: bigint;
+    gasLimit?: bigint;
+    maxFee?: bigint;
+    tip?: bigint;
+    data?: Uint8Array;
+  } = {},
 ): TypedTransaction {
   const common = forkRules(config, timestamp).common;
   return createFeeMarket1559Tx({
@@ -163,7 +181,14 @@ export function transfer(
   }, { common }).sign(KEY);
 }
 
-export function legacyTransfer(config: ChainConfig, timestamp: bigint, nonce: bigint, gasPrice: bigint): TypedTransaction {
+export function legacyTransfer(
+  config: ChainConfig,
+  timestamp: bigint,
+  nonce: bigint,
+  gasPrice: bigint,
+): TypedTransaction {
   const common = forkRules(config, timestamp).common;
-  return createLegacyTx({ nonce, to: RECIPIENT, value: 5n, gasLimit: 21000n, gasPrice }, { common }).sign(KEY);
+  return createLegacyTx({ nonce, to: RECIPIENT, value: 5n, gasLimit: 21000n, gasPrice }, { common }).sign(
+    KEY,
+  );
 }

@@ -56,11 +56,18 @@ async function open(fork: OpFork) {
   const sm = newState();
   await sm.putCode(new Address(REVERTER), REVERT_CODE);
   await setL1Block(sm, FEES);
-  const b = await BlockBuilder.open(config, genesisHeader(config, fork), attributes(fork), { stateManager: sm });
+  const b = await BlockBuilder.open(config, genesisHeader(config, fork), attributes(fork), {
+    stateManager: sm,
+  });
   return { config, sm, b };
 }
 
-const VAULTS = [BASE_FEE_VAULT_ADDRESS, L1_FEE_VAULT_ADDRESS, OPERATOR_FEE_VAULT_ADDRESS, SEQUENCER_FEE_VAULT_ADDRESS];
+const VAULTS = [
+  BASE_FEE_VAULT_ADDRESS,
+  L1_FEE_VAULT_ADDRESS,
+  OPERATOR_FEE_VAULT_ADDRESS,
+  SEQUENCER_FEE_VAULT_ADDRESS,
+];
 
 for (const fork of ["bedrock", "regolith", "canyon"] as OpFork[]) {
   Deno.test(`deposit (${fork}): mint credited, nonce bumped, no fees, receipt fields by fork`, async () => {
@@ -179,7 +186,10 @@ Deno.test("user tx: a legacy tx pays gasPrice; tip = gasPrice - baseFee to the c
   await fund(sm, SENDER, ETHER);
   const r = await b.addTransaction(legacyTransfer(config, 2n, 0n, 2n * GWEI));
   assertEquals(r.effectiveGasPrice, 2n * GWEI);
-  assertEquals(await balanceOf(sm, SEQUENCER_FEE_VAULT_ADDRESS), 21_000n * (2n * GWEI - b.header.baseFeePerGas!));
+  assertEquals(
+    await balanceOf(sm, SEQUENCER_FEE_VAULT_ADDRESS),
+    21_000n * (2n * GWEI - b.header.baseFeePerGas!),
+  );
   await b.abort();
 });
 
@@ -199,7 +209,9 @@ Deno.test("user tx: funds for gas and value but not the L1 fee make the tx inval
 Deno.test("user tx: a tx above the remaining gas is rejected", async () => {
   const { config, sm, b } = await open("regolith");
   await fund(sm, SENDER, ETHER);
-  const err = await assertRejects(() => b.addTransaction(transfer(config, 2n, 0n, { gasLimit: 30_000_001n })));
+  const err = await assertRejects(() =>
+    b.addTransaction(transfer(config, 2n, 0n, { gasLimit: 30_000_001n }))
+  );
   assertEquals((err as { code?: string }).code, "GAS_LIMIT_REACHED");
   await b.abort();
 });
