@@ -4,7 +4,7 @@
  * keep-alive fetch at concurrency 32.
  *
  *   deno run -A scripts/bench_rpc_core.ts [--seconds 5] [--concurrency 32]
- *   deno run -A scripts/bench_rpc_core.ts --serve          # only the server; prints its URL
+ *   deno run -A scripts/bench_rpc_core.ts --serve [--port N]  # only the server; prints its URL
  *   deno run -A scripts/bench_rpc_core.ts --client URL     # only the client
  *
  * Prints req/s with p50/p99 latency per scenario. Not a test: figures vary ±30–50% on a shared
@@ -19,22 +19,39 @@ function arg(name: string, fallback: string): string {
 }
 
 async function serve(): Promise<void> {
+  // Fixed answers: enough for the shared harness (../shared/bench/rpc-bench.mjs --scenarios a,g)
+  // to run its setup against this server too.
   const registry = new MethodRegistry([{
     blockNumber: defineMethod({ name: "eth_blockNumber", params: [], handler: () => "0x1234" }),
+    chainId: defineMethod({ name: "eth_chainId", params: [], handler: () => "0x385" }),
+    gasPrice: defineMethod({ name: "eth_gasPrice", params: [], handler: () => "0x3b9aca00" }),
+    tip: defineMethod({ name: "eth_maxPriorityFeePerGas", params: [], handler: () => "0x1" }),
     getBalance: defineMethod({
       name: "eth_getBalance",
       params: [s.address(), s.blockTag()],
-      handler: ([address]) => (address[19] & 1 ? "0xde0b6b3a7640000" : "0x0"),
+      handler: ([address]) => (address[19] === 0 ? "0x0" : "0x21e19e0c9bab2400000"),
     }),
+    nonce: defineMethod({
+      name: "eth_getTransactionCount",
+      params: [s.address(), s.blockTag()],
+      handler: () => "0x0",
+    }),
+    block: defineMethod({
+      name: "eth_getBlockByNumber",
+      params: [s.blockTag(), s.bool()],
+      handler: () => ({ number: "0x1234", baseFeePerGas: "0x1" }),
+    }),
+  }, {
+    clientVersion: defineMethod({ name: "web3_clientVersion", params: [], handler: () => "keel-rpc-core-bench" }),
   }]);
   const server = new RpcServer({
     endpoints: [{
       name: "http",
       addr: "127.0.0.1",
-      port: 0,
+      port: Number(arg("--port", "0")),
       http: true,
       ws: false,
-      namespaces: ["eth"],
+      namespaces: ["eth", "web3"],
       corsDomains: [],
       vhosts: ["localhost"],
     }],

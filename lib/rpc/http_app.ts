@@ -151,9 +151,17 @@ class DenoWsConnection implements WsConnection {
   }
 }
 
+const parsedLists = new WeakMap<readonly string[], { any: boolean; set: Set<string> }>();
+
+/** A lower-cased set of a host or origin list, cached per list. */
 function parseList(values: readonly string[]): { any: boolean; set: Set<string> } {
-  const set = new Set(values.map((v) => v.trim().toLowerCase()).filter((v) => v !== ""));
-  return { any: set.has("*"), set };
+  let parsed = parsedLists.get(values);
+  if (!parsed) {
+    const set = new Set(values.map((v) => v.trim().toLowerCase()).filter((v) => v !== ""));
+    parsed = { any: set.has("*"), set };
+    parsedLists.set(values, parsed);
+  }
+  return parsed;
 }
 
 /** IPv4, or anything with a colon (IPv6 in brackets has been stripped before). */
@@ -191,6 +199,10 @@ function corsHeaders(origin: string | undefined, config: ListenerConfig): Record
     return undefined;
   }
   return { "access-control-allow-origin": origin, vary: "Origin" };
+}
+
+function textResponse(body: string, status: number, extra?: Record<string, string>): Response {
+  return new Response(body, { status, headers: extra ? { ...TEXT_HEADERS, ...extra } : TEXT_HEADERS });
 }
 
 /** Read a body of at most `limit` bytes; undefined when it is larger. */
@@ -310,9 +322,7 @@ export function createRpcApp(getConfig: () => ListenerConfig, deps: RpcAppDeps):
     }
 
     const isUpgrade = method === "GET" && (req.headers.get("upgrade") ?? "").toLowerCase() === "websocket";
-    if (!isUpgrade && !isHostAllowed(req.headers.get("host") ?? undefined, config.vhosts)) {
-      return c.body("invalid host specified\n", 403, TEXT_HEADERS);
-    }
+    if (!isUpgrade) return await serveHttp(req, config);
 
     if (config.jwtSecret) {
       const check = await verifyJwtAuthorization(
@@ -322,35 +332,40 @@ export function createRpcApp(getConfig: () => ListenerConfig, deps: RpcAppDeps):
       );
       if (!check.ok) return c.body(`${check.reason}\n`, 401, TEXT_HEADERS);
     }
+    if (!config.wsRegistry) return c.body("websocket not served on this port\n", 400, TEXT_HEADERS);
+    const res = await wsUpgrade(c, () => Promise.resolve());
+    return res ?? c.body("bad websocket upgrade\n", 400, TEXT_HEADERS);
+  });
 
-    if (isUpgrade) {
-      if (!config.wsRegistry) return c.body("websocket not served on this port\n", 400, TEXT_HEADERS);
-      const res = await wsUpgrade(c, () => Promise.resolve());
-      return res ?? c.body("bad websocket upgrade\n", 400, TEXT_HEADERS);
+  /** Everything but /healthz, OPTIONS and WebSocket upgrades: vhosts, JWT, then POST. */
+  async function serveHttp(req: Request, config: ListenerConfig): Promise<Response> {
+    if (!isHostAllowed(req.headers.get("host") ?? undefined, config.vhosts)) {
+      return textResponse("invalid host specified\n", 403);
     }
-
-    if (method === "GET") return c.body(null, 200);
-    if (method !== "POST") return c.body("method not allowed\n", 405, TEXT_HEADERS);
-    if (!config.httpRegistry) {
-      return c.body("JSON-RPC over HTTP not served on this port\n", 404, TEXT_HEADERS);
+    if (config.jwtSecret) {
+      const check = await verifyJwtAuthorization(
+        req.headers.get("authorization"),
+        config.jwtSecret,
+        deps.now(),
+      );
+      if (!check.ok) return textResponse(`${check.reason}\n`, 401);
     }
+    const method = req.method;
+    if (method === "GET") return new Response(null, { status: 200 });
+    if (method !== "POST") return textResponse("method not allowed\n", 405);
+    if (!config.httpRegistry) return textResponse("JSON-RPC over HTTP not served on this port\n", 404);
 
-    const cors = corsHeaders(origin, config);
+    const cors = corsHeaders(req.headers.get("origin") ?? undefined, config);
     const contentType = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
     if (!JSON_TYPES.has(contentType)) {
-      return c.body("invalid content type, only application/json is supported\n", 415, {
-        ...TEXT_HEADERS,
-        ...cors,
-      });
+      return textResponse("invalid content type, only application/json is supported\n", 415, cors);
     }
     const limit = config.limits.bodyLimit;
     const declared = Number(req.headers.get("content-length") ?? "NaN");
-    if (declared > limit) {
-      return c.body(`content length too large (${declared}>${limit})\n`, 413, { ...TEXT_HEADERS, ...cors });
-    }
+    if (declared > limit) return textResponse(`content length too large (${declared}>${limit})\n`, 413, cors);
     const body = Number.isFinite(declared) ? await req.text() : await readBody(req, limit);
     if (body === undefined || body.length > limit) {
-      return c.body(`content length too large (>${limit})\n`, 413, { ...TEXT_HEADERS, ...cors });
+      return textResponse(`content length too large (>${limit})\n`, 413, cors);
     }
     const response = await handleRpcText(body, {
       registry: config.httpRegistry,
@@ -359,13 +374,16 @@ export function createRpcApp(getConfig: () => ListenerConfig, deps: RpcAppDeps):
       // No request.signal here: Deno.serve aborts it after every successful response too
       // (legacy behaviour, with a warning), so it cannot mean "client went away".
     });
-    const headers = cors ? { ...JSON_HEADERS, ...cors } : JSON_HEADERS;
-    return new Response(response ?? null, { status: 200, headers });
-  });
+    return new Response(response ?? null, {
+      status: 200,
+      headers: cors ? { ...JSON_HEADERS, ...cors } : JSON_HEADERS,
+    });
+  }
 
   return {
     app,
-    fetch: (req: Request) => app.fetch(req),
+    // POST (the hot path) skips the router; everything else goes through Hono.
+    fetch: (req: Request) => (req.method === "POST" ? serveHttp(req, getConfig()) : app.fetch(req)),
     get connectionCount() {
       return connections.size;
     },

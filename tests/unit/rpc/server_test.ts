@@ -136,6 +136,30 @@ Deno.test("HTTP: real server on an ephemeral port; start and stop are idempotent
     assertEquals(r.body.error.code, -32601);
     const health = await fetch(`${server.url("http")}/healthz`);
     assertEquals(await health.json(), { version: "t" });
+    // The POST fast path keeps the HTTP rules.
+    const plain = await fetch(server.url("http"), {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "{}",
+    });
+    assertEquals(plain.status, 415);
+    await plain.body?.cancel();
+    const huge = await fetch(server.url("http"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "x".repeat(DEFAULT_RPC_LIMITS.bodyLimit + 1),
+    });
+    assertEquals(huge.status, 413);
+    await huge.body?.cancel();
+    // fetch() cannot set Host: send the request by hand.
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.address("http").port });
+    await conn.write(new TextEncoder().encode(
+      "POST / HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\n" +
+        "Connection: close\r\n\r\n{}",
+    ));
+    const reply = new TextDecoder().decode(await new Response(conn.readable).arrayBuffer());
+    assertStringIncludes(reply.split("\r\n")[0], "403");
+    assertStringIncludes(reply, "invalid host specified");
   } finally {
     await server.stop();
     await server.stop();
