@@ -1,0 +1,36 @@
+/** The transaction pool of the execution client (issue 3, part 7). */
+export {
+  isTxPoolError,
+  TXPOOL_ERROR_CODES,
+  TXPOOL_ERROR_MESSAGES,
+  txPoolError,
+  type TxPoolErrorCode,
+} from "./errors.ts";
+export { type OrderedCandidate, TransactionsByPriceAndNonce } from "./ordering.ts";
+export {
+  type AddOptions,
+  DEFAULT_TXPOOL_OPTIONS,
+  DEV_TXPOOL_OPTIONS,
+  type NewHeadEvent,
+  type PendingListener,
+  type PoolHead,
+  TX_SLOT_SIZE,
+  TxPool,
+  type TxPoolContent,
+  type TxPoolDeps,
+  type TxPoolOptions,
+  type TxPoolStatus,
+} from "./txpool.ts";
+export {
+  decodeRawTransaction,
+  decodingCommon,
+  effectiveTip,
+  feeCap,
+  floorDataGas,
+  type GasRules,
+  intrinsicGas,
+  MAX_INITCODE_SIZE,
+  tipCap,
+  TX_TYPE,
+  txCost,
+} from "./validation.ts";
