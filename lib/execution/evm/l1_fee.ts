@@ -6,9 +6,9 @@
  */
 import type { StateManagerInterface } from "@ethereumjs/common";
 import { Address, bigIntToBytes, bytesToBigInt, setLengthLeft } from "@ethereumjs/util";
-import { OP_FORKS, type OpFork } from "../../protocol/hardforks.ts";
+import type { OpFork } from "../../protocol/hardforks.ts";
+import { readL1CostParams } from "../../protocol/l1_block_info.ts";
 import {
-  DEFAULT_DA_FOOTPRINT_GAS_SCALAR,
   type L1CostParams,
   operatorFee,
   type ReceiptL1Fields,
@@ -37,41 +37,11 @@ export async function loadL1FeeSource(sm: StateManagerInterface, fork: OpFork): 
   for (const slot of SLOTS) {
     values.set(slot, bytesToBigInt(await sm.getStorage(a, setLengthLeft(bigIntToBytes(slot), 32))));
   }
-  const params = decodeL1BlockSlots((slot) => values.get(slot) ?? 0n, fork);
+  const params = readL1CostParams((slot) => values.get(slot) ?? 0n, fork);
   return {
     fork,
     params,
     l1Fee: (encodedTx) => receiptL1Fields(fork, params, encodedTx),
     operatorFee: (gas) => operatorFee(fork, params, gas),
   };
-}
-
-const U32 = 0xffff_ffffn;
-const U64 = (1n << 64n) - 1n;
-
-/**
- * The fee parameters from the L1Block slots (Solidity packing, offsets from the low-order end):
- * 1 basefee; 3 sequenceNumber u64 | blobBaseFeeScalar u32 (offset 8) | baseFeeScalar u32 (offset 12);
- * 5 l1FeeOverhead; 6 l1FeeScalar; 7 blobBaseFee; 8 operatorFeeConstant u64 | operatorFeeScalar u32
- * (offset 8) | daFootprintGasScalar u16 (offset 12, Jovian), as op-geth reads bytes [20:24] and [24:32].
- */
-export function decodeL1BlockSlots(slot: (n: bigint) => bigint, fork: OpFork): L1CostParams {
-  const s3 = slot(3n);
-  const s8 = slot(8n);
-  const params: L1CostParams = {
-    l1BaseFee: slot(1n),
-    overhead: slot(5n),
-    scalar: slot(6n),
-    baseFeeScalar: (s3 >> 96n) & U32,
-    blobBaseFeeScalar: (s3 >> 64n) & U32,
-    l1BlobBaseFee: slot(7n),
-    operatorFeeScalar: (s8 >> 64n) & U32,
-    operatorFeeConstant: s8 & U64,
-  };
-  if (OP_FORKS.indexOf(fork) >= OP_FORKS.indexOf("jovian")) {
-    const v = (s8 >> 96n) & 0xffffn;
-    // jovian/l1-attributes.md: a zero scalar means the default.
-    params.daFootprintGasScalar = v === 0n ? DEFAULT_DA_FOOTPRINT_GAS_SCALAR : v;
-  }
-  return params;
 }

@@ -125,6 +125,7 @@ export interface FeeParams {
   l1BlobBaseFee: bigint;
   operatorFeeScalar: bigint;
   operatorFeeConstant: bigint;
+  daFootprintGasScalar: bigint;
 }
 
 export const FEES: FeeParams = {
@@ -136,6 +137,7 @@ export const FEES: FeeParams = {
   l1BlobBaseFee: 3n * GWEI,
   operatorFeeScalar: 2_000_000n,
   operatorFeeConstant: 1_000_000n,
+  daFootprintGasScalar: 400n,
 };
 
 /** Writes the L1Block storage as the L1-info deposit would (slots per the L1Block layout). */
@@ -147,8 +149,13 @@ export async function setL1Block(sm: MerkleStateManager, p: FeeParams): Promise<
   await setStorage(sm, a, 5n, p.overhead);
   await setStorage(sm, a, 6n, p.scalar);
   await setStorage(sm, a, 7n, p.l1BlobBaseFee);
-  // slot 8: operatorFeeConstant u64 (offset 0), operatorFeeScalar u32 (offset 8)
-  await setStorage(sm, a, 8n, (p.operatorFeeScalar << 64n) | p.operatorFeeConstant);
+  // slot 8: operatorFeeConstant u64 (offset 0), operatorFeeScalar u32 (offset 8), daFootprintGasScalar u16 (offset 12)
+  await setStorage(
+    sm,
+    a,
+    8n,
+    (p.daFootprintGasScalar << 96n) | (p.operatorFeeScalar << 64n) | p.operatorFeeConstant,
+  );
 }
 
 export const KEY = new Uint8Array(32).fill(1);
