@@ -42,7 +42,11 @@ async function serve(): Promise<void> {
       handler: () => ({ number: "0x1234", baseFeePerGas: "0x1" }),
     }),
   }, {
-    clientVersion: defineMethod({ name: "web3_clientVersion", params: [], handler: () => "keel-rpc-core-bench" }),
+    clientVersion: defineMethod({
+      name: "web3_clientVersion",
+      params: [],
+      handler: () => "keel-rpc-core-bench",
+    }),
   }]);
   const server = new RpcServer({
     endpoints: [{
