@@ -12,7 +12,7 @@
  *
  * Usage: deno run --allow-all scripts/compile.ts [--output dist/keel] [--target <triple>]
  */
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   KEEL_RUNTIME_FLAGS,
@@ -112,10 +112,16 @@ async function main(): Promise<number> {
   await Deno.stderr.write(result.stderr);
   if (!result.success) {
     if (denort === undefined && /denort|base binary/i.test(stderr)) console.error(DENORT_HELP);
+    if (denort !== undefined && /overflowed its stack/.test(stderr)) {
+      // Measured: with the deno CLI binary given as DENORT_BIN, deno 2.9.6 crashes this way on npm imports.
+      console.error(
+        `keel: deno compile crashed; check that DENORT_BIN (${denort}) is a denort 2.9.6 runtime`,
+      );
+    }
     return result.code || 1;
   }
   // A full deno binary given as DENORT_BIN produces an executable that behaves as deno: catch it here.
-  const output = join(ROOT, options.output);
+  const output = resolve(ROOT, options.output);
   if (!options.target) {
     const check = await new Deno.Command(output, { args: ["--version"], stdout: "piped", stderr: "piped" })
       .output();
