@@ -132,3 +132,21 @@ Deno.test("deno task's -P=keel loads the same set from deno.json", async () => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("deno task compile refuses a DENORT_BIN that is not a file, and leaves build_info.json alone", async () => {
+  const buildInfo = new URL("lib/config/build_info.json", ROOT);
+  const before = await Deno.readTextFile(buildInfo);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("scripts/compile.ts", ROOT).pathname],
+    cwd: ROOT.pathname,
+    env: { DENORT_BIN: "/nonexistent/denort" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assertEquals(out.code, 1);
+  assertStringIncludes(
+    new TextDecoder().decode(out.stderr),
+    'DENORT_BIN="/nonexistent/denort" is not a readable file',
+  );
+  assertEquals(await Deno.readTextFile(buildInfo), before);
+});
