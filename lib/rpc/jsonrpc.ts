@@ -95,7 +95,8 @@ export async function handleRpcText(text: string, ctx: DispatchContext): Promise
 /** As handleRpcText, for an already parsed JSON value. */
 export async function handleRpcValue(msg: unknown, ctx: DispatchContext): Promise<string | undefined> {
   if (!Array.isArray(msg)) {
-    const answer = await handleMessage(msg, ctx);
+    let answer = handleMessage(msg, ctx);
+    if (answer instanceof Promise) answer = await answer;
     return answer?.text;
   }
   if (msg.length === 0) return invalidRequest(NULL_ID, "empty batch");
@@ -114,7 +115,8 @@ export async function handleRpcValue(msg: unknown, ctx: DispatchContext): Promis
   let resultBytes = 0;
   let i = 0;
   for (; i < msg.length; i++) {
-    const answer = await handleMessage(msg[i], ctx);
+    let answer = handleMessage(msg[i], ctx);
+    if (answer instanceof Promise) answer = await answer;
     if (!answer) continue;
     parts.push(answer.text);
     resultBytes += answer.resultBytes;
@@ -143,7 +145,11 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-async function handleMessage(raw: unknown, ctx: DispatchContext): Promise<Answer | undefined> {
+/**
+ * One message. Synchronous when the handler is (no microtask per batch item); a Promise only
+ * when the handler returns one.
+ */
+function handleMessage(raw: unknown, ctx: DispatchContext): Answer | undefined | Promise<Answer | undefined> {
   if (!isObject(raw)) return { text: invalidRequest(NULL_ID), resultBytes: 0 };
   const hasId = "id" in raw && raw.id !== undefined;
   const idJson = hasId ? idToJson(raw.id) : NULL_ID;
@@ -157,27 +163,53 @@ async function handleMessage(raw: unknown, ctx: DispatchContext): Promise<Answer
   try {
     const def = ctx.registry.method(method);
     if (def !== undefined) {
-      result = await callMethod(def, raw.params, ctx);
+      result = callMethod(def, raw.params, ctx);
     } else if (method.endsWith("_subscribe") && ctx.registry.hasSubscriptions(namespaceOf(method))) {
-      result = await subscribe(namespaceOf(method), raw.params, ctx);
+      result = subscribe(namespaceOf(method), raw.params, ctx);
     } else if (method.endsWith("_unsubscribe") && ctx.registry.hasSubscriptions(namespaceOf(method))) {
-      result = await unsubscribe(raw.params, ctx);
+      result = unsubscribe(raw.params, ctx);
     } else {
       throw RpcError.methodNotFound(method);
     }
   } catch (err) {
-    if (!hasId) {
-      ctx.logger.debug("RPC notification failed", { method, error: String(err) });
-      return undefined;
-    }
-    const error = toRpcErrorObject(err, (e) => {
-      ctx.logger.error("RPC handler failed unexpectedly", {
-        method,
-        error: e instanceof Error ? (e.stack ?? e.message) : String(e),
-      });
-    });
-    return { text: errorText(idJson, error), resultBytes: 0 };
+    return failure(err, method, hasId, idJson, ctx);
   }
+  if (result instanceof Promise) {
+    return result.then(
+      (value) => success(value, method, hasId, idJson, ctx),
+      (err) => failure(err, method, hasId, idJson, ctx),
+    );
+  }
+  return success(result, method, hasId, idJson, ctx);
+}
+
+function failure(
+  err: unknown,
+  method: string,
+  hasId: boolean,
+  idJson: string,
+  ctx: DispatchContext,
+): Answer | undefined {
+  if (!hasId) {
+    ctx.logger.debug("RPC notification failed", { method, error: String(err) });
+    return undefined;
+  }
+  const error = toRpcErrorObject(err, (e) => {
+    ctx.logger.error("RPC handler failed unexpectedly", {
+      method,
+      error: e instanceof Error ? (e.stack ?? e.message) : String(e),
+    });
+  });
+  return { text: errorText(idJson, error), resultBytes: 0 };
+}
+
+function success(
+  result: unknown,
+  method: string,
+  hasId: boolean,
+  idJson: string,
+  ctx: DispatchContext,
+): Answer | undefined {
   if (!hasId) return undefined;
   let resultJson: string | undefined;
   try {

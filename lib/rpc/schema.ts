@@ -63,33 +63,50 @@ function typeError(what: string, goType: string): SchemaError {
 
 const HEX_BODY = /^[0-9a-fA-F]*$/;
 
+/** Nibble value per char code, -1 for a non-hex character. */
+const NIBBLE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 10; i++) NIBBLE[48 + i] = i;
+for (let i = 0; i < 6; i++) NIBBLE[97 + i] = NIBBLE[65 + i] = 10 + i;
+
+/** Decode `hex` (no prefix) from offset 2 of `value`; undefined on a non-hex character. */
+function decodeHexBody(value: string, bytes: number): Uint8Array | undefined {
+  const out = new Uint8Array(bytes);
+  for (let i = 0, j = 2; i < bytes; i++, j += 2) {
+    const c1 = value.charCodeAt(j);
+    const c2 = value.charCodeAt(j + 1);
+    const hi = c1 < 128 ? NIBBLE[c1] : -1;
+    const lo = c2 < 128 ? NIBBLE[c2] : -1;
+    if (hi < 0 || lo < 0) return undefined;
+    out[i] = (hi << 4) | lo;
+  }
+  return out;
+}
+
+function hasHexPrefix(value: string): boolean {
+  return value.charCodeAt(0) === 48 && (value.charCodeAt(1) === 120 || value.charCodeAt(1) === 88);
+}
+
 /** Strict 0x-prefixed hex data of any even length (hexutil.Bytes). */
 function parseHexData(value: unknown, goType: string): Uint8Array {
   if (typeof value !== "string") throw notString(goType);
-  if (!(value.startsWith("0x") || value.startsWith("0X"))) {
-    throw typeError("hex string without 0x prefix", goType);
-  }
-  const body = value.slice(2);
-  if (body.length % 2 !== 0) throw typeError("hex string of odd length", goType);
-  if (!HEX_BODY.test(body)) throw typeError("invalid hex string", goType);
-  const out = new Uint8Array(body.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(body.substr(2 * i, 2), 16);
+  if (!hasHexPrefix(value)) throw typeError("hex string without 0x prefix", goType);
+  const len = value.length - 2;
+  if (len % 2 !== 0) throw typeError("hex string of odd length", goType);
+  const out = decodeHexBody(value, len / 2);
+  if (!out) throw typeError("invalid hex string", goType);
   return out;
 }
 
 /** Fixed-size 0x-prefixed hex (common.Address, common.Hash). */
 function parseFixedHex(value: unknown, bytes: number, goType: string): Uint8Array {
   if (typeof value !== "string") throw notString(goType);
-  if (!(value.startsWith("0x") || value.startsWith("0X"))) {
-    throw typeError("hex string without 0x prefix", goType);
+  if (!hasHexPrefix(value)) throw typeError("hex string without 0x prefix", goType);
+  const len = value.length - 2;
+  if (len !== bytes * 2) {
+    throw new SchemaError(`hex string has length ${len}, want ${bytes * 2} for ${goType}`);
   }
-  const body = value.slice(2);
-  if (body.length !== bytes * 2) {
-    throw new SchemaError(`hex string has length ${body.length}, want ${bytes * 2} for ${goType}`);
-  }
-  if (!HEX_BODY.test(body)) throw typeError("invalid hex string", goType);
-  const out = new Uint8Array(bytes);
-  for (let i = 0; i < bytes; i++) out[i] = parseInt(body.substr(2 * i, 2), 16);
+  const out = decodeHexBody(value, bytes);
+  if (!out) throw typeError("invalid hex string", goType);
   return out;
 }
 
