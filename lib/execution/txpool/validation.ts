@@ -146,6 +146,12 @@ export function decodeRawTransaction(
     if (/chain ID|chain id|EIP155/.test(message)) {
       throw txPoolError("INVALID_SENDER", "invalid chain id for signer", { reason: message }, err);
     }
+    if (message.includes("maxFeePerGas cannot be less than maxPriorityFeePerGas")) {
+      throw txPoolError("TIP_ABOVE_FEE_CAP", undefined, { reason: message }, err);
+    }
+    if (/[Ss]ignature|v = /.test(message)) {
+      throw txPoolError("INVALID_SENDER", "invalid transaction v, r, s values", { reason: message }, err);
+    }
     throw txPoolError("INVALID_TRANSACTION", message, {}, err);
   }
 }
