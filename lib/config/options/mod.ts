@@ -33,7 +33,8 @@ export const ROLLUP_OPTION_TABLE = {
 };
 
 /** The execution client's options, keyed by its field in `ExecutionOptions`. */
-export const EXECUTION_OPTION_TABLE = EXECUTION_OPTIONS;
+/** `keel execution` also logs, and serves metrics and profiles, like op-geth. */
+export const EXECUTION_OPTION_TABLE = { ...EXECUTION_OPTIONS, ...LOG_OPTIONS, ...METRICS_OPTIONS };
 
 /** The area tables, for checks that no spread above silently shadows a key. */
 export const ROLLUP_AREA_TABLES = [

@@ -237,7 +237,7 @@ Deno.test("env names are unique across the node command's options", () => {
   assertEquals(new Set(envs).size, envs.length);
   assertEquals(
     Object.keys(NODE_COMMAND_TABLE).length,
-    Object.keys(ROLLUP_OPTION_TABLE).length + Object.keys(EXECUTION_OPTION_TABLE).length,
+    new Set([...Object.keys(ROLLUP_OPTION_TABLE), ...Object.keys(EXECUTION_OPTION_TABLE)]).size,
   );
 });
 
