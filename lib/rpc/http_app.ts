@@ -11,6 +11,8 @@
  * - methods other than POST, GET and OPTIONS -> 405 "method not allowed";
  * - `GET /healthz` -> 200 (op-node's health endpoint); a plain `GET /` -> 200 (geth).
  * With a JWT secret, every request except /healthz needs a valid token (see jwt.ts), else 401.
+ * WebSocket upgrades carrying an Origin header must match `wsOrigins` (geth `--ws.origins`;
+ * empty = http://localhost only; "*" = any), else 403.
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
@@ -52,6 +54,8 @@ export interface ListenerConfig {
   readonly jwtSecret?: Uint8Array;
   readonly corsDomains: readonly string[];
   readonly vhosts: readonly string[];
+  /** Browser origins allowed to open a WebSocket (geth `--ws.origins`); empty = localhost only. */
+  readonly wsOrigins?: readonly string[];
   readonly limits: RpcLimits;
   /** Reported by /healthz. */
   readonly version: string;
@@ -194,6 +198,38 @@ function isOriginAllowed(origin: string, domains: readonly string[]): boolean {
   return list.any || list.set.has(origin.toLowerCase());
 }
 
+/**
+ * geth's WebSocket origin rule (node/rpcstack.go wsHandshakeValidator): no Origin header
+ * passes (non-browser clients); "*" passes all; an entry matches on host, and on scheme and
+ * port when the entry gives them; with no entries only http://localhost passes.
+ */
+export function isWsOriginAllowed(origin: string | undefined, allowed: readonly string[]): boolean {
+  if (origin === undefined) return true;
+  const entries = allowed.map((a) => a.trim().toLowerCase()).filter((a) => a !== "");
+  if (entries.includes("*")) return true;
+  if (entries.length === 0) entries.push("http://localhost");
+  let url: URL;
+  try {
+    url = new URL(origin.toLowerCase());
+  } catch {
+    return false;
+  }
+  for (const entry of entries) {
+    const hasScheme = entry.includes("://");
+    let rule: URL;
+    try {
+      rule = new URL(hasScheme ? entry : `${url.protocol}//${entry}`);
+    } catch {
+      continue;
+    }
+    if (hasScheme && rule.protocol !== url.protocol) continue;
+    if (rule.hostname !== url.hostname) continue;
+    if (rule.port !== "" && rule.port !== url.port) continue;
+    return true;
+  }
+  return false;
+}
+
 function corsHeaders(origin: string | undefined, config: ListenerConfig): Record<string, string> | undefined {
   if (!origin || config.corsDomains.length === 0 || !isOriginAllowed(origin, config.corsDomains)) {
     return undefined;
@@ -333,6 +369,9 @@ export function createRpcApp(getConfig: () => ListenerConfig, deps: RpcAppDeps):
       if (!check.ok) return c.body(`${check.reason}\n`, 401, TEXT_HEADERS);
     }
     if (!config.wsRegistry) return c.body("websocket not served on this port\n", 400, TEXT_HEADERS);
+    if (!isWsOriginAllowed(req.headers.get("origin") ?? undefined, config.wsOrigins ?? [])) {
+      return c.body("origin not allowed\n", 403, TEXT_HEADERS);
+    }
     const res = await wsUpgrade(c, () => Promise.resolve());
     return res ?? c.body("bad websocket upgrade\n", 400, TEXT_HEADERS);
   });

@@ -20,6 +20,7 @@ export interface ListenerMount {
   readonly jwtSecret?: Uint8Array;
   readonly corsDomains: readonly string[];
   readonly vhosts: readonly string[];
+  readonly wsOrigins?: readonly string[];
   readonly limits: RpcLimits;
   readonly version: string;
 }
@@ -76,6 +77,7 @@ function mergeConfig(mounts: readonly ListenerMount[]): ListenerConfig {
     jwtSecret: first.jwtSecret,
     corsDomains: [...new Set(mounts.flatMap((m) => m.corsDomains))],
     vhosts: [...new Set(mounts.flatMap((m) => m.vhosts))],
+    wsOrigins: [...new Set(mounts.flatMap((m) => m.wsOrigins ?? []))],
     limits: first.limits,
     version: mounts.find((m) => m.version !== "")?.version ?? "",
   };

@@ -51,6 +51,7 @@ export {
   createRpcApp,
   DEFAULT_RPC_LIMITS,
   isHostAllowed,
+  isWsOriginAllowed,
   type ListenerConfig,
   type RpcApp,
   type RpcAppDeps,

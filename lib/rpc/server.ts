@@ -29,6 +29,8 @@ export interface RpcEndpointOptions {
   readonly corsDomains: readonly string[];
   /** Allowed Host names (`--http.vhosts`); "*" = any. IP addresses always pass (geth). */
   readonly vhosts: readonly string[];
+  /** Browser origins allowed to open a WebSocket (`--ws.origins`); empty/omitted = http://localhost only. */
+  readonly wsOrigins?: readonly string[];
 }
 
 export interface RpcServerOptions {
@@ -137,6 +139,7 @@ export class RpcServer {
         jwtSecret: e.jwtSecret,
         corsDomains: e.corsDomains,
         vhosts: e.vhosts,
+        wsOrigins: e.wsOrigins,
         limits: this.#options.limits,
         version: this.#options.version,
       });

@@ -3,6 +3,7 @@ import {
   createRpcApp,
   DEFAULT_RPC_LIMITS,
   isHostAllowed,
+  isWsOriginAllowed,
   type ListenerConfig,
 } from "../../../lib/rpc/http_app.ts";
 import { createJwtToken } from "../../../lib/rpc/jwt.ts";
@@ -169,4 +170,17 @@ Deno.test("a listener without HTTP JSON-RPC answers 404 to POST", async () => {
   const res = await app({ httpRegistry: undefined }).request("/", post());
   assertEquals(res.status, 404);
   await res.body?.cancel();
+});
+
+Deno.test("WebSocket origins follow geth's rule", () => {
+  assertEquals(isWsOriginAllowed(undefined, []), true);
+  assertEquals(isWsOriginAllowed("http://localhost", []), true);
+  assertEquals(isWsOriginAllowed("http://localhost:3000", []), true);
+  assertEquals(isWsOriginAllowed("https://evil.example", []), false);
+  assertEquals(isWsOriginAllowed("https://evil.example", ["*"]), true);
+  assertEquals(isWsOriginAllowed("https://app.example", ["app.example"]), true);
+  assertEquals(isWsOriginAllowed("https://app.example", ["http://app.example"]), false);
+  assertEquals(isWsOriginAllowed("https://app.example:8443", ["https://app.example:8443"]), true);
+  assertEquals(isWsOriginAllowed("https://app.example:9000", ["https://app.example:8443"]), false);
+  assertEquals(isWsOriginAllowed("not a url", ["app.example"]), false);
 });

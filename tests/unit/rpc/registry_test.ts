@@ -95,3 +95,25 @@ Deno.test("MethodRegistry registers namespaces, selects by prefix, merges", () =
   assertThrows(() => MethodRegistry.merge([reg, other]), BaseError, "eth_chainId: already registered");
   assertEquals(namespaceOf("engine_newPayloadV4"), "engine");
 });
+
+Deno.test("handler params are inferred from the schemas (checked by deno check)", async () => {
+  const m = defineMethod({
+    name: "eth_call",
+    params: [s.object({ to: s.address(), value: s.optional(s.quantity()) }), s.optional(s.blockTag())],
+    handler: ([call, block]) => {
+      const to: Uint8Array = call.to;
+      const value: bigint | undefined = call.value;
+      // @ts-expect-error the value is a bigint, not a string
+      const wrong: string = call.value;
+      const kind: "tag" | "number" | "hash" | undefined = block?.kind;
+      return [
+        to.length,
+        value === undefined ? "none" : `0x${value.toString(16)}`,
+        kind ?? "none",
+        typeof wrong,
+      ];
+    },
+  });
+  const params = parseParams(m.params, m.required, [{ to: "0x" + "22".repeat(20), value: "0x10" }, "latest"]);
+  assertEquals(await m.handler(params as never, {}), [20, "0x10", "tag", "bigint"]);
+});

@@ -505,3 +505,26 @@ Deno.test("a WebSocket client that does not read is disconnected (send buffer li
     await server.stop();
   }
 });
+
+Deno.test("WebSocket upgrade from a browser origin not in wsOrigins is refused", async () => {
+  const server = new RpcServer({
+    endpoints: [endpoint({ name: "ws", http: false, ws: true, wsOrigins: ["https://app.example"] })],
+    limits: DEFAULT_RPC_LIMITS,
+    version: "",
+  }, { registry: makeRegistry(new HeadSource()) });
+  await server.start();
+  try {
+    const port = server.address("ws").port;
+    const evil = await rawHandshake(port, "Origin: https://evil.example\r\n");
+    assertStringIncludes(evil.status, "403");
+    evil.conn.close();
+    const good = await rawHandshake(port, "Origin: https://app.example\r\n");
+    assertStringIncludes(good.status, "101");
+    good.conn.close();
+    const noOrigin = await rawHandshake(port);
+    assertStringIncludes(noOrigin.status, "101");
+    noOrigin.conn.close();
+  } finally {
+    await server.stop();
+  }
+});
