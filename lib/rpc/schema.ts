@@ -34,9 +34,11 @@ export type AnySchema = Schema<any>;
 
 /** Where a block is taken (EIP-1898): a tag, a number, or a block hash. */
 export type BlockTagName = "latest" | "pending" | "safe" | "finalized" | "earliest";
-export type BlockSpec =
+export type BlockNumberSpec =
   | { readonly kind: "tag"; readonly tag: BlockTagName }
-  | { readonly kind: "number"; readonly number: bigint }
+  | { readonly kind: "number"; readonly number: bigint };
+export type BlockSpec =
+  | BlockNumberSpec
   | { readonly kind: "hash"; readonly hash: Uint8Array; readonly requireCanonical: boolean };
 
 function make<T>(type: string, parse: (value: unknown) => T, optional = false): Schema<T> {
@@ -126,9 +128,14 @@ function parseQuantity(value: unknown, bits: number, goType: string): bigint {
 
 const BLOCK_TAGS: ReadonlySet<string> = new Set(["latest", "pending", "safe", "finalized", "earliest"]);
 
-function parseBlockNumberOrTag(value: string): BlockSpec {
+const MAX_INT64 = 2n ** 63n - 1n;
+
+/** A tag or a quantity (geth rpc.BlockNumber: numbers above int64 are refused). */
+function parseBlockNumberOrTag(value: string): BlockNumberSpec {
   if (BLOCK_TAGS.has(value)) return { kind: "tag", tag: value as BlockTagName };
-  return { kind: "number", number: parseQuantity(value, 64, "rpc.BlockNumber") };
+  const number = parseQuantity(value, 64, "rpc.BlockNumber");
+  if (number > MAX_INT64) throw new SchemaError("block number larger than int64");
+  return { kind: "number", number };
 }
 
 /** EIP-1898: a tag, a quantity, `{blockNumber}` or `{blockHash, requireCanonical?}`. */
@@ -206,9 +213,16 @@ export const s = {
       throw new SchemaError(`invalid hex or decimal integer ${JSON.stringify(v.slice(0, 80))}`);
     });
   },
-  /** A block tag, number, or EIP-1898 object. */
+  /** A block tag, number, or EIP-1898 object (`{blockHash, requireCanonical}` / `{blockNumber}`). */
   blockTag(): Schema<BlockSpec> {
     return make("blockTag", parseBlockSpec);
+  },
+  /** A block tag or number only (geth rpc.BlockNumber, e.g. eth_getBlockByNumber). */
+  blockNumber(): Schema<BlockNumberSpec> {
+    return make("blockNumber", (v) => {
+      if (typeof v !== "string") throw typeError(jsonKind(v), "rpc.BlockNumber");
+      return parseBlockNumberOrTag(v);
+    });
   },
   bool(): Schema<boolean> {
     return make("bool", (v) => {

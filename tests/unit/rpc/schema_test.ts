@@ -77,6 +77,18 @@ Deno.test("s.blockTag: tags, numbers and EIP-1898 objects", () => {
   assertThrows(() => t.parse(7), SchemaError, "number into Go value of type rpc.BlockNumberOrHash");
 });
 
+Deno.test("s.blockNumber: tags and numbers only, at most int64", () => {
+  assertEquals(s.blockNumber().parse("pending"), { kind: "tag", tag: "pending" });
+  assertEquals(s.blockNumber().parse("0x7fffffffffffffff"), { kind: "number", number: 2n ** 63n - 1n });
+  assertThrows(
+    () => s.blockNumber().parse("0x8000000000000000"),
+    SchemaError,
+    "block number larger than int64",
+  );
+  assertThrows(() => s.blockNumber().parse({ blockNumber: "0x1" }), SchemaError, "type rpc.BlockNumber");
+  assertThrows(() => s.blockTag().parse("0x10000000000000000"), SchemaError, "hex number > 64 bits");
+});
+
 Deno.test("s.bool, s.string, s.enum, s.unknown", () => {
   assertEquals(s.bool().parse(true), true);
   assertThrows(
