@@ -13,7 +13,13 @@ import { keccak256 } from "../../common/hash.ts";
 import { OP_FORKS, type OpFork } from "../../protocol/hardforks.ts";
 import { SEQUENCER_FEE_VAULT_ADDRESS } from "../../protocol/predeploys.ts";
 import type { GenesisAccountJson, GenesisJson } from "./genesis.ts";
-import { buildL2Alloc, type FeeVaultConfig, type L1BlockValues, type L2AllocOptions } from "./l2_genesis.ts";
+import {
+  buildL2Alloc,
+  type FeeVaultConfig,
+  type L1BlockOperatorFee,
+  type L1BlockValues,
+  type L2AllocOptions,
+} from "./l2_genesis.ts";
 
 /** The mnemonic of anvil, hardhat and OP's devnets. */
 export const TEST_MNEMONIC = "test test test test test test test test test test test junk";
@@ -73,6 +79,8 @@ export const DEFAULT_DEV_GENESIS_OPTIONS = {
   blobBaseFeeScalar: 810949n,
   /** FeeVault minimum withdrawal (OP devnet deploy config: 10 ether). */
   minWithdrawalAmount: 10n * ETHER,
+  /** jovian/l1-attributes.md default DA footprint gas scalar. */
+  daFootprintGasScalar: 400n,
 } as const;
 
 export interface DevGenesisOptions {
@@ -95,9 +103,16 @@ export interface DevGenesisOptions {
   batcher?: Uint8Array;
   /** Overrides for the preset L1Block values. */
   l1Block?: Partial<L1BlockValues>;
+  /** Overrides for L1Block slot 8 (written when Isthmus is active at genesis). */
+  l1BlockOperatorFee?: Partial<L1BlockOperatorFee>;
+  /** Implementation runtime code overrides by predeploy name (see `L2AllocOptions.implementationCode`). */
+  implementationCode?: Record<string, Uint8Array>;
   /** Extra alloc entries (op-geth JSON form), added last. */
   extraAlloc?: Record<string, GenesisAccountJson>;
 }
+
+/** True when `fork` is at or before `upTo`. */
+const has = (upTo: OpFork, fork: OpFork) => OP_FORKS.indexOf(upTo) >= OP_FORKS.indexOf(fork);
 
 /** Fork times in op-geth `config` form: every fork up to `upTo` at 0. */
 function forkTimes(upTo: OpFork): Record<string, number> {
@@ -129,7 +144,6 @@ function genesisExtraData(upTo: OpFork, denominator: bigint, elasticity: bigint)
 /** The dev chain's op-geth `config` object. */
 export function devChainConfig(chainId: bigint, upTo: OpFork): Record<string, unknown> {
   const times = forkTimes(upTo);
-  const has = (fork: OpFork) => OP_FORKS.indexOf(upTo) >= OP_FORKS.indexOf(fork);
   const { eip1559 } = DEFAULT_DEV_GENESIS_OPTIONS;
   return {
     chainId: Number(chainId),
@@ -148,9 +162,9 @@ export function devChainConfig(chainId: bigint, upTo: OpFork): Record<string, un
     grayGlacierBlock: 0,
     mergeNetsplitBlock: 0,
     terminalTotalDifficulty: 0,
-    ...(has("canyon") ? { shanghaiTime: 0 } : {}),
-    ...(has("ecotone") ? { cancunTime: 0 } : {}),
-    ...(has("isthmus") ? { pragueTime: 0 } : {}),
+    ...(has(upTo, "canyon") ? { shanghaiTime: 0 } : {}),
+    ...(has(upTo, "ecotone") ? { cancunTime: 0 } : {}),
+    ...(has(upTo, "isthmus") ? { pragueTime: 0 } : {}),
     bedrockBlock: 0,
     ...times,
     optimism: {
@@ -180,8 +194,8 @@ export function buildDevGenesis(options: DevGenesisOptions = {}): GenesisJson {
   const owner = options.proxyAdminOwner ?? accounts[0];
   const recipient = options.feeVaultRecipient ?? accounts[0];
   const batcher = options.batcher ?? accounts[2] ?? accounts[0];
-  const ecotone = OP_FORKS.indexOf(upTo) >= OP_FORKS.indexOf("ecotone");
-  const fjord = OP_FORKS.indexOf(upTo) >= OP_FORKS.indexOf("fjord");
+  const ecotone = has(upTo, "ecotone");
+  const fjord = has(upTo, "fjord");
   const vault: FeeVaultConfig = {
     recipient,
     minWithdrawalAmount: d.minWithdrawalAmount,
@@ -213,9 +227,19 @@ export function buildDevGenesis(options: DevGenesisOptions = {}): GenesisJson {
     l1StandardBridge: zero,
     l1ERC721Bridge: zero,
     l1Block,
+    l1BlockOperatorFee: has(upTo, "isthmus")
+      ? {
+        operatorFeeConstant: 0n,
+        operatorFeeScalar: 0n,
+        // jovian/l1-attributes.md: the default DA footprint gas scalar.
+        daFootprintGasScalar: has(upTo, "jovian") ? d.daFootprintGasScalar : 0n,
+        ...options.l1BlockOperatorFee,
+      }
+      : undefined,
+    implementationCode: options.implementationCode,
     gasPriceOracle: { ecotone, fjord },
     preinstalls: true,
-    historyStorage: OP_FORKS.indexOf(upTo) >= OP_FORKS.indexOf("isthmus"),
+    historyStorage: has(upTo, "isthmus"),
     precompileBalances: true,
   };
   const alloc = buildL2Alloc(allocOptions);

@@ -36,6 +36,7 @@ import {
   SEQUENCER_FEE_VAULT_ADDRESS,
   WETH9_ADDRESS,
 } from "../../protocol/predeploys.ts";
+import { L1_BLOCK_SLOTS } from "../../protocol/l1_block_info.ts";
 import { type Artifact, type ArtifactName, ARTIFACTS } from "./artifacts.ts";
 import { type ImmutableValue, runtimeCode } from "./bytecode.ts";
 import type { GenesisAccountJson } from "./genesis.ts";
@@ -95,6 +96,17 @@ export interface L1BlockValues {
   blobBaseFee: bigint;
 }
 
+/**
+ * L1Block slot 8 (Isthmus operator fee, Jovian DA footprint scalar). The 0.17.3 artifact predates these
+ * variables, so they are written at op-geth's slot and offsets (protocol/l1_block_info.ts
+ * `L1_BLOCK_SLOTS.operatorFee`; isthmus/exec-engine.md, jovian/exec-engine.md).
+ */
+export interface L1BlockOperatorFee {
+  operatorFeeConstant: bigint;
+  operatorFeeScalar: bigint;
+  daFootprintGasScalar: bigint;
+}
+
 export interface L2AllocOptions {
   /** The L1 chain id (OptimismMintableERC721Factory.REMOTE_CHAIN_ID). */
   l1ChainId: bigint;
@@ -111,6 +123,13 @@ export interface L2AllocOptions {
   l1ERC721Bridge: Uint8Array;
   /** Preset L1Block storage; undefined leaves it empty, as L2Genesis does. */
   l1Block?: L1BlockValues;
+  /** Preset L1Block slot 8; undefined leaves it empty. */
+  l1BlockOperatorFee?: L1BlockOperatorFee;
+  /**
+   * Runtime code to use instead of the artifact's for a predeploy implementation, by table name
+   * (e.g. a newer L1Block for Isthmus); its storage is still laid out from the artifact.
+   */
+  implementationCode?: Record<string, Uint8Array>;
   /** GasPriceOracle flags, as `setEcotone()` / `setFjord()` from the depositor account would set them. */
   gasPriceOracle: { ecotone: boolean; fjord: boolean };
   /** Preinstalls (preinstalls.md) with nonce 1; on by default. */
@@ -358,6 +377,18 @@ export function beaconBlockRootsSender(): Uint8Array {
   return hexToBytes(v);
 }
 
+/** Packs [value, offset, size] fields into one word (offsets in bytes from the low-order end). */
+function packWord(...fields: [bigint, number, number][]): bigint {
+  let out = 0n;
+  for (const [v, offset, size] of fields) {
+    if (v < 0n || v >= 1n << BigInt(8 * size)) {
+      throw new BaseError("STORAGE_VALUE_TOO_LARGE", `Cannot pack ${v} into ${size} bytes`);
+    }
+    out |= v << BigInt(8 * offset);
+  }
+  return out;
+}
+
 /** An account under construction: storage words keyed by 0x slot. */
 interface AccountDraft {
   balance: bigint;
@@ -440,7 +471,8 @@ export function buildL2Alloc(options: L2AllocOptions): Record<string, GenesisAcc
   for (const p of PREDEPLOY_TABLE) {
     const artifact: Artifact = ARTIFACTS[p.artifact];
     const sources = (p.immutableSources ?? []).map((n) => ARTIFACTS[n]);
-    const code = runtimeCode(artifact, p.name, p.immutables?.(options) ?? {}, sources);
+    const code = options.implementationCode?.[p.name] ??
+      runtimeCode(artifact, p.name, p.immutables?.(options) ?? {}, sources);
     const storage = packStorage(artifact, p.storage?.(options) ?? {}, p.name);
     if (!p.proxied) {
       const a = at(p.address);
@@ -452,6 +484,20 @@ export function buildL2Alloc(options: L2AllocOptions): Record<string, GenesisAcc
     const proxy = at(p.address);
     proxy.storage.set(implSlot, pad32(implAddress));
     setStorage(proxy, storage);
+    if (p.name === "L1Block" && options.l1BlockOperatorFee !== undefined) {
+      const f = options.l1BlockOperatorFee;
+      const packed = packWord([f.operatorFeeConstant, 0, 8], [f.operatorFeeScalar, 8, 4], [
+        f.daFootprintGasScalar,
+        12,
+        2,
+      ]);
+      if (packed !== 0n) {
+        proxy.storage.set(
+          bytesToHex(bigIntToBytes(L1_BLOCK_SLOTS.operatorFee, 32)),
+          bigIntToBytes(packed, 32),
+        );
+      }
+    }
     const impl = at(implAddress);
     impl.code = code;
     setStorage(impl, packStorage(artifact, p.implementationStorage?.(options) ?? {}, p.name));

@@ -34,6 +34,7 @@ import {
 } from "../../../../lib/protocol/predeploys.ts";
 import { BaseError } from "../../../../lib/common/errors.ts";
 import { flzCompressLen } from "../../../../lib/protocol/fastlz.ts";
+import { L1_BLOCK_SLOTS, l1BlockStorage, readL1CostParams } from "../../../../lib/protocol/l1_block_info.ts";
 
 const TIMESTAMP = 1_700_000_000n;
 
@@ -144,6 +145,41 @@ Deno.test("dev genesis: L1Block storage reads back through op-geth's slots (1, 3
   assertEquals(unpackWord(slot0, slotOf(l1, "timestamp")), TIMESTAMP);
   const batcher = await word(sm, L1_BLOCK_ADDRESS, 4n);
   assertEquals(bytesToHex(batcher.subarray(12)), bytesToHex(deriveDevAccounts(3)[2].address));
+
+  // Cross-check against the engine's own slot table (protocol/l1_block_info.ts), fed the same values.
+  const hash = await word(sm, L1_BLOCK_ADDRESS, 2n);
+  const expected = l1BlockStorage({
+    number: 1n,
+    timestamp: TIMESTAMP,
+    baseFee: 1_000_000_000n,
+    blockHash: hash,
+    sequenceNumber: 0n,
+    batcherHash: batcher,
+    l1FeeOverhead: 0n,
+    l1FeeScalar: 1_000_000n,
+    blobBaseFee: 1n,
+    baseFeeScalar: 1368n,
+    blobBaseFeeScalar: 810949n,
+    operatorFeeScalar: 0n,
+    operatorFeeConstant: 0n,
+    daFootprintGasScalar: 0n,
+  });
+  for (let slot = 0n; slot <= 8n; slot++) {
+    assertEquals(
+      bytesToBigInt(await word(sm, L1_BLOCK_ADDRESS, slot)),
+      expected.get(slot) ?? 0n,
+      `slot ${slot}`,
+    );
+  }
+  assertEquals(readL1CostParams((slot) => expected.get(slot) ?? 0n, "isthmus").l1BaseFee, 1_000_000_000n);
+});
+
+Deno.test("dev genesis: Jovian presets L1Block slot 8 with the default DA footprint scalar", async () => {
+  const { sm } = await devState(buildDevGenesis({ timestamp: TIMESTAMP, upTo: "jovian" }));
+  const slot8 = await word(sm, L1_BLOCK_ADDRESS, L1_BLOCK_SLOTS.operatorFee);
+  // daFootprintGasScalar: uint16 at offset 12 -> bytes [18:20) of the word.
+  assertEquals(bytesToBigInt(slot8.subarray(18, 20)), 400n);
+  assertEquals(bytesToBigInt(slot8.subarray(20, 32)), 0n, "no operator fee");
 });
 
 Deno.test("dev genesis: proxies have admin and implementation slots, every table entry has code", async () => {

@@ -7,8 +7,7 @@ import { createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
 import { createEVM } from "@ethereumjs/evm";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { Address } from "@ethereumjs/util";
-import { assert, assertEquals, assertThrows } from "../../../assert.ts";
-import { BaseError } from "../../../../lib/common/errors.ts";
+import { assert, assertEquals } from "../../../assert.ts";
 import {
   bigIntToBytes,
   bytesToBigInt,
@@ -25,11 +24,9 @@ import {
   type GenesisAccountJson,
   implementationAddress,
   type L2AllocOptions,
-  packStorage,
   parseGenesis,
   PREDEPLOY_COUNT,
   preinstalls,
-  runtimeCode,
 } from "../../../../lib/execution/genesis/mod.ts";
 import {
   BEACON_ROOTS_ADDRESS,
@@ -66,80 +63,6 @@ const storageOf = (alloc: Record<string, GenesisAccountJson>, address: Uint8Arra
   alloc[bytesToHex(address)]?.storage ?? {};
 
 const common = () => createCustomCommon({ chainId: 901 }, Mainnet, { hardfork: Hardfork.Prague });
-
-/** Deploys `initcode` on a scratch EVM and returns the runtime code the constructor returned. */
-async function deploy(initcode: Uint8Array): Promise<Uint8Array> {
-  const sm = new MerkleStateManager();
-  const evm = await createEVM({ common: common(), stateManager: sm });
-  const res = await evm.runCall({ data: initcode, gasLimit: 30_000_000n, skipBalance: true });
-  if (res.execResult.exceptionError !== undefined || res.createdAddress === undefined) {
-    throw new Error(`constructor failed: ${res.execResult.exceptionError?.error}`);
-  }
-  return sm.getCode(res.createdAddress);
-}
-
-Deno.test("runtimeCode: patched immutables equal what the constructor produces", async () => {
-  const args = concatBytes(bigIntToBytes(0x1234n, 32), bigIntToBytes(10n ** 19n, 32), bigIntToBytes(1n, 32));
-  const fromConstructor = await deploy(
-    concatBytes(hexToBytes(ARTIFACTS.SequencerFeeVault.bytecode.object), args),
-  );
-  const patched = runtimeCode(ARTIFACTS.SequencerFeeVault, "SequencerFeeVault", {
-    RECIPIENT: a(0x1234),
-    MIN_WITHDRAWAL_AMOUNT: 10n ** 19n,
-    WITHDRAWAL_NETWORK: 1n,
-  }, [ARTIFACTS.FeeVault]);
-  assertEquals(bytesToHex(patched), bytesToHex(fromConstructor));
-
-  const factoryArgs = concatBytes(
-    bigIntToBytes(bytesToBigInt(L2_ERC721_BRIDGE_ADDRESS), 32),
-    bigIntToBytes(900n, 32),
-  );
-  const factory = await deploy(
-    concatBytes(hexToBytes(ARTIFACTS.OptimismMintableERC721Factory.bytecode.object), factoryArgs),
-  );
-  assertEquals(
-    bytesToHex(runtimeCode(ARTIFACTS.OptimismMintableERC721Factory, "OptimismMintableERC721Factory", {
-      BRIDGE: L2_ERC721_BRIDGE_ADDRESS,
-      REMOTE_CHAIN_ID: 900n,
-    })),
-    bytesToHex(factory),
-  );
-});
-
-Deno.test("runtimeCode: missing, unknown and unresolvable immutables are errors", () => {
-  const vault = ARTIFACTS.SequencerFeeVault;
-  assertThrows(
-    () => runtimeCode(vault, "SequencerFeeVault", {}, [ARTIFACTS.FeeVault]),
-    BaseError,
-    "has no value",
-  );
-  assertThrows(
-    () =>
-      runtimeCode(vault, "SequencerFeeVault", {
-        RECIPIENT: a(1),
-        MIN_WITHDRAWAL_AMOUNT: 1n,
-        WITHDRAWAL_NETWORK: 0n,
-        OTHER: 1n,
-      }, [ARTIFACTS.FeeVault]),
-    BaseError,
-    "has no immutable OTHER",
-  );
-  assertThrows(
-    () => runtimeCode(vault, "SequencerFeeVault", { RECIPIENT: a(1) }),
-    BaseError,
-    "declaring artifact",
-  );
-});
-
-Deno.test("packStorage: packs by the artifact layout, rejects unknown labels and oversize values", () => {
-  const words = packStorage(ARTIFACTS.GasPriceOracle, { isEcotone: true, isFjord: true });
-  assertEquals(bytesToHex(words.get(slotHex(0n))!), wordHex(0x0101n));
-  const l1 = packStorage(ARTIFACTS.L1Block, { number: 7n, timestamp: 9n, baseFeeScalar: 1368n });
-  assertEquals(bytesToHex(l1.get(slotHex(0n))!), wordHex((9n << 64n) | 7n));
-  assertEquals(bytesToHex(l1.get(slotHex(3n))!), wordHex(1368n << 96n));
-  assertThrows(() => packStorage(ARTIFACTS.L1Block, { nope: 1n }, "L1Block"), BaseError, "nope in L1Block");
-  assertThrows(() => packStorage(ARTIFACTS.L1Block, { number: 1n << 64n }), BaseError, "exceeds 8 bytes");
-});
 
 Deno.test("L2 alloc: proxies over the namespace, implementations and initialized storage per OP-CONTRACTS.md", () => {
   const alloc = buildL2Alloc(OPTIONS);
@@ -191,6 +114,14 @@ Deno.test("L2 alloc: proxies over the namespace, implementations and initialized
     bytesToHex(BEACON_ROOTS_DEPLOYMENT.data.subarray(9)),
   );
   assertEquals(preinstalls(901n).length, 12);
+});
+
+Deno.test("L2 alloc: implementation code overrides replace the artifact runtime only", () => {
+  const code = hexToBytes("0x6001600055");
+  const alloc = buildL2Alloc({ ...OPTIONS, implementationCode: { L1Block: code } });
+  const l1Block = hexToBytes("0x4200000000000000000000000000000000000015");
+  assertEquals(alloc[bytesToHex(implementationAddress(l1Block))].code, bytesToHex(code));
+  assertEquals(alloc[bytesToHex(l1Block)].code, ARTIFACTS.Proxy.deployedBytecode.object.toLowerCase());
 });
 
 Deno.test("L2 alloc: bridges, messenger and factories answer through their proxies", async () => {
