@@ -34,7 +34,7 @@ import {
   L2_TO_L1_MESSAGE_PASSER_ADDRESS,
 } from "../../protocol/predeploys.ts";
 import { encodeReceipt } from "../../protocol/receipt.ts";
-import { type ForkRules, forkRules, opActive } from "./common.ts";
+import { type ForkRules, forkRules, opActive, txCommon } from "./common.ts";
 import { orBlooms } from "./bloom.ts";
 import { expectedBlobFields, expectedExtraData, nextBlockBaseFee } from "./header_rules.ts";
 import { type L1FeeSource, loadL1FeeSource } from "./l1_fee.ts";
@@ -295,7 +295,7 @@ export class BlockBuilder {
         tx = decodeDepositTx(input);
       } else {
         try {
-          tx = createTxFromRLP(input, { common: this.rules.common });
+          tx = createTxFromRLP(input, { common: txCommon(this.rules.common) });
         } catch (e) {
           throw new BaseError("INVALID_TX", `Cannot decode transaction: ${(e as Error).message}`, {
             cause: e,

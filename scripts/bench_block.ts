@@ -1,0 +1,230 @@
+/**
+ * Block building and import benchmark (issue 3 "Benchmark").
+ *
+ *   deno run -A scripts/bench_block.ts [--blocks N] [--sqlite DIR]
+ *
+ * Builds and seals blocks of 1,000 ETH transfers and of 500 ERC-20 transfers (BenchToken from
+ * ../shared/bench/rpc-bench.mjs) on an OP chain at Isthmus with the L1 fee charged, senders recovered in
+ * advance; then imports the same blocks on a fresh state (full re-execution and validation).
+ * Prints transfers/s, Mgas/s and RSS. With `--sqlite DIR` the state lives in a node:sqlite file in DIR
+ * (one write group per block); otherwise in memory.
+ */
+import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
+import { createFeeMarket1559Tx, type TypedTransaction } from "@ethereumjs/tx";
+import { Account, Address, bigIntToBytes, createAddressFromPrivateKey, setLengthLeft } from "@ethereumjs/util";
+import { hexToBytes } from "../lib/common/bytes.ts";
+import { SqliteStore } from "../lib/db/mod.ts";
+import {
+  BlockBuilder,
+  forkRules,
+  importBlock,
+  type SealedBlock,
+} from "../lib/execution/evm/mod.ts";
+import { createStateManager } from "../lib/execution/state/mod.ts";
+import { EMPTY_OMMERS_HASH, EMPTY_REQUESTS_HASH, EMPTY_TRIE_ROOT, type Header } from "../lib/protocol/block.ts";
+import type { ChainConfig } from "../lib/protocol/chain_config.ts";
+import { encodeHoloceneExtraData } from "../lib/protocol/eip1559.ts";
+import { L1_BLOCK_ADDRESS, SEQUENCER_FEE_VAULT_ADDRESS } from "../lib/protocol/predeploys.ts";
+
+/** BenchToken creation code (constructor mints 1e27 to the deployer; balanceOf, transfer). */
+const TOKEN_INITCODE = hexToBytes(
+  "0x6080604052348015600f57600080fd5b50336000818152602081815260408083206b033b2e3c9fd0803ce80000009081905590519081527fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef910160405180910390a36101bb806100706000396000f3fe608060405234801561001057600080fd5b50600436106100365760003560e01c806370a082311461003b578063a9059cbb1461006e575b600080fd5b61005b61004936600461014e565b60006020819052908152604090205481565b6040519081526020015b60405180910390f35b61008161007c366004610170565b610091565b6040519015158152602001610065565b33600090815260208190526040812054828110156100ae57600080fd5b3360009081526020819052604080822085840390556001600160a01b0386168252812080548592906100e190849061019a565b90915550506040518381526001600160a01b0385169033907fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef9060200160405180910390a360019150505b92915050565b80356001600160a01b038116811461014957600080fd5b919050565b60006020828403121561016057600080fd5b61016982610132565b9392505050565b6000806040838503121561018357600080fd5b61018c83610132565b946020939093013593505050565b8082018082111561012c57634e487b7160e01b600052601160045260246000fd",
+);
+
+function arg(name: string): string | undefined {
+  const i = Deno.args.indexOf(name);
+  return i >= 0 ? Deno.args[i + 1] : undefined;
+}
+const BLOCKS = Number(arg("--blocks") ?? 5);
+const SQLITE = arg("--sqlite");
+const ONLY = arg("--only"); // "eth" or "erc20"
+
+const CONFIG: ChainConfig = {
+  chainId: 901n,
+  l1: {},
+  op: {
+    forks: { regolith: 0n, canyon: 0n, delta: 0n, ecotone: 0n, fjord: 0n, granite: 0n, holocene: 0n, isthmus: 0n },
+    eip1559: { elasticity: 6n, denominator: 50n, denominatorCanyon: 250n },
+  },
+};
+const GAS_LIMIT = 60_000_000n;
+const GWEI = 1_000_000_000n;
+const common = forkRules(CONFIG, 0n).common;
+
+function key(i: number): Uint8Array {
+  return setLengthLeft(bigIntToBytes(BigInt(i + 1)), 32);
+}
+
+const SENDERS = 1000;
+const keys = Array.from({ length: SENDERS }, (_, i) => key(i));
+const addrs = keys.map((k) => createAddressFromPrivateKey(k));
+
+let store: SqliteStore | undefined;
+let run = 0;
+async function newState(): Promise<MerkleStateManager> {
+  if (SQLITE === undefined) return new MerkleStateManager({ caches: new Caches() });
+  store?.close();
+  store = SqliteStore.open(`${SQLITE}/bench_${run++}.sqlite`);
+  return await createStateManager(store);
+}
+
+async function genesis(sm: MerkleStateManager): Promise<Header> {
+  for (const a of addrs) await sm.putAccount(a, new Account(0n, 10n ** 21n));
+  const l1 = new Address(L1_BLOCK_ADDRESS);
+  await sm.putAccount(l1, new Account(0n, 0n));
+  const put = (slot: bigint, v: bigint) => sm.putStorage(l1, setLengthLeft(bigIntToBytes(slot), 32), bigIntToBytes(v));
+  await put(1n, 7n * GWEI); // basefee
+  await put(3n, (1368n << 96n) | (810_949n << 64n)); // baseFeeScalar, blobBaseFeeScalar
+  await put(7n, 3n * GWEI); // blob base fee
+  const stateRoot = await sm.getStateRoot();
+  return {
+    parentHash: new Uint8Array(32),
+    ommersHash: EMPTY_OMMERS_HASH,
+    coinbase: new Uint8Array(20),
+    stateRoot,
+    transactionsRoot: EMPTY_TRIE_ROOT,
+    receiptsRoot: EMPTY_TRIE_ROOT,
+    logsBloom: new Uint8Array(256),
+    difficulty: 0n,
+    number: 0n,
+    gasLimit: GAS_LIMIT,
+    gasUsed: 0n,
+    timestamp: 0n,
+    extraData: encodeHoloceneExtraData(250n, 6n),
+    mixHash: new Uint8Array(32),
+    nonce: new Uint8Array(8),
+    baseFeePerGas: GWEI / 100n,
+    withdrawalsRoot: EMPTY_TRIE_ROOT,
+    blobGasUsed: 0n,
+    excessBlobGas: 0n,
+    parentBeaconBlockRoot: new Uint8Array(32),
+    requestsHash: EMPTY_REQUESTS_HASH,
+  };
+}
+
+function tx(sender: number, nonce: bigint, to: Uint8Array | undefined, value: bigint, gas: bigint, data?: Uint8Array) {
+  const t = createFeeMarket1559Tx({
+    chainId: CONFIG.chainId,
+    nonce,
+    to,
+    value,
+    gasLimit: gas,
+    maxFeePerGas: GWEI,
+    maxPriorityFeePerGas: 1000n,
+    data,
+  }, { common }).sign(keys[sender]);
+  t.getSenderAddress(); // recover now, as the pool does
+  return t;
+}
+
+function transferCall(to: Address, amount: bigint): Uint8Array {
+  const out = new Uint8Array(68);
+  out.set([0xa9, 0x05, 0x9c, 0xbb]);
+  out.set(to.bytes, 16);
+  out.set(setLengthLeft(bigIntToBytes(amount), 32), 36);
+  return out;
+}
+
+async function buildChain(sm: MerkleStateManager, g: Header, blocks: TypedTransaction[][]) {
+  const out: SealedBlock[] = [];
+  let parent = g;
+  let gas = 0n;
+  let txs = 0;
+  let ms = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const t0 = performance.now();
+    const attrs = {
+      timestamp: parent.timestamp + 2n,
+      coinbase: SEQUENCER_FEE_VAULT_ADDRESS,
+      prevRandao: new Uint8Array(32),
+      gasLimit: GAS_LIMIT,
+      parentBeaconBlockRoot: new Uint8Array(32),
+      eip1559Params: new Uint8Array(8),
+    };
+    const write = async () => {
+      const b = await BlockBuilder.open(CONFIG, parent, attrs, { stateManager: sm });
+      for (const t of blocks[i]) await b.addTransaction(t);
+      return await b.seal();
+    };
+    const sealed = store !== undefined ? await store.transactionAsync(write) : await write();
+    ms += performance.now() - t0;
+    out.push(sealed);
+    parent = sealed.block.header;
+    gas += parent.gasUsed;
+    txs += blocks[i].length;
+  }
+  return { sealed: out, gas, txs, ms };
+}
+
+async function importChain(sm: MerkleStateManager, g: Header, sealed: SealedBlock[]) {
+  let parent = g;
+  const t0 = performance.now();
+  for (const s of sealed) {
+    const go = () => importBlock(CONFIG, parent, s.block, { stateManager: sm });
+    await (store !== undefined ? store.transactionAsync(go) : go());
+    parent = s.block.header;
+  }
+  return performance.now() - t0;
+}
+
+function report(label: string, txs: number, gas: bigint, ms: number) {
+  const s = ms / 1000;
+  console.log(
+    `${label.padEnd(28)} ${txs} tx in ${ms.toFixed(0)} ms: ${(txs / s).toFixed(0)} tx/s, ${
+      (Number(gas) / 1e6 / s).toFixed(1)
+    } Mgas/s`,
+  );
+}
+
+const rss = () => `${(Deno.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`;
+console.log(`state: ${SQLITE === undefined ? "in memory (MerkleStateManager + Caches)" : `sqlite in ${SQLITE}`}`);
+
+// 1. ETH transfers: BLOCKS blocks of 1,000 transfers, each sender once per block.
+if (ONLY !== "erc20") {
+  const blocks: TypedTransaction[][] = [];
+  for (let b = 0; b < BLOCKS; b++) {
+    blocks.push(addrs.map((_, i) => tx(i, BigInt(b), addrs[(i + 1) % SENDERS].bytes, 1n, 21_000n)));
+  }
+  const sm = await newState();
+  const g = await genesis(sm);
+  const built = await buildChain(sm, g, blocks);
+  report("build ETH transfers", built.txs, built.gas, built.ms);
+  const sm2 = await newState();
+  await genesis(sm2);
+  const ms = await importChain(sm2, g, built.sealed);
+  report("import ETH transfers", built.txs, built.gas, ms);
+  console.log(`  import speed-up ${(built.ms / ms).toFixed(2)}x, RSS ${rss()}`);
+}
+
+// 2. ERC-20 transfers: deploy, distribute to 500 senders, then BLOCKS blocks of 500 transfers.
+if (ONLY !== "eth") {
+  const N = 500;
+  const deployer = 0;
+  const setup: TypedTransaction[][] = [[tx(deployer, 0n, undefined, 0n, 1_000_000n, TOKEN_INITCODE)]];
+  const token = new Address(
+    (await import("@ethereumjs/util")).generateAddress(addrs[deployer].bytes, bigIntToBytes(0n)),
+  );
+  setup.push(Array.from({ length: N }, (_, i) => tx(deployer, BigInt(i + 1), token.bytes, 0n, 80_000n, transferCall(addrs[i + 1], 10n ** 20n))));
+  const blocks: TypedTransaction[][] = [];
+  for (let b = 0; b < BLOCKS; b++) {
+    blocks.push(
+      Array.from({ length: N }, (_, i) => {
+        const s = i + 1;
+        const nonce = BigInt(b) + (s === deployer ? BigInt(N + 1) : 0n);
+        return tx(s, nonce, token.bytes, 0n, 80_000n, transferCall(addrs[(i + 1) % N + 1], 1n));
+      }),
+    );
+  }
+  const sm = await newState();
+  const g = await genesis(sm);
+  const pre = await buildChain(sm, g, setup);
+  const built = await buildChain(sm, pre.sealed.at(-1)!.block.header, blocks);
+  report("build ERC-20 transfers", built.txs, built.gas, built.ms);
+  const sm2 = await newState();
+  await genesis(sm2);
+  await importChain(sm2, g, pre.sealed);
+  const ms = await importChain(sm2, pre.sealed.at(-1)!.block.header, built.sealed);
+  report("import ERC-20 transfers", built.txs, built.gas, ms);
+  console.log(`  import speed-up ${(built.ms / ms).toFixed(2)}x, RSS ${rss()}`);
+}
+store?.close();
