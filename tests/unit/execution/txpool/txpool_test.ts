@@ -1,5 +1,5 @@
 import { RLP } from "@ethereumjs/rlp";
-import type { TypedTransaction } from "@ethereumjs/tx";
+import { createFeeMarket1559Tx, type TypedTransaction } from "@ethereumjs/tx";
 import { assert, assertEquals } from "../../../assert.ts";
 import { BaseError } from "../../../../lib/common/errors.ts";
 import { bigIntToBytes, bytesToHex, concatBytes, type Hex } from "../../../../lib/common/bytes.ts";
@@ -12,6 +12,8 @@ import {
 import {
   ADDRESSES,
   addressHex,
+  CHAIN_ID,
+  common,
   ETH,
   GWEI,
   TestChain,
@@ -195,6 +197,14 @@ Deno.test("error: invalid sender (other chain id, high-s signature)", async () =
   fields[11] = bigIntToBytes(n - good.s!);
   const highS = concatBytes(new Uint8Array([2]), RLP.encode(fields));
   await rejects(pool.add(highS), "INVALID_SENDER", "invalid sender: invalid transaction v, r, s values");
+});
+
+Deno.test("error: invalid sender for an unsigned transaction object", async () => {
+  const { pool } = setup();
+  const unsigned = createFeeMarket1559Tx({ chainId: CHAIN_ID, gasLimit: 21_000n, maxFeePerGas: GWEI }, {
+    common,
+  });
+  await rejects(pool.add(unsigned), "INVALID_SENDER", "invalid sender: transaction is not signed");
 });
 
 Deno.test("error: unprotected legacy transactions unless allowed", async () => {
