@@ -157,6 +157,20 @@ export interface TxPoolContent {
 
 export type PendingListener = (tx: TypedTransaction, hash: Hex) => void;
 
+/**
+ * Types the pool refuses: deposits always (op-geth: no unauthenticated deposits), blob
+ * transactions always (refused on L2 by the OP specs; on L1 they need the sidecar checks of
+ * geth's blobpool, which this pool does not have), and any type the fork does not allow.
+ */
+function refuseType(type: number, head: PoolHead): void {
+  if (type === TX_TYPE.deposit || !head.allowedTypes.has(type)) {
+    throw txPoolError("TX_TYPE_NOT_SUPPORTED", undefined, { type });
+  }
+  if (type === TX_TYPE.blob) {
+    throw txPoolError("TX_TYPE_NOT_SUPPORTED", "blob transactions are not pooled", { type });
+  }
+}
+
 function numSlots(size: number): number {
   return Math.ceil(size / TX_SLOT_SIZE);
 }
@@ -235,6 +249,11 @@ export class TxPool {
   /** A pooled transaction by hash. */
   get(hash: Uint8Array | Hex): TypedTransaction | undefined {
     return this.#all.get(hashKey(hash))?.tx;
+  }
+
+  /** The sender of a pooled transaction (recovered when it entered). */
+  senderOf(hash: Uint8Array | Hex): Hex | undefined {
+    return this.#all.get(hashKey(hash))?.sender;
   }
 
   has(hash: Uint8Array | Hex): boolean {
@@ -353,9 +372,7 @@ export class TxPool {
     let size: number;
     if (input instanceof Uint8Array) {
       const type = input.length > 0 && input[0] < 0x80 ? input[0] : TX_TYPE.legacy;
-      if (!head.allowedTypes.has(type) || type === TX_TYPE.deposit) {
-        throw txPoolError("TX_TYPE_NOT_SUPPORTED", undefined, { type });
-      }
+      refuseType(type, head);
       size = input.length;
       if (size > opts.maxTxSize) {
         throw txPoolError("OVERSIZED_DATA", `transaction size ${size}, limit ${opts.maxTxSize}`);
@@ -364,9 +381,7 @@ export class TxPool {
       tx = decodeRawTransaction(input, common, head.allowedTypes);
     } else {
       tx = input;
-      if (!head.allowedTypes.has(tx.type) || (tx.type as number) === TX_TYPE.deposit) {
-        throw txPoolError("TX_TYPE_NOT_SUPPORTED", undefined, { type: tx.type });
-      }
+      refuseType(tx.type, head);
       size = tx.serialize().length;
       if (size > opts.maxTxSize) {
         throw txPoolError("OVERSIZED_DATA", `transaction size ${size}, limit ${opts.maxTxSize}`);
@@ -387,7 +402,9 @@ export class TxPool {
 
     const [state, l1Cost] = await Promise.all([this.#deps.getAccount(sender), this.#deps.l1Cost(tx)]);
     if (this.#all.has(hash)) throw txPoolError("ALREADY_KNOWN", undefined, { hash });
-    return this.#insert(tx, hash, sender, size, state, l1Cost, local, head);
+    const added = this.#insert(tx, hash, sender, size, state, l1Cost, local, head);
+    if (!reinject) this.evictStale();
+    return added;
   }
 
   /** geth ValidateTransaction: the checks that need no state. Returns the sender. */

@@ -66,6 +66,7 @@ Deno.test("add: raw bytes and decoded transactions go in as pending, with their 
   assertEquals(bytesToHex(pool.get(hashOf(a))!.hash()), hashOf(a));
   assertEquals(await pool.nonce(ADDRESSES[0]), 2n);
   assertEquals(await pool.nonce(ADDRESSES[5]), 0n);
+  assertEquals(pool.senderOf(a.hash()), addressHex(0));
   assertEquals(pool.get(new Uint8Array(32)), undefined);
 });
 
@@ -493,6 +494,14 @@ Deno.test("limits: global pending slots trim accounts above their share", async 
   await own.pool.add(tx1559({ key: 1, nonce: 0n }).serialize());
   await own.pool.add(tx1559({ key: 1, nonce: 1n }).serialize());
   await rejects(own.pool.add(tx1559({ key: 1, nonce: 2n }).serialize()), "TXPOOL_FULL", "txpool is full");
+});
+
+Deno.test("lifetime: adds run the expiry scan at most once a minute", async () => {
+  const { pool, chain } = setup();
+  await pool.add(tx1559({ key: 1, nonce: 5n }).serialize());
+  chain.now += 3 * 3600_000 + 1;
+  await pool.add(tx1559({ key: 2, nonce: 0n }).serialize());
+  assertEquals(pool.status(), { pending: 1, queued: 0 });
 });
 
 Deno.test("lifetime: idle accounts' queued transactions expire after 3 hours", async () => {
