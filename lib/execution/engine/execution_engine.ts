@@ -1,0 +1,587 @@
+/**
+ * The execution engine: one sqlite database (or a memory store), the genesis, the canonical chain,
+ * block building and import over the persistent state, and forkchoice (issue 3, parts 5 and 6).
+ *
+ * Atomicity (PLATFORM.md, "@ethereumjs traps"): the state trie's checkpoint commit arrives as
+ * `batch()` while storage-trie flushes call `put()`, so every block runs inside ONE
+ * `store.transactionAsync`: state execution and commit, header, body, receipts, indexes, and the
+ * head when it moves. A crash leaves the whole block or nothing.
+ *
+ * Concurrency: writes (build, import, forkchoice) run one at a time through an internal lock;
+ * readers (`chain`, `stateAt`) never wait. Events only announce: `onNewHeads` fires after the
+ * forkchoice change committed.
+ */
+import type { TypedTransaction } from "@ethereumjs/tx";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
+import { join } from "node:path";
+import { bytesToHex, equalBytes } from "../../common/bytes.ts";
+import { BaseError } from "../../common/errors.ts";
+import { getLogger, type Logger } from "../../common/logger.ts";
+import {
+  DB_FILE_NAME,
+  type KvStore,
+  MemoryStore,
+  SqliteStore,
+  type SqliteStoreOptions,
+} from "../../db/mod.ts";
+import {
+  type Block,
+  type ChainConfig,
+  hashHeader,
+  type Header,
+  type PayloadAttributes,
+  payloadExtraData,
+} from "../../protocol/mod.ts";
+import {
+  type BlockRef,
+  ChainStore,
+  type ChainStoreOptions,
+  type ReorgResult,
+  type StoredReceipt,
+} from "../chain/mod.ts";
+import { type BlockAttributes, BlockBuilder, importBlock, type TxResult } from "../evm/mod.ts";
+import { buildGenesis, type Genesis, type GenesisJson, parseGenesis } from "../genesis/mod.ts";
+import { createStateManager } from "../state/mod.ts";
+
+/** What the engine needs of the transaction pool (lib/execution/txpool's TxPool fits it). */
+export interface EngineTxPool {
+  /** Executable transactions at `baseFee`, best first: peek, then shift (included) or pop (skip the account). */
+  pending(baseFee: bigint): PendingTransactions;
+  /** The canonical head moved: drop included transactions, take back those of removed blocks. */
+  onNewHead(event: NewHeadsEvent): void | Promise<void>;
+}
+
+/** The builder's cursor over pending transactions (txpool `TransactionsByPriceAndNonce`). */
+export interface PendingTransactions {
+  peek(): TypedTransaction | undefined;
+  shift(): void;
+  pop(): void;
+}
+
+/** A block with its hash and receipts, as announced to subscribers. */
+export interface ChainBlock {
+  hash: Uint8Array;
+  block: Block;
+  receipts: StoredReceipt[];
+}
+
+/** A canonical head change: `removed` highest first, `added` lowest first (as ChainStore reports them). */
+export interface NewHeadsEvent {
+  added: ChainBlock[];
+  removed: ChainBlock[];
+  head: BlockRef;
+}
+
+/** A block built on a parent, executed but not yet stored. */
+export interface BuiltBlock {
+  block: Block;
+  hash: Uint8Array;
+  receipts: StoredReceipt[];
+  results: TxResult[];
+  /** Priority fees paid to the fee recipient (engine_getPayload `blockValue`). */
+  blockValue: bigint;
+  /** Pool transactions skipped because they failed (their accounts were skipped for this block). */
+  skipped: number;
+}
+
+export interface BuildOptions {
+  /** Stop taking pool transactions after this many (default: no limit). */
+  maxPoolTxs?: number;
+}
+
+export interface ExecutionEngineOptions {
+  /** Data directory holding keel.sqlite; ignored when `store` is given. */
+  dataDir?: string;
+  /** An open store to use (the engine does not close it); a MemoryStore when neither is given. */
+  store?: KvStore;
+  /** The genesis (parsed, or op-geth genesis.json content). */
+  genesis: Genesis | GenesisJson;
+  chain?: Partial<ChainStoreOptions>;
+  sqlite?: Partial<SqliteStoreOptions>;
+}
+
+export interface ExecutionEngineDeps {
+  logger?: Logger;
+  pool?: EngineTxPool;
+}
+
+const ZERO32 = new Uint8Array(32);
+
+/** Error codes of the engine (the Engine API maps them to statuses and JSON-RPC errors). */
+export const ENGINE_ERRORS = {
+  GENESIS_MISMATCH: "ENGINE_GENESIS_MISMATCH",
+  UNKNOWN_BLOCK: "ENGINE_UNKNOWN_BLOCK",
+  UNKNOWN_PARENT: "ENGINE_UNKNOWN_PARENT",
+  INVALID_ATTRIBUTES: "ENGINE_INVALID_ATTRIBUTES",
+  INVALID_FORKCHOICE: "ENGINE_INVALID_FORKCHOICE",
+  CLOSED: "ENGINE_CLOSED",
+} as const;
+
+function toGenesis(g: Genesis | GenesisJson): Genesis {
+  return g.alloc instanceof Map ? g as Genesis : parseGenesis(g);
+}
+
+/**
+ * Writes the genesis into `store` if it is empty (the code path of `keel execution init`), or checks
+ * that the stored chain starts with the same genesis. Returns the genesis hash.
+ */
+export async function initGenesis(store: KvStore, genesisInput: Genesis | GenesisJson): Promise<Uint8Array> {
+  const genesis = toGenesis(genesisInput);
+  const chain = new ChainStore({}, { store });
+  const existing = chain.getCanonicalHash(genesis.number);
+  if (existing !== undefined) {
+    // Compute the hash aside, so a mismatch writes nothing.
+    const result = await buildGenesis(genesis, await createStateManager(new MemoryStore()));
+    if (!equalBytes(result.hash, existing)) {
+      throw new BaseError(
+        ENGINE_ERRORS.GENESIS_MISMATCH,
+        `Cannot open database: it holds genesis ${bytesToHex(existing)}, but the given genesis is ${
+          bytesToHex(result.hash)
+        }`,
+        { meta: { stored: bytesToHex(existing), given: bytesToHex(result.hash) } },
+      );
+    }
+    return existing;
+  }
+  return await store.transactionAsync(async () => {
+    const sm = await createStateManager(store);
+    const result = await buildGenesis(genesis, sm);
+    chain.putBlock(result.block, [], { hash: result.hash, totalDifficulty: result.header.difficulty });
+    chain.setCanonicalHead(result.hash);
+    chain.setSafeHead(result.hash);
+    chain.setFinalizedHead(result.hash);
+    return result.hash;
+  });
+}
+
+/** Receipts in the chain's stored form, from the runner's results. */
+export function toStoredReceipts(results: TxResult[]): StoredReceipt[] {
+  let logIndex = 0;
+  return results.map((r) => {
+    const out: StoredReceipt = {
+      ...r.receipt,
+      gasUsed: r.gasUsed,
+      contractAddress: r.contractAddress ?? null,
+      from: r.from,
+      to: r.to,
+      effectiveGasPrice: r.effectiveGasPrice,
+      txHash: r.txHash,
+      logIndexStart: logIndex,
+    };
+    logIndex += r.receipt.logs.length;
+    const f = r.l1Fee;
+    if (f !== undefined) {
+      out.l1GasUsed = f.l1GasUsed;
+      out.l1GasPrice = f.l1GasPrice;
+      out.l1Fee = f.l1Fee;
+      if (f.l1FeeScalar !== undefined) out.l1FeeScalar = f.l1FeeScalar;
+      if (f.l1BaseFeeScalar !== undefined) out.l1BaseFeeScalar = f.l1BaseFeeScalar;
+      if (f.l1BlobBaseFee !== undefined) out.l1BlobBaseFee = f.l1BlobBaseFee;
+      if (f.l1BlobBaseFeeScalar !== undefined) out.l1BlobBaseFeeScalar = f.l1BlobBaseFeeScalar;
+      if (f.operatorFeeScalar !== undefined) out.operatorFeeScalar = f.operatorFeeScalar;
+      if (f.operatorFeeConstant !== undefined) out.operatorFeeConstant = f.operatorFeeConstant;
+    }
+    return out;
+  });
+}
+
+/** Sum of priority fees of the user transactions (deposits pay none). */
+export function blockValue(results: TxResult[], baseFee: bigint): bigint {
+  let v = 0n;
+  for (const r of results) {
+    if (r.type === 0x7e) continue;
+    const tip = r.effectiveGasPrice - baseFee;
+    if (tip > 0n) v += tip * r.gasUsed;
+  }
+  return v;
+}
+
+function attrsError(message: string, cause?: unknown): BaseError {
+  return new BaseError(ENGINE_ERRORS.INVALID_ATTRIBUTES, `Invalid payload attributes: ${message}`, { cause });
+}
+
+export class ExecutionEngine {
+  readonly config: ChainConfig;
+  readonly store: KvStore;
+  readonly chain: ChainStore;
+  readonly genesisHash: Uint8Array;
+  readonly #ownsStore: boolean;
+  readonly #logger: Logger;
+  #pool: EngineTxPool | undefined;
+  #listeners = new Set<(event: NewHeadsEvent) => void>();
+  #lock: Promise<unknown> = Promise.resolve();
+  /** The state manager last used for a block, positioned at `root` (its caches stay warm). */
+  #hot: { root: Uint8Array; sm: MerkleStateManager } | undefined;
+  #closed = false;
+
+  private constructor(
+    config: ChainConfig,
+    store: KvStore,
+    ownsStore: boolean,
+    chain: ChainStore,
+    genesisHash: Uint8Array,
+    deps: ExecutionEngineDeps,
+  ) {
+    this.config = config;
+    this.store = store;
+    this.#ownsStore = ownsStore;
+    this.chain = chain;
+    this.genesisHash = genesisHash;
+    this.#logger = deps.logger ?? getLogger(["execution", "engine"]);
+    this.#pool = deps.pool;
+  }
+
+  /** Opens the database, writes or checks the genesis, and resumes at the stored head. */
+  static async open(
+    options: ExecutionEngineOptions,
+    deps: ExecutionEngineDeps = {},
+  ): Promise<ExecutionEngine> {
+    const genesis = toGenesis(options.genesis);
+    let store: KvStore;
+    let owns = false;
+    if (options.store !== undefined) store = options.store;
+    else if (options.dataDir !== undefined) {
+      await Deno.mkdir(options.dataDir, { recursive: true });
+      store = SqliteStore.open(join(options.dataDir, DB_FILE_NAME), options.sqlite);
+      owns = true;
+    } else {
+      store = new MemoryStore();
+      owns = true;
+    }
+    try {
+      const genesisHash = await initGenesis(store, genesis);
+      const chain = new ChainStore(options.chain ?? {}, { store });
+      const engine = new ExecutionEngine(genesis.config, store, owns, chain, genesisHash, deps);
+      const head = engine.head();
+      engine.#logger.info("Execution engine opened", {
+        chainId: genesis.config.chainId.toString(),
+        genesis: bytesToHex(genesisHash),
+        head: head.header.number.toString(),
+        headHash: bytesToHex(head.hash),
+      });
+      return engine;
+    } catch (err) {
+      if (owns) store.close();
+      throw err;
+    }
+  }
+
+  /** The transaction pool the builder draws from (undefined: blocks carry only the attributes' txs). */
+  get pool(): EngineTxPool | undefined {
+    return this.#pool;
+  }
+
+  /** Attaches the pool (the pool usually needs the engine to exist first). */
+  attachPool(pool: EngineTxPool): void {
+    this.#pool = pool;
+  }
+
+  /** The canonical head. */
+  head(): { hash: Uint8Array; header: Header } {
+    const ref = this.chain.getHead("latest");
+    const header = this.chain.getHeadHeader("latest");
+    if (ref === undefined || header === undefined) {
+      throw new BaseError("CHAIN_CORRUPT", "Cannot read the head: the database has no head block");
+    }
+    return { hash: ref.hash, header };
+  }
+
+  /** A fresh state manager at `header`'s state root (for eth_call, eth_getBalance, eth_getProof). */
+  async stateAt(header: Header): Promise<MerkleStateManager> {
+    return await createStateManager(this.store, header.stateRoot);
+  }
+
+  /** Subscribes to canonical head changes; returns the unsubscribe function. */
+  onNewHeads(cb: (event: NewHeadsEvent) => void): () => void {
+    this.#listeners.add(cb);
+    return () => this.#listeners.delete(cb);
+  }
+
+  /** Runs `fn` after every earlier write operation settled. */
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#lock.then(() => {
+      if (this.#closed) {
+        throw new BaseError(ENGINE_ERRORS.CLOSED, "Cannot use the execution engine: it is closed");
+      }
+      return fn();
+    });
+    this.#lock = run.catch(() => {});
+    return run;
+  }
+
+  async #stateFor(root: Uint8Array): Promise<MerkleStateManager> {
+    const hot = this.#hot;
+    this.#hot = undefined;
+    if (hot !== undefined && equalBytes(hot.root, root)) return hot.sm;
+    return await createStateManager(this.store, root);
+  }
+
+  #blockHashLookup(parent: Header, parentHash: Uint8Array): (n: bigint) => Promise<Uint8Array | undefined> {
+    const canonical = equalBytes(this.chain.getCanonicalHash(parent.number) ?? ZERO32, parentHash);
+    return (n: bigint) => {
+      if (n > parent.number || parent.number - n > 256n) return Promise.resolve(undefined);
+      if (canonical) return Promise.resolve(this.chain.getCanonicalHash(n));
+      let hash = parentHash;
+      let header: Header | undefined = parent;
+      while (header !== undefined && header.number > n) {
+        hash = header.parentHash;
+        header = this.chain.getHeaderByHash(hash);
+      }
+      return Promise.resolve(header === undefined ? undefined : hash);
+    };
+  }
+
+  #parent(parentHash: Uint8Array): Header {
+    const parent = this.chain.getHeaderByHash(parentHash);
+    if (parent === undefined) {
+      throw new BaseError(
+        ENGINE_ERRORS.UNKNOWN_PARENT,
+        `Cannot build on ${bytesToHex(parentHash)}: unknown block`,
+        {
+          meta: { parentHash: bytesToHex(parentHash) },
+        },
+      );
+    }
+    return parent;
+  }
+
+  /** Internal attributes of the builder, with the OP rules applied to the Engine API attributes. */
+  blockAttributes(parent: Header, attrs: PayloadAttributes): BlockAttributes {
+    if (attrs.timestamp <= parent.timestamp) {
+      throw attrsError(`timestamp ${attrs.timestamp} is not after the parent's ${parent.timestamp}`);
+    }
+    const out: BlockAttributes = {
+      timestamp: attrs.timestamp,
+      coinbase: attrs.suggestedFeeRecipient,
+      prevRandao: attrs.prevRandao,
+      gasLimit: attrs.gasLimit ?? parent.gasLimit,
+      parentBeaconBlockRoot: attrs.parentBeaconBlockRoot,
+    };
+    if (this.config.op !== undefined) {
+      // exec-engine.md "Extended PayloadAttributesV1": gasLimit is required on OP chains.
+      if (attrs.gasLimit === undefined) throw attrsError("gasLimit is required on an OP chain");
+      try {
+        // Validated here so bad eip1559Params/minBaseFee are attribute errors, not build failures.
+        payloadExtraData(
+          this.config.op.forks,
+          attrs.timestamp,
+          this.config.op.eip1559,
+          attrs.eip1559Params,
+          attrs.minBaseFee,
+        );
+      } catch (e) {
+        throw attrsError((e as Error).message, e);
+      }
+      if (attrs.eip1559Params !== undefined) out.eip1559Params = attrs.eip1559Params;
+      if (attrs.minBaseFee !== undefined) out.minBaseFee = attrs.minBaseFee;
+    }
+    return out;
+  }
+
+  /**
+   * Builds a block on `parentHash`: first the attributes' transactions (a failing one fails the build
+   * with ENGINE_INVALID_ATTRIBUTES), then, unless `noTxPool`, pool transactions in pending order until
+   * the gas runs out. Executes and stores the block (not canonical) in one atomic write.
+   */
+  buildBlock(
+    parentHash: Uint8Array,
+    attrs: PayloadAttributes,
+    options: BuildOptions = {},
+  ): Promise<BuiltBlock> {
+    return this.#serial(() => this.#build(parentHash, attrs, options));
+  }
+
+  async #build(parentHash: Uint8Array, attrs: PayloadAttributes, options: BuildOptions): Promise<BuiltBlock> {
+    const parent = this.#parent(parentHash);
+    const battrs = this.blockAttributes(parent, attrs);
+    return await this.store.transactionAsync(async () => {
+      const sm = await this.#stateFor(parent.stateRoot);
+      let builder: BlockBuilder;
+      try {
+        builder = await BlockBuilder.open(this.config, parent, battrs, {
+          stateManager: sm,
+          getBlockHash: this.#blockHashLookup(parent, parentHash),
+        });
+      } catch (e) {
+        throw attrsError((e as Error).message, e);
+      }
+      let skipped = 0;
+      try {
+        const forced = attrs.transactions ?? [];
+        for (let i = 0; i < forced.length; i++) {
+          try {
+            await builder.addTransaction(forced[i]);
+          } catch (e) {
+            throw attrsError(`transaction ${i} cannot be applied: ${(e as Error).message}`, e);
+          }
+        }
+        if (attrs.noTxPool !== true && this.#pool !== undefined) {
+          skipped = await this.#fillFromPool(builder, options.maxPoolTxs ?? Infinity);
+        }
+      } catch (e) {
+        await builder.abort();
+        throw e;
+      }
+      const sealed = await builder.seal();
+      await sm.flush();
+      const receipts = toStoredReceipts(sealed.receipts);
+      this.chain.putBlock(sealed.block, receipts, { hash: sealed.hash });
+      this.store.onCommit(() => (this.#hot = { root: sealed.stateRoot, sm }));
+      return {
+        block: sealed.block,
+        hash: sealed.hash,
+        receipts,
+        results: sealed.receipts,
+        blockValue: blockValue(sealed.receipts, sealed.block.header.baseFeePerGas ?? 0n),
+        skipped,
+      };
+    });
+  }
+
+  async #fillFromPool(builder: BlockBuilder, max: number): Promise<number> {
+    const baseFee = builder.header.baseFeePerGas ?? 0n;
+    const txs = this.#pool!.pending(baseFee);
+    let taken = 0;
+    let skipped = 0;
+    for (let tx = txs.peek(); tx !== undefined && taken < max; tx = txs.peek()) {
+      if (builder.header.gasLimit - builder.gasUsed < 21_000n) break;
+      if (tx.gasLimit > builder.header.gasLimit - builder.gasUsed) {
+        txs.pop();
+        continue;
+      }
+      try {
+        await builder.addTransaction(tx);
+        txs.shift();
+        taken++;
+      } catch (e) {
+        // The transaction left no trace; skip its account for this block (geth miner: txs.Pop()).
+        skipped++;
+        this.#logger.debug("Pool transaction skipped", {
+          hash: bytesToHex(tx.hash()),
+          error: (e as Error).message,
+        });
+        txs.pop();
+      }
+    }
+    return skipped;
+  }
+
+  /**
+   * Imports a block with full validation on its parent's state and stores it (not canonical).
+   * Throws ENGINE_UNKNOWN_PARENT when the parent is unknown, INVALID_BLOCK (from the importer) when
+   * the block is invalid; an invalid block leaves nothing behind. A known block returns at once.
+   */
+  importPayload(
+    block: Block,
+    hash: Uint8Array = hashHeader(block.header),
+  ): Promise<{ hash: Uint8Array; known: boolean }> {
+    return this.#serial(async () => {
+      if (this.chain.getHeaderByHash(hash) !== undefined) return { hash, known: true };
+      const parent = this.#parent(block.header.parentHash);
+      await this.store.transactionAsync(async () => {
+        const sm = await this.#stateFor(parent.stateRoot);
+        let sealed;
+        try {
+          sealed = await importBlock(this.config, parent, block, {
+            stateManager: sm,
+            getBlockHash: this.#blockHashLookup(parent, block.header.parentHash),
+          });
+        } catch (e) {
+          // The importer reverted the state: the manager is still at the parent's root.
+          this.#hot = { root: parent.stateRoot, sm };
+          throw e;
+        }
+        await sm.flush();
+        this.chain.putBlock(block, toStoredReceipts(sealed.receipts), { hash });
+        this.store.onCommit(() => (this.#hot = { root: block.header.stateRoot, sm }));
+      });
+      return { hash, known: false };
+    });
+  }
+
+  /**
+   * Makes `head` canonical and sets the safe and finalized labels (a zero hash leaves a label as it
+   * is). Safe and finalized must be canonical ancestors of (or equal to) the new head.
+   */
+  forkchoiceUpdate(
+    head: Uint8Array,
+    safe: Uint8Array = ZERO32,
+    finalized: Uint8Array = ZERO32,
+  ): Promise<ReorgResult> {
+    return this.#serial(async () => {
+      const headHeader = this.chain.getHeaderByHash(head);
+      if (headHeader === undefined) {
+        throw new BaseError(
+          ENGINE_ERRORS.UNKNOWN_BLOCK,
+          `Cannot set head: unknown block ${bytesToHex(head)}`,
+        );
+      }
+      const current = this.chain.getHead("latest");
+      let reorg: ReorgResult = { added: [], removed: [] };
+      await this.store.transactionAsync(async () => {
+        await Promise.resolve();
+        if (current === undefined || !equalBytes(current.hash, head)) {
+          reorg = this.chain.setCanonicalHead(head);
+        }
+        for (const [label, hash] of [["finalized", finalized], ["safe", safe]] as const) {
+          if (equalBytes(hash, ZERO32)) continue;
+          const h = this.chain.getHeaderByHash(hash);
+          const canonical = h !== undefined &&
+            equalBytes(this.chain.getCanonicalHash(h.number) ?? ZERO32, hash);
+          if (!canonical || h.number > headHeader.number) {
+            throw new BaseError(
+              ENGINE_ERRORS.INVALID_FORKCHOICE,
+              `Invalid forkchoice state: ${label} block ${
+                bytesToHex(hash)
+              } is not a canonical ancestor of the head`,
+            );
+          }
+          if (label === "safe") this.chain.setSafeHead(hash);
+          else this.chain.setFinalizedHead(hash);
+        }
+      });
+      if (reorg.added.length > 0 || reorg.removed.length > 0) await this.#announce(reorg);
+      return reorg;
+    });
+  }
+
+  #chainBlock(ref: BlockRef): ChainBlock {
+    const block = this.chain.getBlockByHash(ref.hash);
+    if (block === undefined) {
+      throw new BaseError("CHAIN_CORRUPT", `Cannot read block ${bytesToHex(ref.hash)}`);
+    }
+    return { hash: ref.hash, block, receipts: this.chain.getReceipts(ref.hash) ?? [] };
+  }
+
+  async #announce(reorg: ReorgResult): Promise<void> {
+    const event: NewHeadsEvent = {
+      added: reorg.added.map((r) => this.#chainBlock(r)),
+      removed: reorg.removed.map((r) => this.#chainBlock(r)),
+      head: this.chain.getHead("latest")!,
+    };
+    if (this.#pool !== undefined) {
+      try {
+        await this.#pool.onNewHead(event);
+      } catch (e) {
+        this.#logger.warn("Transaction pool failed to follow the head", { error: (e as Error).message });
+      }
+    }
+    for (const cb of [...this.#listeners]) {
+      try {
+        cb(event);
+      } catch (e) {
+        this.#logger.warn("New-head listener failed", { error: (e as Error).message });
+      }
+    }
+  }
+
+  /** Waits for running writes, then closes the database if the engine opened it. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#serial(() => Promise.resolve());
+    this.#closed = true;
+    this.#listeners.clear();
+    this.#hot = undefined;
+    if (this.#ownsStore) this.store.close();
+  }
+}

@@ -1,0 +1,7 @@
+/** The execution engine (chain head, block production and import over persistent state), dev sealing and the Engine API. */
+export * from "./execution_engine.ts";
+export * from "./payload.ts";
+export * from "./dev_miner.ts";
+export * from "./engine_api.ts";
+export * from "./wire.ts";
+export * from "./engine_rpc.ts";

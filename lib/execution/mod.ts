@@ -1,0 +1,11 @@
+/** The execution layer's public entry: what the composition root needs to run an execution client. */
+export * from "./engine/mod.ts";
+export { ChainStore, type StoredReceipt } from "./chain/mod.ts";
+export {
+  buildDevGenesis,
+  type Genesis,
+  type GenesisJson,
+  parseGenesis,
+  parseJsonExact,
+} from "./genesis/mod.ts";
+export { createStateManager } from "./state/mod.ts";
