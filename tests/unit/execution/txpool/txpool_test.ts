@@ -566,8 +566,7 @@ Deno.test("head change: included and stale transactions leave; unaffordable ones
   assertEquals(pool.status(), { pending: 2, queued: 0 });
   assert(!pool.has(t0.hash()));
   assertEquals(await pool.nonce(ADDRESSES[0]), 3n);
-  // The balance now covers only one transaction: t2 (cost above balance? no: each alone fits) stays
-  // but a balance below t1's cost removes t1 and demotes t2 to queued.
+  // A balance below every transaction's cost empties the account.
   chain.set(0, { balance: 1n });
   await pool.onNewHead({ included: [] });
   assertEquals(pool.size, 0);
