@@ -86,6 +86,14 @@ export function depositIntrinsicGas(dep: DepositTx, rules: ForkRules): bigint {
   return gas;
 }
 
+/** EIP-7623 calldata floor (Prague, so Isthmus on OP): 21000 + 10 per token (zero byte 1, other 4); 0 before. */
+export function floorDataGas(data: Uint8Array, rules: ForkRules): bigint {
+  if (!rules.common.isActivatedEIP(7623)) return 0n;
+  let tokens = 0n;
+  for (const b of data) tokens += b === 0 ? 1n : 4n;
+  return 21000n + 10n * tokens;
+}
+
 function warm(vm: VM, addresses: (Uint8Array | null)[]): void {
   for (const [a] of vm.evm.precompiles.entries()) vm.evm.journal.addAlwaysWarmAddress(a);
   for (const a of addresses) {
@@ -130,9 +138,12 @@ export async function runDeposit(
   await vm.evm.journal.checkpoint();
   let failure: string | undefined;
   const intrinsic = depositIntrinsicGas(dep, rules);
+  const floor = floorDataGas(dep.data, rules);
   if (dep.isSystemTx && regolith) failure = "system transactions are not supported from Regolith";
   else if (dep.gas < intrinsic) failure = `intrinsic gas too low: have ${dep.gas}, want ${intrinsic}`;
-  else if (account.balance < dep.value) failure = "insufficient funds for transfer";
+  else if (dep.gas < floor) {
+    failure = `insufficient gas for floor data gas cost: have ${dep.gas}, want ${floor}`;
+  } else if (account.balance < dep.value) failure = "insufficient funds for transfer";
   else if (
     dep.to === null && rules.common.gteHardfork(Hardfork.Shanghai) && dep.data.length > MAX_INITCODE_SIZE
   ) {
@@ -188,6 +199,7 @@ export async function runDeposit(
     const used = intrinsic + execGasUsed;
     const maxRefund = used / 5n; // EIP-3529 quotient (London and later)
     gasUsed = used - (refund < maxRefund ? refund : maxRefund);
+    if (gasUsed < floor) gasUsed = floor; // EIP-7623 (Isthmus/Prague): data-heavy transactions pay the floor
   }
   const status = failure === undefined && evmError === undefined ? 1 : 0;
   const receipt: Receipt = {

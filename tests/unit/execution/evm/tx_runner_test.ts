@@ -289,3 +289,15 @@ Deno.test("L1 mode: base fee burned, tip to the coinbase, no vault credits", asy
   assertEquals(r.l1Fee, undefined);
   await b.abort();
 });
+
+Deno.test("deposit (isthmus): the EIP-7623 calldata floor applies to gas used and to the gas limit", async () => {
+  const { b } = await open("isthmus");
+  const data = new Uint8Array(1000).fill(1); // 4000 tokens: floor 61,000; intrinsic 37,000
+  const r = await b.addTransaction(deposit({ data }));
+  assertEquals(r.receipt.status, 1);
+  assertEquals(r.gasUsed, 61_000n);
+  const short = await b.addTransaction(deposit({ data, gas: 50_000n, mint: 0n }));
+  assertEquals(short.receipt.status, 0);
+  assertEquals(short.gasUsed, 50_000n);
+  await b.abort();
+});
