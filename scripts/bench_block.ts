@@ -11,7 +11,13 @@
  */
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { createFeeMarket1559Tx, createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
-import { Account, Address, bigIntToBytes, createAddressFromPrivateKey, setLengthLeft } from "@ethereumjs/util";
+import {
+  Account,
+  Address,
+  bigIntToBytes,
+  createAddressFromPrivateKey,
+  setLengthLeft,
+} from "@ethereumjs/util";
 import { hexToBytes } from "../lib/common/bytes.ts";
 import { SqliteStore } from "../lib/db/mod.ts";
 import {
@@ -22,7 +28,12 @@ import {
   txCommon,
 } from "../lib/execution/evm/mod.ts";
 import { createStateManager } from "../lib/execution/state/mod.ts";
-import { EMPTY_OMMERS_HASH, EMPTY_REQUESTS_HASH, EMPTY_TRIE_ROOT, type Header } from "../lib/protocol/block.ts";
+import {
+  EMPTY_OMMERS_HASH,
+  EMPTY_REQUESTS_HASH,
+  EMPTY_TRIE_ROOT,
+  type Header,
+} from "../lib/protocol/block.ts";
 import type { ChainConfig } from "../lib/protocol/chain_config.ts";
 import { encodeHoloceneExtraData } from "../lib/protocol/eip1559.ts";
 import { L1_BLOCK_ADDRESS, SEQUENCER_FEE_VAULT_ADDRESS } from "../lib/protocol/predeploys.ts";
@@ -44,7 +55,16 @@ const CONFIG: ChainConfig = {
   chainId: 901n,
   l1: {},
   op: {
-    forks: { regolith: 0n, canyon: 0n, delta: 0n, ecotone: 0n, fjord: 0n, granite: 0n, holocene: 0n, isthmus: 0n },
+    forks: {
+      regolith: 0n,
+      canyon: 0n,
+      delta: 0n,
+      ecotone: 0n,
+      fjord: 0n,
+      granite: 0n,
+      holocene: 0n,
+      isthmus: 0n,
+    },
     eip1559: { elasticity: 6n, denominator: 50n, denominatorCanyon: 250n },
   },
 };
@@ -73,7 +93,8 @@ async function genesis(sm: MerkleStateManager): Promise<Header> {
   for (const a of addrs) await sm.putAccount(a, new Account(0n, 10n ** 21n));
   const l1 = new Address(L1_BLOCK_ADDRESS);
   await sm.putAccount(l1, new Account(0n, 0n));
-  const put = (slot: bigint, v: bigint) => sm.putStorage(l1, setLengthLeft(bigIntToBytes(slot), 32), bigIntToBytes(v));
+  const put = (slot: bigint, v: bigint) =>
+    sm.putStorage(l1, setLengthLeft(bigIntToBytes(slot), 32), bigIntToBytes(v));
   await put(1n, 7n * GWEI); // basefee
   await put(3n, (1368n << 96n) | (810_949n << 64n)); // baseFeeScalar, blobBaseFeeScalar
   await put(7n, 3n * GWEI); // blob base fee
@@ -103,7 +124,14 @@ async function genesis(sm: MerkleStateManager): Promise<Header> {
   };
 }
 
-function tx(sender: number, nonce: bigint, to: Uint8Array | undefined, value: bigint, gas: bigint, data?: Uint8Array) {
+function tx(
+  sender: number,
+  nonce: bigint,
+  to: Uint8Array | undefined,
+  value: bigint,
+  gas: bigint,
+  data?: Uint8Array,
+) {
   const t = createFeeMarket1559Tx({
     chainId: CONFIG.chainId,
     nonce,
@@ -178,7 +206,9 @@ function report(label: string, txs: number, gas: bigint, ms: number) {
 }
 
 const rss = () => `${(Deno.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`;
-console.log(`state: ${SQLITE === undefined ? "in memory (MerkleStateManager + Caches)" : `sqlite in ${SQLITE}`}`);
+console.log(
+  `state: ${SQLITE === undefined ? "in memory (MerkleStateManager + Caches)" : `sqlite in ${SQLITE}`}`,
+);
 
 // 1. ETH transfers: BLOCKS blocks of 1,000 transfers, each sender once per block.
 if (ONLY !== "erc20") {
@@ -196,7 +226,9 @@ if (ONLY !== "erc20") {
   report("import ETH transfers", built.txs, built.gas, ms);
   const t0 = performance.now();
   for (const s of built.sealed) {
-    for (const raw of s.block.transactions) createTxFromRLP(raw, { common: txCommon(common) }).getSenderAddress();
+    for (const raw of s.block.transactions) {
+      createTxFromRLP(raw, { common: txCommon(common) }).getSenderAddress();
+    }
   }
   console.log(`  of which decode + sender recovery: ${(performance.now() - t0).toFixed(0)} ms`);
   console.log(`  import speed-up ${(built.ms / ms).toFixed(2)}x, RSS ${rss()}`);
@@ -210,7 +242,12 @@ if (ONLY !== "eth") {
   const token = new Address(
     (await import("@ethereumjs/util")).generateAddress(addrs[deployer].bytes, bigIntToBytes(0n)),
   );
-  setup.push(Array.from({ length: N }, (_, i) => tx(deployer, BigInt(i + 1), token.bytes, 0n, 80_000n, transferCall(addrs[i + 1], 10n ** 20n))));
+  setup.push(
+    Array.from(
+      { length: N },
+      (_, i) => tx(deployer, BigInt(i + 1), token.bytes, 0n, 80_000n, transferCall(addrs[i + 1], 10n ** 20n)),
+    ),
+  );
   const blocks: TypedTransaction[][] = [];
   for (let b = 0; b < BLOCKS; b++) {
     blocks.push(
