@@ -13,7 +13,11 @@ import {
   type GenesisJson,
   parseGenesis,
   parseJsonExact,
+  writeAlloc,
+  writeAllocFast,
 } from "../../../../lib/execution/genesis/mod.ts";
+import { createStateManager } from "../../../../lib/execution/state/mod.ts";
+import { MemoryStore } from "../../../../lib/db/mod.ts";
 
 const L1_CONFIG = {
   chainId: 1337,
@@ -214,4 +218,48 @@ Deno.test("genesis: alloc is written whole: balance, nonce, code, storage, empty
   assertEquals(await sm.getCode(new Address(hexToBytes(a))), hexToBytes("0x600160005260206000f3"));
   assertEquals(await sm.getStorage(new Address(hexToBytes(a)), bigIntToBytes(5n, 32)), new Uint8Array([10]));
   assert((await sm.getAccount(new Address(hexToBytes(empty)))) !== undefined, "empty account is in the trie");
+});
+
+Deno.test("genesis: the one-pass writer gives the same state as per-account writes, readable after reopening", async () => {
+  const code = "0x6080604052348015600f57600080fd5b50";
+  const alloc: GenesisJson["alloc"] = {};
+  for (let i = 1; i <= 300; i++) {
+    const address = bytesToHex(bigIntToBytes(BigInt(i) * 0x1000001n, 20));
+    alloc[address] = i % 3 === 0
+      ? {
+        balance: String(i),
+        nonce: "1",
+        code: i % 2 === 0 ? code : `${code}${i.toString(16).padStart(4, "0")}`,
+        storage: { "0x01": "0x" + i.toString(16), [bytesToHex(bigIntToBytes(BigInt(i), 32))]: "0xffff" },
+      }
+      : { balance: i % 7 === 0 ? "0" : String(i * 1_000_000_000) };
+  }
+  const genesis = parseGenesis(base(OP_CONFIG, { alloc }));
+
+  const slow = new MerkleStateManager({ caches: new Caches() });
+  await writeAlloc(genesis.alloc, slow);
+  const store = new MemoryStore();
+  const fast = await createStateManager(store);
+  assert(await writeAllocFast(genesis.alloc, fast), "fast path taken");
+  assertEquals(bytesToHex(await fast.getStateRoot()), bytesToHex(await slow.getStateRoot()));
+
+  // The nodes and code are in the store: a fresh manager at that root reads everything back.
+  const reopened = await createStateManager(store, await fast.getStateRoot());
+  for (const account of genesis.alloc.values()) {
+    const address = new Address(account.address);
+    const got = await reopened.getAccount(address);
+    assertEquals(got?.balance, account.balance);
+    assertEquals(got?.nonce, account.nonce);
+    assertEquals(bytesToHex(await reopened.getCode(address)), bytesToHex(account.code));
+    for (const [key, value] of account.storage) {
+      assertEquals(
+        bytesToHex(await reopened.getStorage(address, key)),
+        bytesToHex(value.subarray(value.findIndex((b) => b !== 0))),
+      );
+    }
+  }
+  // A state that is not empty is left to the general path.
+  assertEquals(await writeAllocFast(genesis.alloc, fast), false);
+  const full = await buildGenesis(genesis, new MerkleStateManager());
+  assertEquals(bytesToHex(full.stateRoot), bytesToHex(await slow.getStateRoot()));
 });
