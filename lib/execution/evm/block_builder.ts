@@ -176,6 +176,7 @@ export class BlockBuilder {
   #done = false;
   #committed = false;
   #daFootprint = 0n;
+  #blobGasUsed = 0n;
 
   private constructor(
     config: ChainConfig,
@@ -329,8 +330,20 @@ export class BlockBuilder {
           `Cannot apply transaction: gas limit reached (${tx.gasLimit} > ${remaining})`,
         );
       }
+      const blobGas = tx.type === 3
+        ? this.rules.common.param("blobGasPerBlob") * BigInt(
+          (tx as { blobVersionedHashes: unknown[] }).blobVersionedHashes.length,
+        )
+        : 0n;
+      if (
+        blobGas > 0n &&
+        this.#blobGasUsed + blobGas > this.rules.common.getBlobGasSchedule().maxBlobGasPerBlock
+      ) {
+        throw new BaseError("GAS_LIMIT_REACHED", "Cannot apply transaction: block blob gas limit reached");
+      }
       result = await runUserTx(this.#vm, tx, this.#ctx, this.#gasUsed);
       this.#daFootprint += result.l1Fee?.blobGasUsed ?? 0n;
+      this.#blobGasUsed += result.blobGasUsed ?? 0n;
     }
     this.#gasUsed += result.gasUsed;
     this.results.push(result);
@@ -365,6 +378,9 @@ export class BlockBuilder {
       header.withdrawalsRoot = await storageRoot(sm, L2_TO_L1_MESSAGE_PASSER_ADDRESS);
     }
     if (opActive(this.config, "jovian", header.timestamp)) header.blobGasUsed = this.#daFootprint;
+    else if (this.config.op === undefined && header.blobGasUsed !== undefined) {
+      header.blobGasUsed = this.#blobGasUsed;
+    }
     const block: Block = {
       header,
       transactions: this.results.map((r) => r.encoded),

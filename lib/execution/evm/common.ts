@@ -6,7 +6,7 @@
  * A plain Ethereum chain (no `op`) follows its `l1` schedule directly.
  */
 import { paramsBlock } from "@ethereumjs/block";
-import { type Common, createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
+import { type Common, createCustomCommon, type CustomCrypto, Hardfork, Mainnet } from "@ethereumjs/common";
 import { paramsTx } from "@ethereumjs/tx";
 import { paramsVM } from "@ethereumjs/vm";
 import { paramsEVM } from "@ethereumjs/evm";
@@ -25,6 +25,17 @@ export interface ForkRules {
 }
 
 const cache = new Map<string, Common>();
+let crypto: CustomCrypto | undefined;
+
+/**
+ * Installs custom crypto (the KZG implementation blob transactions and the point-evaluation precompile
+ * need) for every Common made from now on; clears the cache. Only plain chains (the devnet's L1) carry
+ * blob transactions; loading KZG is slow (PLATFORM.md), so the caller does it once, lazily.
+ */
+export function configureCrypto(custom: CustomCrypto | undefined): void {
+  crypto = custom;
+  cache.clear();
+}
 
 function commonFor(chainId: bigint, hardfork: Hardfork): Common {
   const key = `${chainId}:${hardfork}`;
@@ -33,6 +44,7 @@ function commonFor(chainId: bigint, hardfork: Hardfork): Common {
     // createCustomCommon wants a number chain id (PLATFORM.md).
     common = createCustomCommon({ chainId: Number(chainId), name: `keel-${chainId}` }, Mainnet, {
       hardfork,
+      customCrypto: crypto,
     });
     // The libraries add their parameters lazily; add them all up front so any of them can read any.
     for (const p of [paramsBlock, paramsTx, paramsEVM, paramsVM]) common.updateParams(p);

@@ -64,6 +64,8 @@ export interface TxResult {
   effectiveGasPrice: bigint;
   /** OP user transactions only. */
   l1Fee?: L1FeeInfo;
+  /** EIP-4844 blob gas of a blob transaction (plain chains only). */
+  blobGasUsed?: bigint;
   /** The EVM error of a failed execution (status 0), for tracing and RPC. */
   error?: string;
 }
@@ -350,6 +352,7 @@ export async function runUserTx(
     logs,
     effectiveGasPrice,
     l1Fee,
+    blobGasUsed: result.blobGasUsed,
     error: result.execResult.exceptionError?.error,
   };
 }

@@ -10,16 +10,26 @@ import {
   L2_TO_L1_MESSAGE_PASSER_ADDRESS,
 } from "../../../../lib/protocol/predeploys.ts";
 import { encodeReceipt } from "../../../../lib/protocol/receipt.ts";
-import { BlockBuilder, orderedTrieRoot } from "../../../../lib/execution/evm/mod.ts";
+import { createBlob4844Tx } from "@ethereumjs/tx";
+import {
+  BlockBuilder,
+  configureCrypto,
+  forkRules,
+  orderedTrieRoot,
+} from "../../../../lib/execution/evm/mod.ts";
 import {
   atLeast,
   attributes,
+  balanceOf,
   ETHER,
   FEES,
   fund,
   genesisHeader,
+  GWEI,
+  l1Config,
   newState,
   opConfig,
+  RECIPIENT,
   SENDER,
   setL1Block,
   setStorage,
@@ -130,4 +140,39 @@ Deno.test("block builder: abort returns the state to the parent's", async () => 
   await b.addTransaction(transfer(config, 2n, 0n));
   await b.abort();
   assertEquals(await sm.getStateRoot(), root);
+});
+
+Deno.test("block builder (L1 mode): blob transactions count blob gas and burn the blob fee", async () => {
+  // Only the KZG object's presence is needed here: versioned hashes without blobs are never verified.
+  const kzg = {} as NonNullable<Parameters<typeof configureCrypto>[0]>["kzg"];
+  configureCrypto({ kzg });
+  try {
+    const config = l1Config();
+    const sm = newState();
+    await fund(sm, SENDER, ETHER);
+    const parent = genesisHeader(config, "l1");
+    const b = await BlockBuilder.open(config, parent, attributes("l1"), { stateManager: sm });
+    const tx = createBlob4844Tx({
+      chainId: config.chainId,
+      to: RECIPIENT,
+      gasLimit: 21000n,
+      maxFeePerGas: 3n * GWEI,
+      maxPriorityFeePerGas: 1n,
+      maxFeePerBlobGas: 10n,
+      blobVersionedHashes: [`0x01${"00".repeat(31)}`, `0x01${"11".repeat(31)}`],
+    }, { common: forkRules(config, 2n).common }).sign(new Uint8Array(32).fill(1));
+    const r = await b.addTransaction(tx);
+    assertEquals(r.blobGasUsed, 2n * 131072n);
+    const { block } = await b.seal();
+    assertEquals(block.header.blobGasUsed, 2n * 131072n);
+    assertEquals(block.header.excessBlobGas, 0n);
+    // blob base fee 1 wei (excess 0): sender pays value + gas + blob gas.
+    const baseFee = block.header.baseFeePerGas!;
+    assertEquals(
+      await balanceOf(sm, SENDER),
+      ETHER - 21_000n * (baseFee + 1n) - 2n * 131072n,
+    );
+  } finally {
+    configureCrypto(undefined);
+  }
 });
