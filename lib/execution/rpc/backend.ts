@@ -1,0 +1,224 @@
+/**
+ * What the eth/net/web3/txpool namespaces need from the execution client, as a small interface
+ * the composition root fills (the engine owns the store, the head and the state), plus the
+ * shared helpers every method uses: block resolution (EIP-1898 tags), and a cache of the state
+ * managers of recent state roots so reads at `latest` do not open a new trie per request.
+ */
+import type { TypedTransaction } from "@ethereumjs/tx";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
+import { bytesToHex, equalBytes, type Hex } from "../../common/mod.ts";
+import type { ChainConfig, Header } from "../../protocol/mod.ts";
+import { type BlockSpec, RpcError } from "../../rpc/mod.ts";
+import type { ChainStore } from "../chain/mod.ts";
+import type { TxPoolContent, TxPoolStatus } from "../txpool/mod.ts";
+
+/** The pool methods the RPC calls (a TxPool satisfies it). */
+export interface RpcTxPool {
+  /** Validates and inserts; rejects with geth's message (BaseError) when refused. */
+  add(input: Uint8Array, options?: { local?: boolean }): Promise<Hex>;
+  get(hash: Uint8Array | Hex): TypedTransaction | undefined;
+  /** Next nonce after the account's executable pool transactions (or the state nonce). */
+  nonce(address: Uint8Array): Promise<bigint>;
+  status(): TxPoolStatus;
+  content(): TxPoolContent;
+  /** Transactions becoming executable (newPendingTransactionFilter). */
+  onPending(listener: (tx: TypedTransaction, hash: Hex) => void): () => void;
+}
+
+/** Options of the eth namespace (geth `--rpc.*` flags). */
+export interface EthRpcOptions {
+  /** rpc.gascap: gas cap of eth_call / eth_estimateGas (0 = none). */
+  gasCap: bigint;
+  /** rpc.evmtimeout in ms: eth_call gives up after this long (0 = none). */
+  evmTimeoutMs: number;
+  /** rpc.txfeecap in wei: eth_sendRawTransaction refuses a fee above this (0 = none). */
+  txFeeCap: bigint;
+  /** Largest block range of one eth_getLogs / filter query (0 = none). */
+  maxBlockRange: bigint;
+  /** Most logs one eth_getLogs returns. */
+  maxLogs: number;
+  /** Smallest suggested priority fee (op-geth --gpo.minsuggestedpriorityfee). */
+  minSuggestedPriorityFee: bigint;
+  /** Highest suggested priority fee (geth --gpo.maxprice). */
+  maxPrice: bigint;
+  /** Most blocks one eth_feeHistory covers (geth --rpc.feehistory... maxBlockHistory). */
+  maxFeeHistory: number;
+}
+
+export const DEFAULT_ETH_RPC_OPTIONS: EthRpcOptions = {
+  gasCap: 50_000_000n, // geth ethconfig.Defaults.RPCGasCap
+  evmTimeoutMs: 5_000, // geth ethconfig.Defaults.RPCEVMTimeout
+  txFeeCap: 10n ** 18n, // geth ethconfig.Defaults.RPCTxFeeCap: 1 ether
+  maxBlockRange: 10_000n, // the common provider limit (issue 4: a range limit with a clear error)
+  maxLogs: 10_000, // the common provider result cap (ChainStore default)
+  minSuggestedPriorityFee: 1_000_000n, // op-geth gpo.minsuggestedpriorityfee default: 0.001 gwei
+  maxPrice: 500_000_000_000n, // geth gasprice.DefaultMaxPrice: 500 gwei
+  maxFeeHistory: 1024, // geth ethconfig.Defaults.FeeHistoryMaxBlocks... (gasprice maxBlockHistory)
+};
+
+/** What the namespaces read. The engine (or a test) assembles it. */
+export interface EthBackend {
+  config: ChainConfig;
+  chain: ChainStore;
+  pool: RpcTxPool;
+  /** A fresh state manager at the header's state root; throws when the state is missing. */
+  stateAt(header: Header): Promise<MerkleStateManager>;
+  /** web3_clientVersion, e.g. "keel/v0.1.0-abc/linux-x64/deno2.9.6". */
+  clientVersion: string;
+  options: EthRpcOptions;
+  /** Milliseconds since the epoch (filter expiry); default Date.now. */
+  clock?: () => number;
+}
+
+/** A resolved block: its header and hash. */
+export interface ResolvedHeader {
+  header: Header;
+  hash: Uint8Array;
+}
+
+function labelHeader(
+  backend: EthBackend,
+  label: "latest" | "safe" | "finalized",
+): ResolvedHeader | undefined {
+  const ref = backend.chain.getHead(label);
+  const header = backend.chain.getHeadHeader(label);
+  return ref === undefined || header === undefined ? undefined : { header, hash: ref.hash };
+}
+
+/**
+ * The header a block parameter names, or undefined when there is no such block. `pending` reads
+ * as `latest` (blocks are built on demand). A hash with requireCanonical that is not canonical
+ * throws, as geth does.
+ */
+export function resolveHeader(backend: EthBackend, spec: BlockSpec): ResolvedHeader | undefined {
+  const chain = backend.chain;
+  switch (spec.kind) {
+    case "tag":
+      switch (spec.tag) {
+        case "latest":
+        case "pending":
+          return labelHeader(backend, "latest");
+        case "safe":
+        case "finalized": {
+          const r = labelHeader(backend, spec.tag);
+          if (r === undefined) throw RpcError.server(`${spec.tag} block not found`);
+          return r;
+        }
+        case "earliest":
+          return byNumber(backend, 0n);
+      }
+      break;
+    case "number":
+      return byNumber(backend, spec.number);
+    case "hash": {
+      const header = chain.getHeaderByHash(spec.hash);
+      if (header === undefined) return undefined;
+      if (spec.requireCanonical) {
+        const canonical = chain.getCanonicalHash(header.number);
+        if (canonical === undefined || !equalBytes(canonical, spec.hash)) {
+          throw RpcError.server("hash is not currently canonical");
+        }
+      }
+      return { header, hash: spec.hash };
+    }
+  }
+}
+
+function byNumber(backend: EthBackend, number: bigint): ResolvedHeader | undefined {
+  const latest = backend.chain.getHead("latest");
+  if (latest !== undefined && number === latest.number) return labelHeader(backend, "latest");
+  const hash = backend.chain.getCanonicalHash(number);
+  if (hash === undefined) return undefined;
+  const header = backend.chain.getHeaderByHash(hash);
+  return header === undefined ? undefined : { header, hash };
+}
+
+/** As resolveHeader, but a missing block is geth's "header not found" (state reads). */
+export function requireHeader(backend: EthBackend, spec: BlockSpec | undefined): ResolvedHeader {
+  const r = resolveHeader(backend, spec ?? LATEST);
+  if (r === undefined) {
+    throw RpcError.server(spec?.kind === "hash" ? "header for hash not found" : "header not found");
+  }
+  return r;
+}
+
+/** The default block parameter. */
+export const LATEST: BlockSpec = { kind: "tag", tag: "latest" };
+
+/** A block number from a tag or number, for ranges (eth_getLogs, feeHistory): no hashes. */
+export function resolveNumber(backend: EthBackend, spec: BlockSpec | undefined, fallback: bigint): bigint {
+  if (spec === undefined) return fallback;
+  if (spec.kind === "number") return spec.number;
+  if (spec.kind === "hash") {
+    const n = backend.chain.getBlockNumber(spec.hash);
+    if (n === undefined) throw RpcError.server("header for hash not found");
+    return n;
+  }
+  if (spec.tag === "earliest") return 0n;
+  if (spec.tag === "latest" || spec.tag === "pending") return backend.chain.headNumber();
+  const ref = backend.chain.getHead(spec.tag);
+  if (ref === undefined) throw RpcError.server(`${spec.tag} block not found`);
+  return ref.number;
+}
+
+/**
+ * State managers of recent state roots, keyed by root. Archive state never changes under a
+ * root, so an entry stays valid; the few most recent are kept (the head moves on, old roots
+ * fall out). Two managers per root: one only read (getBalance, getCode...), one for execution
+ * (eth_call runs in a checkpoint that is always reverted), used by one caller at a time.
+ */
+export class StateCache {
+  readonly #backend: EthBackend;
+  readonly #size: number;
+  readonly #reads = new Map<string, Promise<MerkleStateManager>>();
+  readonly #execs = new Map<string, { sm: Promise<MerkleStateManager>; lock: Promise<unknown> }>();
+
+  constructor(backend: EthBackend, size = 4) {
+    this.#backend = backend;
+    this.#size = size;
+  }
+
+  #open(header: Header): Promise<MerkleStateManager> {
+    return this.#backend.stateAt(header);
+  }
+
+  /** The shared manager at the header's root, for reads only. */
+  read(header: Header): Promise<MerkleStateManager> {
+    const key = bytesToHex(header.stateRoot);
+    let entry = this.#reads.get(key);
+    if (entry === undefined) {
+      entry = this.#open(header);
+      this.#reads.set(key, entry);
+      entry.catch(() => this.#reads.delete(key));
+      if (this.#reads.size > this.#size) this.#reads.delete(this.#reads.keys().next().value as string);
+    }
+    return entry;
+  }
+
+  /** Runs `fn` with exclusive use of the execution manager at the header's root. */
+  exclusive<T>(header: Header, fn: (sm: MerkleStateManager) => Promise<T>): Promise<T> {
+    const key = bytesToHex(header.stateRoot);
+    let entry = this.#execs.get(key);
+    if (entry === undefined) {
+      const sm = this.#open(header);
+      entry = { sm, lock: Promise.resolve() };
+      this.#execs.set(key, entry);
+      sm.catch(() => this.#execs.delete(key));
+      if (this.#execs.size > this.#size) this.#execs.delete(this.#execs.keys().next().value as string);
+    }
+    const e = entry;
+    const run = e.lock.then(() => e.sm, () => e.sm).then(fn);
+    e.lock = run.catch(() => {});
+    return run;
+  }
+}
+
+/** Per-backend shared services the methods use. */
+export interface EthContext {
+  backend: EthBackend;
+  states: StateCache;
+}
+
+export function ethContext(backend: EthBackend): EthContext {
+  return { backend, states: new StateCache(backend) };
+}

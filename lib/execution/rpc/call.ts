@@ -1,0 +1,503 @@
+/**
+ * Message calls for eth_call and eth_estimateGas (geth internal/ethapi DoCall, eth/gasestimator):
+ * the call arguments become an unsigned transaction run by @ethereumjs `runTx` as the `from`
+ * account (no nonce check, no signature), in a state checkpoint that is always reverted. With
+ * no fee fields the base fee reads as 0 (geth NoBaseFee). State overrides (balance, nonce,
+ * code, state, stateDiff) and block overrides apply for the call only. Only L2 execution gas is
+ * counted: the L1 data fee is not part of the estimate (specs: eth_estimateGas is L2 gas only).
+ */
+import { type Block as EjsBlock, createBlock } from "@ethereumjs/block";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
+import { createTx, type TypedTransaction } from "@ethereumjs/tx";
+import { Account, Address } from "@ethereumjs/util";
+import { createVM, runTx, type VM } from "@ethereumjs/vm";
+import { bytesToHex, type Hex } from "../../common/mod.ts";
+import type { Header } from "../../protocol/mod.ts";
+import { type Infer, RpcError, s, SchemaError } from "../../rpc/mod.ts";
+import { forkRules, opPrecompiles } from "../evm/mod.ts";
+import type { EthContext } from "./backend.ts";
+
+/** The call object (geth TransactionArgs). */
+export const callArgsSchema = s.object({
+  from: s.optional(s.address()),
+  to: s.optional(s.address()),
+  gas: s.optional(s.uint64()),
+  gasPrice: s.optional(s.quantity()),
+  maxFeePerGas: s.optional(s.quantity()),
+  maxPriorityFeePerGas: s.optional(s.quantity()),
+  value: s.optional(s.quantity()),
+  nonce: s.optional(s.uint64()),
+  data: s.optional(s.hex()),
+  input: s.optional(s.hex()),
+  accessList: s.optional(s.array(s.object({ address: s.address(), storageKeys: s.array(s.hash()) }))),
+  chainId: s.optional(s.quantity()),
+});
+export type CallArgs = Infer<typeof callArgsSchema>;
+
+/** One account's override (geth override.OverrideAccount). */
+export interface AccountOverride {
+  address: Uint8Array;
+  balance?: bigint;
+  nonce?: bigint;
+  code?: Uint8Array;
+  state?: [Uint8Array, Uint8Array][];
+  stateDiff?: [Uint8Array, Uint8Array][];
+}
+
+const overrideFields = s.object({
+  balance: s.optional(s.quantity()),
+  nonce: s.optional(s.uint64()),
+  code: s.optional(s.hex()),
+  state: s.optional(s.unknown()),
+  stateDiff: s.optional(s.unknown()),
+});
+const addressSchema = s.address();
+const hashSchema = s.hash();
+
+function parseSlots(v: unknown, field: string): [Uint8Array, Uint8Array][] {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) {
+    throw new SchemaError(`${field}: want an object of slot -> value`);
+  }
+  return Object.entries(v as Record<string, unknown>).map((
+    [k, val],
+  ) => [hashSchema.parse(k), hashSchema.parse(val)]);
+}
+
+/** The state override set: address -> {balance, nonce, code, state | stateDiff}. */
+export const stateOverrideSchema = s.custom<AccountOverride[]>("stateOverride", (v) => {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) {
+    throw new SchemaError("json: cannot unmarshal non-object into Go value of type override.StateOverride");
+  }
+  return Object.entries(v as Record<string, unknown>).map(([addr, raw]) => {
+    const f = overrideFields.parse(raw);
+    if (f.state !== undefined && f.stateDiff !== undefined) {
+      throw new SchemaError(`account ${addr} has both 'state' and 'stateDiff'`);
+    }
+    const o: AccountOverride = { address: addressSchema.parse(addr) };
+    if (f.balance !== undefined) o.balance = f.balance;
+    if (f.nonce !== undefined) o.nonce = f.nonce;
+    if (f.code !== undefined) o.code = f.code;
+    if (f.state !== undefined) o.state = parseSlots(f.state, "state");
+    if (f.stateDiff !== undefined) o.stateDiff = parseSlots(f.stateDiff, "stateDiff");
+    return o;
+  });
+});
+
+/** Block overrides (geth override.BlockOverrides). */
+export const blockOverridesSchema = s.object({
+  number: s.optional(s.quantity()),
+  time: s.optional(s.uint64()),
+  gasLimit: s.optional(s.uint64()),
+  feeRecipient: s.optional(s.address()),
+  coinbase: s.optional(s.address()),
+  prevRandao: s.optional(s.hash()),
+  random: s.optional(s.hash()),
+  baseFeePerGas: s.optional(s.quantity()),
+  baseFee: s.optional(s.quantity()),
+});
+export type BlockOverrides = Infer<typeof blockOverridesSchema>;
+
+/** The outcome of one execution. */
+export interface CallResult {
+  returnValue: Uint8Array;
+  gasUsed: bigint;
+  /** Gas refunded at the end (for the estimator's optimistic first guess). */
+  refund: bigint;
+  /** The EVM error of a failed execution ("revert", "out of gas", ...). */
+  error?: string;
+}
+
+const ZERO_ADDRESS = new Address(new Uint8Array(20));
+
+const PANIC_REASONS: Record<number, string> = {
+  0x00: "generic panic",
+  0x01: "assert(false)",
+  0x11: "arithmetic underflow or overflow",
+  0x12: "division or modulo by zero",
+  0x21: "enum overflow",
+  0x22: "invalid encoded storage byte array accessed",
+  0x31: "out-of-bounds array access; popping on an empty array",
+  0x32: "out-of-bounds access of an array or bytesN",
+  0x41: "out of memory",
+  0x51: "uninitialized function",
+};
+
+/**
+ * The reason of revert data, as geth's abi.UnpackRevert: Error(string) gives the string,
+ * Panic(uint256) the panic's description; anything else undefined.
+ */
+export function revertReason(data: Uint8Array): string | undefined {
+  if (data.length < 4) return undefined;
+  const sel = (data[0] << 24 | data[1] << 16 | data[2] << 8 | data[3]) >>> 0;
+  const word = (i: number) =>
+    data.length >= 4 + 32 * (i + 1) ? BigInt(bytesToHex(data.subarray(4 + 32 * i, 36 + 32 * i))) : undefined;
+  if (sel === 0x08c379a0) {
+    const offset = word(0);
+    if (offset === undefined || offset > BigInt(data.length)) return undefined;
+    const start = 4 + Number(offset);
+    if (data.length < start + 32) return undefined;
+    const len = Number(BigInt(bytesToHex(data.subarray(start, start + 32))));
+    if (data.length < start + 32 + len) return undefined;
+    return new TextDecoder().decode(data.subarray(start + 32, start + 32 + len));
+  }
+  if (sel === 0x4e487b71) {
+    const code = word(0);
+    if (code === undefined || code >= 1n << 64n) return undefined;
+    return PANIC_REASONS[Number(code)] ?? `unknown panic code: 0x${code.toString(16)}`;
+  }
+  return undefined;
+}
+
+/** A failed call as geth reports it: a revert is code 3 with data; other errors -32000. */
+export function callError(result: CallResult): RpcError {
+  if (result.error === "revert") {
+    return RpcError.reverted(bytesToHex(result.returnValue), revertReason(result.returnValue));
+  }
+  return RpcError.server(result.error ?? "execution failed");
+}
+
+/** Applies state overrides to `sm` (inside the caller's checkpoint). */
+async function applyOverrides(sm: MerkleStateManager, overrides: AccountOverride[]): Promise<void> {
+  for (const o of overrides) {
+    const address = new Address(o.address);
+    if (o.balance !== undefined || o.nonce !== undefined) {
+      const account = (await sm.getAccount(address)) ?? new Account();
+      if (o.balance !== undefined) account.balance = o.balance;
+      if (o.nonce !== undefined) account.nonce = o.nonce;
+      await sm.putAccount(address, account);
+    }
+    if (o.code !== undefined) await sm.putCode(address, o.code);
+    if (o.state !== undefined) {
+      if ((await sm.getAccount(address)) === undefined) await sm.putAccount(address, new Account());
+      await sm.clearStorage(address);
+      for (const [k, v] of o.state) await sm.putStorage(address, k, stripZeros(v));
+    }
+    if (o.stateDiff !== undefined) {
+      if ((await sm.getAccount(address)) === undefined) await sm.putAccount(address, new Account());
+      for (const [k, v] of o.stateDiff) await sm.putStorage(address, k, stripZeros(v));
+    }
+  }
+}
+
+function stripZeros(v: Uint8Array): Uint8Array {
+  let i = 0;
+  while (i < v.length && v[i] === 0) i++;
+  return v.subarray(i);
+}
+
+/** One prepared execution environment: a VM on a state manager at a block. */
+export class CallEnv {
+  readonly header: Header;
+  readonly sm: MerkleStateManager;
+  readonly vm: VM;
+  readonly block: EjsBlock;
+  readonly baseFee: bigint;
+
+  private constructor(header: Header, sm: MerkleStateManager, vm: VM, block: EjsBlock) {
+    this.header = header;
+    this.sm = sm;
+    this.vm = vm;
+    this.block = block;
+    this.baseFee = block.header.baseFeePerGas ?? 0n;
+  }
+
+  static async create(
+    ctx: EthContext,
+    header: Header,
+    sm: MerkleStateManager,
+    overrides?: BlockOverrides,
+  ): Promise<CallEnv> {
+    const config = ctx.backend.config;
+    const timestamp = overrides?.time ?? header.timestamp;
+    const rules = forkRules(config, timestamp);
+    const chain = ctx.backend.chain;
+    const blockchain = {
+      getBlock: (n: number) => {
+        const hash = chain.getCanonicalHash(BigInt(n)) ?? new Uint8Array(32);
+        return Promise.resolve({ hash: () => hash });
+      },
+      putBlock: () => Promise.resolve(),
+      shallowCopy() {
+        return blockchain;
+      },
+    };
+    const vm = await createVM({
+      common: rules.common,
+      stateManager: sm,
+      blockchain,
+      evmOpts: { customPrecompiles: opPrecompiles(rules.opFork, rules.common) },
+    });
+    const block = createBlock(
+      {
+        header: {
+          parentHash: header.parentHash,
+          coinbase: overrides?.feeRecipient ?? overrides?.coinbase ?? header.coinbase,
+          number: overrides?.number ?? header.number,
+          gasLimit: overrides?.gasLimit ?? header.gasLimit,
+          timestamp,
+          extraData: header.extraData,
+          mixHash: overrides?.prevRandao ?? overrides?.random ?? header.mixHash,
+          difficulty: 0n,
+          baseFeePerGas: overrides?.baseFeePerGas ?? overrides?.baseFee ?? header.baseFeePerGas,
+          withdrawalsRoot: header.withdrawalsRoot,
+          blobGasUsed: header.blobGasUsed,
+          excessBlobGas: header.excessBlobGas,
+          parentBeaconBlockRoot: header.parentBeaconBlockRoot,
+          requestsHash: header.requestsHash,
+        },
+      },
+      { common: rules.common, skipConsensusFormatValidation: true },
+    );
+    return new CallEnv(header, sm, vm, block);
+  }
+
+  /** A copy of the block with base fee 0 (geth NoBaseFee when the call names no fee). */
+  #noBaseFeeBlock?: EjsBlock;
+  noBaseFeeBlock(): EjsBlock {
+    if (this.#noBaseFeeBlock === undefined) {
+      const hd = this.block.header;
+      this.#noBaseFeeBlock = createBlock(
+        {
+          header: {
+            parentHash: hd.parentHash,
+            coinbase: hd.coinbase,
+            number: hd.number,
+            gasLimit: hd.gasLimit,
+            timestamp: hd.timestamp,
+            extraData: hd.extraData,
+            mixHash: hd.mixHash,
+            difficulty: 0n,
+            baseFeePerGas: hd.baseFeePerGas === undefined ? undefined : 0n,
+            withdrawalsRoot: hd.withdrawalsRoot,
+            blobGasUsed: hd.blobGasUsed,
+            excessBlobGas: hd.excessBlobGas,
+            parentBeaconBlockRoot: hd.parentBeaconBlockRoot,
+            requestsHash: hd.requestsHash,
+          },
+        },
+        { common: this.block.common, skipConsensusFormatValidation: true },
+      );
+    }
+    return this.#noBaseFeeBlock;
+  }
+
+  /**
+   * Runs the call with `gas` in a checkpoint that is reverted. Invalid calls (fee below base
+   * fee, insufficient funds, intrinsic gas) throw RpcError -32000 with geth's message.
+   */
+  async execute(args: CallArgs, gas: bigint): Promise<CallResult> {
+    const from = args.from === undefined ? ZERO_ADDRESS : new Address(args.from);
+    const data = args.input ?? args.data ?? new Uint8Array();
+    const value = args.value ?? 0n;
+    const dynamic = args.maxFeePerGas !== undefined || args.maxPriorityFeePerGas !== undefined;
+    if (args.gasPrice !== undefined && dynamic) {
+      throw RpcError.server("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified");
+    }
+    const noFee = !dynamic && (args.gasPrice ?? 0n) === 0n ||
+      dynamic && (args.maxFeePerGas ?? 0n) === 0n && (args.maxPriorityFeePerGas ?? 0n) === 0n;
+    const block = noFee ? this.noBaseFeeBlock() : this.block;
+    const baseFee = noFee ? 0n : this.baseFee;
+    const common = this.vm.common;
+    const accessList = (args.accessList ?? []).map((e) =>
+      [e.address, e.storageKeys] as [Uint8Array, Uint8Array[]]
+    );
+    let tx: TypedTransaction;
+    let feeCap: bigint;
+    const base = {
+      nonce: 0n,
+      gasLimit: gas,
+      to: args.to === undefined ? undefined : new Address(args.to),
+      value,
+      data,
+    };
+    if (dynamic) {
+      let maxFee = args.maxFeePerGas;
+      const tip = args.maxPriorityFeePerGas ?? 0n;
+      if (maxFee === undefined) maxFee = tip + baseFee * 2n;
+      if (maxFee < tip) {
+        throw RpcError.server(
+          `max priority fee per gas higher than max fee per gas: address ${from}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${maxFee}`,
+        );
+      }
+      if (!noFee && maxFee < baseFee) {
+        throw RpcError.server(
+          `max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${maxFee}, baseFee: ${baseFee}`,
+        );
+      }
+      feeCap = maxFee;
+      tx = createTx(
+        { ...base, type: 2, maxFeePerGas: maxFee, maxPriorityFeePerGas: tip, accessList },
+        { common, freeze: false },
+      );
+    } else {
+      const price = args.gasPrice ?? 0n;
+      if (!noFee && price < baseFee) {
+        throw RpcError.server(
+          `max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${price}, baseFee: ${baseFee}`,
+        );
+      }
+      feeCap = price;
+      tx = accessList.length > 0
+        ? createTx({ ...base, type: 1, gasPrice: price, accessList }, { common, freeze: false })
+        : createTx({ ...base, type: 0, gasPrice: price }, { common, freeze: false });
+    }
+    (tx as { getSenderAddress: () => Address }).getSenderAddress = () => from;
+    const sm = this.sm;
+    await sm.checkpoint();
+    try {
+      const account = await sm.getAccount(from);
+      const balance = account?.balance ?? 0n;
+      const want = gas * feeCap + value;
+      if (balance < want) {
+        throw RpcError.server(
+          `insufficient funds for gas * price + value: address ${from} have ${balance} want ${want}`,
+        );
+      }
+      let result;
+      try {
+        result = await runTx(this.vm, {
+          tx,
+          block,
+          skipNonce: true,
+          skipBalance: true,
+          skipHardForkValidation: true,
+          skipBlockGasLimitValidation: true,
+        });
+      } catch (e) {
+        if (e instanceof RpcError) throw e;
+        throw RpcError.server(gethMessage((e as Error).message, gas));
+      }
+      const exec = result.execResult;
+      return {
+        returnValue: exec.returnValue,
+        gasUsed: result.totalGasSpent,
+        refund: result.gasRefund ?? 0n,
+        error: exec.exceptionError?.error,
+      };
+    } finally {
+      await sm.revert();
+    }
+  }
+}
+
+/** Maps @ethereumjs pre-execution errors to geth's messages. */
+function gethMessage(message: string, gas: bigint): string {
+  const m = /lower than the minimum gas limit of (\d+)/.exec(message);
+  if (m) return `intrinsic gas too low: have ${gas}, want ${m[1]}`;
+  return message.replace(/ -> .*$/s, "").replace(/\s*\(block number=.*$/s, "");
+}
+
+/** Hex of a call's return data. */
+export function returnHex(r: CallResult): Hex {
+  return bytesToHex(r.returnValue);
+}
+
+/** The gas a call gets: the given gas (or the cap), bounded by rpc.gascap (geth CallDefaults). */
+export function callGas(args: CallArgs, gasCap: bigint): bigint {
+  let gas = args.gas ?? (gasCap === 0n ? (1n << 63n) - 1n : gasCap);
+  if (gasCap !== 0n && gas > gasCap) gas = gasCap;
+  return gas;
+}
+
+/** Runs `fn` with an environment at `header`: the shared one, or a fresh one with overrides. */
+export async function withCallEnv<T>(
+  ctx: EthContext,
+  header: Header,
+  stateOverrides: AccountOverride[] | undefined,
+  blockOverrides: BlockOverrides | undefined,
+  fn: (env: CallEnv) => Promise<T>,
+): Promise<T> {
+  if (stateOverrides === undefined && blockOverrides === undefined) {
+    return await ctx.states.exclusive(header, async (sm) => {
+      let envs = envCache.get(sm);
+      if (envs === undefined) envCache.set(sm, envs = await CallEnv.create(ctx, header, sm));
+      return await fn(envs);
+    });
+  }
+  const sm = await ctx.backend.stateAt(header);
+  const env = await CallEnv.create(ctx, header, sm, blockOverrides);
+  if (stateOverrides !== undefined) {
+    await sm.checkpoint();
+    await applyOverrides(sm, stateOverrides);
+  }
+  return await fn(env);
+}
+
+const envCache = new WeakMap<MerkleStateManager, CallEnv>();
+
+/** Races `work` against rpc.evmtimeout (geth: "execution aborted (timeout = 5s)"). */
+export async function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  if (timeoutMs <= 0) return await work;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(RpcError.server(`execution aborted (timeout = ${formatDuration(timeoutMs)})`)),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function formatDuration(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/**
+ * eth_estimateGas (geth eth/gasestimator.Estimate): find the smallest gas limit with which the
+ * call succeeds. Exact: the result succeeds and one less fails (no error-ratio shortcut).
+ */
+export async function estimateGas(env: CallEnv, args: CallArgs, gasCap: bigint): Promise<bigint> {
+  let hi = args.gas !== undefined && args.gas >= 21000n ? args.gas : env.block.header.gasLimit;
+  const feeCap = args.gasPrice ?? args.maxFeePerGas ?? 0n;
+  if (feeCap > 0n) {
+    const from = args.from === undefined ? ZERO_ADDRESS : new Address(args.from);
+    const balance = (await env.sm.getAccount(from))?.balance ?? 0n;
+    const value = args.value ?? 0n;
+    if (value > balance) throw RpcError.server("insufficient funds for transfer");
+    const allowance = (balance - value) / feeCap;
+    if (hi > allowance) hi = allowance;
+  }
+  if (gasCap !== 0n && hi > gasCap) hi = gasCap;
+  // A plain transfer to an account without code costs exactly 21000.
+  const data = args.input ?? args.data ?? new Uint8Array();
+  if (args.to !== undefined && data.length === 0 && (args.accessList ?? []).length === 0) {
+    const code = await env.sm.getCode(new Address(args.to));
+    if (code.length === 0) {
+      const r = await env.execute(args, 21000n);
+      if (r.error === undefined) return 21000n;
+    }
+  }
+  const first = await env.execute(args, hi);
+  if (first.error !== undefined) {
+    if (first.error === "revert") throw callError(first);
+    if (first.error === "out of gas") throw RpcError.server(`gas required exceeds allowance (${hi})`);
+    throw RpcError.server(first.error);
+  }
+  let lo = first.gasUsed - 1n;
+  const optimistic = (first.gasUsed + first.refund + 2300n) * 64n / 63n;
+  if (optimistic < hi) {
+    const r = await tryRun(env, args, optimistic);
+    if (r) hi = optimistic;
+    else lo = optimistic;
+  }
+  while (lo + 1n < hi) {
+    let mid = (hi + lo) / 2n;
+    if (mid > lo * 2n) mid = lo * 2n;
+    if (await tryRun(env, args, mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+async function tryRun(env: CallEnv, args: CallArgs, gas: bigint): Promise<boolean> {
+  try {
+    return (await env.execute(args, gas)).error === undefined;
+  } catch (e) {
+    if (e instanceof RpcError && e.message.startsWith("intrinsic gas too low")) return false;
+    throw e;
+  }
+}

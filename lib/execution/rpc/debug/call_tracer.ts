@@ -1,0 +1,225 @@
+/**
+ * geth's `callTracer` (eth/tracers/native/call.go): the tree of call frames of a transaction with
+ * type, from, to, value, gas, gasUsed, input, output, error and revertReason; `onlyTopCall` keeps
+ * the top frame only, `withLog` adds each frame's logs with their position among its sub-calls.
+ * The same frames feed the Parity traces of the trace namespace.
+ */
+import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
+import { bytesToHex, type Hex, toQuantity } from "../../../common/mod.ts";
+import { decodeRevertReason, gethError, REVERT_ERROR } from "./evm_errors.ts";
+import type { Tracer, TxInfo, TxOutcome } from "./hooks.ts";
+
+export type CallType = "CALL" | "STATICCALL" | "DELEGATECALL" | "CALLCODE" | "CREATE" | "CREATE2";
+
+export interface FrameLog {
+  address: Uint8Array;
+  topics: Uint8Array[];
+  data: Uint8Array;
+  /** Number of sub-calls of the frame made before the log. */
+  position: number;
+}
+
+/** One call frame in internal form. */
+export interface CallFrame {
+  type: CallType;
+  from: Uint8Array;
+  to?: Uint8Array;
+  value: bigint;
+  /** Gas of the frame: the tx gas limit for the top frame, the gas passed for a sub-call. */
+  gas: bigint;
+  gasUsed: bigint;
+  /** Gas the EVM gave the frame and what it used (the top frame without intrinsic gas). */
+  execGas: bigint;
+  execGasUsed: bigint;
+  input: Uint8Array;
+  output: Uint8Array;
+  /** @ethereumjs error string (see evm_errors.ts). */
+  error?: string;
+  calls: CallFrame[];
+  logs: FrameLog[];
+}
+
+export interface CallTracerConfig {
+  onlyTopCall?: boolean;
+  withLog?: boolean;
+}
+
+const CALL_OPS = new Set(["CALL", "CALLCODE", "DELEGATECALL", "STATICCALL", "CREATE", "CREATE2"]);
+
+export interface CallFrameJson {
+  type: CallType;
+  from: Hex;
+  gas: Hex;
+  gasUsed: Hex;
+  to?: Hex;
+  input: Hex;
+  output?: Hex;
+  error?: string;
+  revertReason?: string;
+  calls?: CallFrameJson[];
+  logs?: { address: Hex; topics: Hex[]; data: Hex; position: Hex }[];
+  value?: Hex;
+}
+
+/** Records the frame tree (used by callTracer and by the Parity trace builder). */
+export class CallTracer implements Tracer {
+  readonly steps: boolean;
+  readonly #cfg: CallTracerConfig;
+  readonly #stack: CallFrame[] = [];
+  #tx: TxInfo | undefined;
+  #root: CallFrame | undefined;
+
+  constructor(cfg: CallTracerConfig = {}) {
+    this.#cfg = cfg;
+    this.steps = cfg.withLog === true;
+  }
+
+  onTxStart(tx: TxInfo): void {
+    this.#tx = tx;
+  }
+
+  onStep(step: InterpreterStep): void {
+    const code = step.opcode.code;
+    if (code < 0xa0 || code > 0xa4) return;
+    const frame = this.#stack.at(-1);
+    if (frame === undefined) return;
+    const st = step.stack;
+    const n = code - 0xa0;
+    if (st.length < 2 + n) return;
+    const offset = Number(st[st.length - 1]);
+    const size = Number(st[st.length - 2]);
+    const data = new Uint8Array(size);
+    data.set(step.memory.subarray(offset, offset + size));
+    const topics: Uint8Array[] = [];
+    for (let i = 0; i < n; i++) topics.push(word(st[st.length - 3 - i]));
+    frame.logs.push({ address: step.address.bytes, topics, data, position: frame.calls.length });
+  }
+
+  onEnter(msg: Message, opName: string | undefined): void {
+    let type: CallType;
+    if (opName !== undefined && CALL_OPS.has(opName)) type = opName as CallType;
+    else if (msg.to === undefined) type = msg.salt !== undefined ? "CREATE2" : "CREATE";
+    else type = msg.delegatecall ? "DELEGATECALL" : "CALL";
+    const isCreate = type === "CREATE" || type === "CREATE2";
+    const frame: CallFrame = {
+      type,
+      from: type === "DELEGATECALL" ? msg.to!.bytes : msg.caller.bytes,
+      to: isCreate ? undefined : msg.codeAddress.bytes,
+      value: msg.value,
+      gas: msg.gasLimit,
+      gasUsed: 0n,
+      execGas: msg.gasLimit,
+      execGasUsed: 0n,
+      input: msg.data,
+      output: new Uint8Array(),
+      calls: [],
+      logs: [],
+    };
+    const parent = this.#stack.at(-1);
+    if (parent !== undefined) parent.calls.push(frame);
+    else this.#root = frame;
+    this.#stack.push(frame);
+  }
+
+  onExit(result: EVMResult): void {
+    const frame = this.#stack.pop();
+    if (frame === undefined) return;
+    const r = result.execResult;
+    frame.execGasUsed = r.executionGasUsed;
+    frame.gasUsed = r.executionGasUsed;
+    frame.output = r.returnValue;
+    frame.error = r.exceptionError?.error;
+    if ((frame.type === "CREATE" || frame.type === "CREATE2") && frame.error === undefined) {
+      frame.to = result.createdAddress?.bytes;
+    }
+    if (frame.error !== undefined) clearLogs(frame);
+  }
+
+  onTxEnd(outcome: TxOutcome): void {
+    const tx = this.#tx;
+    if (this.#root === undefined && tx !== undefined) {
+      // Failed before the EVM ran (a deposit past its intrinsic gas, say): one frame from the tx.
+      this.#root = {
+        type: tx.to === null ? "CREATE" : "CALL",
+        from: tx.from,
+        to: tx.to ?? undefined,
+        value: tx.value,
+        gas: tx.gasLimit,
+        gasUsed: outcome.gasUsed,
+        execGas: 0n,
+        execGasUsed: 0n,
+        input: tx.input,
+        output: new Uint8Array(),
+        error: outcome.error,
+        calls: [],
+        logs: [],
+      };
+    }
+    const root = this.#root;
+    if (root !== undefined && tx !== undefined) {
+      root.gas = tx.gasLimit;
+      root.gasUsed = outcome.gasUsed;
+      if (outcome.contractAddress !== undefined) root.to = outcome.contractAddress;
+      if (root.error === undefined && outcome.error !== undefined) root.error = outcome.error;
+    }
+  }
+
+  /** The top frame (undefined before the transaction ran). */
+  root(): CallFrame | undefined {
+    return this.#root;
+  }
+
+  result(): CallFrameJson {
+    const root = this.#root;
+    if (root === undefined) throw new Error("call tracer has no frame: the transaction did not run");
+    return frameJson(root, this.#cfg);
+  }
+}
+
+function clearLogs(frame: CallFrame): void {
+  frame.logs = [];
+  for (const c of frame.calls) clearLogs(c);
+}
+
+function word(v: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  let x = v;
+  for (let i = 31; i >= 0 && x > 0n; i--) {
+    out[i] = Number(x & 0xffn);
+    x >>= 8n;
+  }
+  return out;
+}
+
+/** geth's JSON of a frame (gen_callframe_json.go field set). */
+export function frameJson(f: CallFrame, cfg: CallTracerConfig): CallFrameJson {
+  const out: CallFrameJson = {
+    type: f.type,
+    from: bytesToHex(f.from),
+    gas: toQuantity(f.gas),
+    gasUsed: toQuantity(f.gasUsed),
+  };
+  if (f.to !== undefined) out.to = bytesToHex(f.to);
+  out.input = bytesToHex(f.input);
+  if (f.error === undefined) {
+    if (f.output.length > 0) out.output = bytesToHex(f.output);
+  } else {
+    out.error = gethError(f.error);
+    if (f.error === REVERT_ERROR && f.output.length > 0) {
+      out.output = bytesToHex(f.output);
+      const reason = decodeRevertReason(f.output);
+      if (reason !== undefined) out.revertReason = reason;
+    }
+  }
+  if (!cfg.onlyTopCall && f.calls.length > 0) out.calls = f.calls.map((c) => frameJson(c, cfg));
+  if (cfg.withLog && f.logs.length > 0) {
+    out.logs = f.logs.map((l) => ({
+      address: bytesToHex(l.address),
+      topics: l.topics.map(bytesToHex),
+      data: bytesToHex(l.data),
+      position: toQuantity(l.position),
+    }));
+  }
+  if (f.type !== "STATICCALL") out.value = toQuantity(f.value);
+  return out;
+}

@@ -1,0 +1,39 @@
+/** eth_call: executes a message call at a block without a transaction. */
+import { defineMethod, s } from "../../../rpc/mod.ts";
+import { type EthContext, requireHeader } from "../backend.ts";
+import {
+  blockOverridesSchema,
+  callArgsSchema,
+  callError,
+  callGas,
+  returnHex,
+  stateOverrideSchema,
+  withCallEnv,
+  withTimeout,
+} from "../call.ts";
+
+export function ethCall(ctx: EthContext) {
+  return defineMethod({
+    name: "eth_call",
+    params: [
+      callArgsSchema,
+      s.optional(s.blockTag()),
+      s.optional(stateOverrideSchema),
+      s.optional(blockOverridesSchema),
+    ],
+    handler: async ([args, block, state, blockOverrides]) => {
+      const { header } = requireHeader(ctx.backend, block);
+      const opts = ctx.backend.options;
+      const run = withCallEnv(
+        ctx,
+        header,
+        state,
+        blockOverrides,
+        (env) => env.execute(args, callGas(args, opts.gasCap)),
+      );
+      const result = await withTimeout(run, opts.evmTimeoutMs);
+      if (result.error !== undefined) throw callError(result);
+      return returnHex(result);
+    },
+  });
+}

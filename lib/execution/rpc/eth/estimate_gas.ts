@@ -1,0 +1,36 @@
+/** eth_estimateGas: the smallest gas limit that succeeds (L2 execution gas only). */
+import { defineMethod, s } from "../../../rpc/mod.ts";
+import { type EthContext, requireHeader } from "../backend.ts";
+import {
+  blockOverridesSchema,
+  callArgsSchema,
+  estimateGas,
+  stateOverrideSchema,
+  withCallEnv,
+  withTimeout,
+} from "../call.ts";
+import { q } from "../format.ts";
+
+export function ethEstimateGas(ctx: EthContext) {
+  return defineMethod({
+    name: "eth_estimateGas",
+    params: [
+      callArgsSchema,
+      s.optional(s.blockTag()),
+      s.optional(stateOverrideSchema),
+      s.optional(blockOverridesSchema),
+    ],
+    handler: async ([args, block, state, blockOverrides]) => {
+      const { header } = requireHeader(ctx.backend, block);
+      const opts = ctx.backend.options;
+      const run = withCallEnv(
+        ctx,
+        header,
+        state,
+        blockOverrides,
+        (env) => estimateGas(env, args, opts.gasCap),
+      );
+      return q(await withTimeout(run, opts.evmTimeoutMs * 4));
+    },
+  });
+}

@@ -1,0 +1,147 @@
+/**
+ * The gas price oracle of op-geth (eth/gasprice/optimism-gasprice.go SuggestOptimismPriorityFee):
+ * the minimum suggested tip, unless the latest block was at capacity (gasUsed + the largest
+ * tx's gasUsed > gasLimit), then 10% over the median effective tip of that block; capped at
+ * the max price. And eth_feeHistory (geth eth/gasprice/feehistory.go).
+ */
+import { RpcError } from "../../rpc/mod.ts";
+import { nextBlockBaseFee } from "../evm/mod.ts";
+import type { EthBackend, ResolvedHeader } from "./backend.ts";
+import { decodeTx, isDepositTx, q } from "./format.ts";
+
+let cache: { backend: EthBackend; hash: Uint8Array; tip: bigint } | undefined;
+
+function effectiveTip(backend: EthBackend, raw: Uint8Array, baseFee: bigint): bigint {
+  const tx = decodeTx(raw, backend.config.chainId);
+  if (isDepositTx(tx)) return 0n;
+  const t = tx as unknown as { maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint; gasPrice?: bigint };
+  const fee = t.maxFeePerGas ?? t.gasPrice ?? 0n;
+  const tip = t.maxPriorityFeePerGas ?? t.gasPrice ?? 0n;
+  const room = fee - baseFee;
+  return room < tip ? room : tip;
+}
+
+/** eth_maxPriorityFeePerGas: the suggested tip at the latest block. */
+export function suggestTip(backend: EthBackend): bigint {
+  const head = backend.chain.getHead("latest");
+  const header = backend.chain.getHeadHeader("latest");
+  if (head === undefined || header === undefined) return backend.options.minSuggestedPriorityFee;
+  if (cache !== undefined && cache.backend === backend && cache.hash === head.hash) return cache.tip;
+  let tip = backend.options.minSuggestedPriorityFee;
+  const receipts = backend.chain.getReceipts(head.hash) ?? [];
+  let maxGas = 0n;
+  for (const r of receipts) if (r.gasUsed > maxGas) maxGas = r.gasUsed;
+  if (maxGas <= header.gasLimit && header.gasUsed + maxGas > header.gasLimit) {
+    const block = backend.chain.getBlockByHash(head.hash);
+    const baseFee = header.baseFeePerGas ?? 0n;
+    if (block !== undefined && block.transactions.length > 0) {
+      const tips = block.transactions.map((raw) => effectiveTip(backend, raw, baseFee));
+      tips.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const median = tips[Math.floor(tips.length / 2)];
+      const suggestion = median + median / 10n;
+      if (suggestion > tip) tip = suggestion;
+    }
+  }
+  if (tip > backend.options.maxPrice) tip = backend.options.maxPrice;
+  cache = { backend, hash: head.hash, tip };
+  return tip;
+}
+
+/** eth_gasPrice: latest base fee + suggested tip (geth SuggestGasTipCap + BaseFee). */
+export function gasPrice(backend: EthBackend): bigint {
+  const header = backend.chain.getHeadHeader("latest");
+  return suggestTip(backend) + (header?.baseFeePerGas ?? 0n);
+}
+
+/** eth_feeHistory over [newest - count + 1, newest]. */
+export function feeHistory(
+  backend: EthBackend,
+  count: bigint,
+  newest: ResolvedHeader,
+  percentiles: number[] | undefined,
+): Record<string, unknown> {
+  if (percentiles !== undefined) {
+    for (let i = 0; i < percentiles.length; i++) {
+      const p = percentiles[i];
+      if (!(p >= 0 && p <= 100)) throw RpcError.server(`invalid reward percentile: #${i}:${p}`);
+      if (i > 0 && p <= percentiles[i - 1]) {
+        throw RpcError.server(`invalid reward percentile: #${i - 1}:${percentiles[i - 1]} >= #${i}:${p}`);
+      }
+    }
+  }
+  const max = BigInt(backend.options.maxFeeHistory);
+  if (count > max) count = max;
+  const last = newest.header.number;
+  if (count > last + 1n) count = last + 1n;
+  if (count === 0n) return { oldestBlock: "0x0", baseFeePerGas: [], gasUsedRatio: [] };
+  const oldest = last - count + 1n;
+  const baseFees: string[] = [];
+  const ratios: number[] = [];
+  const rewards: string[][] = [];
+  const blobFees: string[] = [];
+  const blobRatios: number[] = [];
+  let lastHeader = newest.header;
+  for (let n = oldest; n <= last; n++) {
+    const hash = n === last ? newest.hash : backend.chain.getCanonicalHash(n);
+    const header = n === last ? newest.header : hash && backend.chain.getHeaderByHash(hash);
+    if (hash === undefined || !header) throw RpcError.server("header not found");
+    lastHeader = header;
+    baseFees.push(q(header.baseFeePerGas ?? 0n));
+    ratios.push(header.gasLimit === 0n ? 0 : Number(header.gasUsed) / Number(header.gasLimit));
+    if (header.excessBlobGas !== undefined) {
+      blobFees.push("0x1");
+      blobRatios.push(0);
+    }
+    if (percentiles !== undefined) {
+      rewards.push(blockRewards(backend, hash, header.baseFeePerGas ?? 0n, header.gasUsed, percentiles));
+    }
+  }
+  // The base fee of the block after the newest one.
+  const next = lastHeader.baseFeePerGas === undefined
+    ? 0n
+    : nextBlockBaseFee(backend.config, lastHeader, lastHeader.timestamp + 1n);
+  baseFees.push(q(next));
+  const out: Record<string, unknown> = {
+    oldestBlock: q(oldest),
+    baseFeePerGas: baseFees,
+    gasUsedRatio: ratios,
+  };
+  if (percentiles !== undefined) out.reward = rewards;
+  if (blobFees.length > 0) {
+    blobFees.push("0x1");
+    out.baseFeePerBlobGas = blobFees;
+    out.blobGasUsedRatio = blobRatios;
+  }
+  return out;
+}
+
+function blockRewards(
+  backend: EthBackend,
+  hash: Uint8Array,
+  baseFee: bigint,
+  gasUsed: bigint,
+  percentiles: number[],
+): string[] {
+  const block = backend.chain.getBlockByHash(hash);
+  const receipts = backend.chain.getReceipts(hash);
+  if (block === undefined || receipts === undefined || block.transactions.length === 0) {
+    return percentiles.map(() => "0x0");
+  }
+  const txs = block.transactions.map((raw, i) => ({
+    tip: effectiveTip(backend, raw, baseFee),
+    gas: receipts[i].gasUsed,
+  }));
+  txs.sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0));
+  const out: string[] = [];
+  let idx = 0;
+  let sum = txs[0].gas;
+  for (const p of percentiles) {
+    const threshold = Number(gasUsed) * p / 100;
+    while (sum < threshold && idx < txs.length - 1) {
+      idx++;
+      sum += txs[idx].gas;
+    }
+    out.push(q(txs[idx].tip));
+  }
+  return out;
+}

@@ -1,0 +1,44 @@
+/**
+ * The execution client's JSON-RPC namespaces: eth, net, web3 and txpool (issue 4), over the
+ * small EthBackend interface the composition root fills, plus the polling-filter manager and
+ * the wire formatters the subscription methods share.
+ */
+export {
+  DEFAULT_ETH_RPC_OPTIONS,
+  type EthBackend,
+  type EthContext,
+  ethContext,
+  type EthRpcOptions,
+  LATEST,
+  requireHeader,
+  type ResolvedHeader,
+  resolveHeader,
+  resolveNumber,
+  type RpcTxPool,
+  StateCache,
+} from "./backend.ts";
+export { ethNamespace, netNamespace, txpoolNamespace, web3Namespace } from "./namespaces.ts";
+export {
+  DEFAULT_FILTER_MANAGER_OPTIONS,
+  FilterManager,
+  type FilterManagerOptions,
+  type HeadChange,
+  type LogCriteria,
+} from "./filters.ts";
+export {
+  type AnyTx,
+  blockSize,
+  decodeTx,
+  formatBlock,
+  formatHeader,
+  formatLog,
+  formatReceipt,
+  formatTransaction,
+  isDepositTx,
+  q,
+  txHash,
+  type TxPlacement,
+} from "./format.ts";
+export { LIMIT_EXCEEDED, logFilterSchema, queryLogs, toCriteria } from "./logs.ts";
+export { callArgsSchema, revertReason } from "./call.ts";
+export { feeHistory, gasPrice, suggestTip } from "./gas_price.ts";

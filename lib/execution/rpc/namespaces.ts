@@ -1,0 +1,118 @@
+/**
+ * The namespace records (DESIGN.md rule 9) the composition root registers into the RpcServer:
+ * eth (with the filter methods on a FilterManager), net, web3 and txpool.
+ */
+import type { Namespace } from "../../rpc/mod.ts";
+import { type EthBackend, ethContext } from "./backend.ts";
+import { FilterManager } from "./filters.ts";
+import { ethBlockNumber } from "./eth/block_number.ts";
+import { ethCall } from "./eth/call.ts";
+import { ethChainId } from "./eth/chain_id.ts";
+import { ethEstimateGas } from "./eth/estimate_gas.ts";
+import { ethFeeHistory } from "./eth/fee_history.ts";
+import {
+  ethGetFilterChanges,
+  ethGetFilterLogs,
+  ethNewBlockFilter,
+  ethNewFilter,
+  ethNewPendingTransactionFilter,
+  ethUninstallFilter,
+} from "./eth/filters.ts";
+import { ethGasPrice, ethMaxPriorityFeePerGas } from "./eth/gas_price.ts";
+import { ethGetBalance } from "./eth/get_balance.ts";
+import { ethGetBlockByHash } from "./eth/get_block_by_hash.ts";
+import { ethGetBlockByNumber } from "./eth/get_block_by_number.ts";
+import { ethGetBlockReceipts } from "./eth/get_block_receipts.ts";
+import {
+  ethGetBlockTransactionCountByHash,
+  ethGetBlockTransactionCountByNumber,
+} from "./eth/get_block_transaction_count.ts";
+import { ethGetCode } from "./eth/get_code.ts";
+import { ethGetLogs } from "./eth/get_logs.ts";
+import { ethGetProof } from "./eth/get_proof.ts";
+import { ethGetStorageAt } from "./eth/get_storage_at.ts";
+import {
+  ethGetTransactionByBlockHashAndIndex,
+  ethGetTransactionByBlockNumberAndIndex,
+} from "./eth/get_transaction_by_block_and_index.ts";
+import { ethGetTransactionByHash } from "./eth/get_transaction_by_hash.ts";
+import { ethGetTransactionCount } from "./eth/get_transaction_count.ts";
+import { ethGetTransactionReceipt } from "./eth/get_transaction_receipt.ts";
+import { ethAccounts, ethSyncing } from "./eth/misc.ts";
+import { ethSendRawTransaction } from "./eth/send_raw_transaction.ts";
+import {
+  ethGetUncleByBlockHashAndIndex,
+  ethGetUncleByBlockNumberAndIndex,
+  ethGetUncleCountByBlockHash,
+  ethGetUncleCountByBlockNumber,
+} from "./eth/uncles.ts";
+import { netListening, netPeerCount, netVersion } from "./net/net.ts";
+import { txpoolContent, txpoolContentFrom, txpoolInspect, txpoolStatus } from "./txpool/txpool.ts";
+import { web3ClientVersion, web3Sha3 } from "./web3/web3.ts";
+
+/**
+ * The eth namespace. `filters` serves the filter methods; pass the one whose `onNewHeads` the
+ * composition root calls (a new one is made when omitted).
+ */
+export function ethNamespace(backend: EthBackend, filters?: FilterManager): Namespace {
+  const ctx = ethContext(backend);
+  const fm = filters ?? new FilterManager({}, { backend });
+  const defs = [
+    ethBlockNumber(ctx),
+    ethChainId(ctx),
+    ethGetBalance(ctx),
+    ethGetCode(ctx),
+    ethGetStorageAt(ctx),
+    ethGetTransactionCount(ctx),
+    ethGetBlockByNumber(ctx),
+    ethGetBlockByHash(ctx),
+    ethGetBlockReceipts(ctx),
+    ethGetBlockTransactionCountByNumber(ctx),
+    ethGetBlockTransactionCountByHash(ctx),
+    ethGetUncleCountByBlockNumber(ctx),
+    ethGetUncleCountByBlockHash(ctx),
+    ethGetUncleByBlockNumberAndIndex(ctx),
+    ethGetUncleByBlockHashAndIndex(ctx),
+    ethGetTransactionByHash(ctx),
+    ethGetTransactionByBlockNumberAndIndex(ctx),
+    ethGetTransactionByBlockHashAndIndex(ctx),
+    ethGetTransactionReceipt(ctx),
+    ethGetLogs(ctx),
+    ethCall(ctx),
+    ethEstimateGas(ctx),
+    ethSendRawTransaction(ctx),
+    ethGasPrice(ctx),
+    ethMaxPriorityFeePerGas(ctx),
+    ethFeeHistory(ctx),
+    ethGetProof(ctx),
+    ethSyncing(ctx),
+    ethAccounts(ctx),
+    ethNewFilter(ctx, fm),
+    ethNewBlockFilter(ctx, fm),
+    ethNewPendingTransactionFilter(ctx, fm),
+    ethGetFilterChanges(ctx, fm),
+    ethGetFilterLogs(ctx, fm),
+    ethUninstallFilter(ctx, fm),
+  ];
+  return Object.fromEntries(defs.map((d) => [d.name, d]));
+}
+
+export function netNamespace(backend: EthBackend): Namespace {
+  const defs = [netVersion(backend), netListening(backend), netPeerCount(backend)];
+  return Object.fromEntries(defs.map((d) => [d.name, d]));
+}
+
+export function web3Namespace(backend: EthBackend): Namespace {
+  const defs = [web3ClientVersion(backend), web3Sha3(backend)];
+  return Object.fromEntries(defs.map((d) => [d.name, d]));
+}
+
+export function txpoolNamespace(backend: EthBackend): Namespace {
+  const defs = [
+    txpoolContent(backend),
+    txpoolContentFrom(backend),
+    txpoolStatus(backend),
+    txpoolInspect(backend),
+  ];
+  return Object.fromEntries(defs.map((d) => [d.name, d]));
+}
