@@ -8,6 +8,13 @@ export {
 } from "./errors.ts";
 export { type OrderedCandidate, TransactionsByPriceAndNonce } from "./ordering.ts";
 export {
+  DEFAULT_SENDER_RECOVERY_OPTIONS,
+  type RecoveryRequest,
+  type RecoveryResponse,
+  SenderRecovery,
+  type SenderRecoveryOptions,
+} from "./sender_recovery.ts";
+export {
   type AddOptions,
   DEFAULT_TXPOOL_OPTIONS,
   DEV_TXPOOL_OPTIONS,

@@ -55,6 +55,11 @@ export interface TxPoolDeps {
   common?: () => Common;
   /** Milliseconds since the epoch; default Date.now. */
   clock?: () => number;
+  /**
+   * Recovers a transaction's sender into its cache before validation, e.g. a SenderRecovery
+   * running ecrecover in Workers; without it the pool recovers on the calling thread.
+   */
+  senderRecovery?: { recover(tx: TypedTransaction): Promise<void> };
 }
 
 export interface TxPoolOptions {
@@ -398,6 +403,10 @@ export class TxPool {
     if (!tx.isSigned()) throw txPoolError("INVALID_SENDER", "transaction is not signed");
     const hash = bytesToHex(tx.hash());
     if (this.#all.has(hash)) throw txPoolError("ALREADY_KNOWN", undefined, { hash });
+    if (this.#deps.senderRecovery !== undefined) {
+      await this.#deps.senderRecovery.recover(tx);
+      if (this.#all.has(hash)) throw txPoolError("ALREADY_KNOWN", undefined, { hash });
+    }
     const sender = this.#validateStateless(tx, head, reinject);
 
     const [state, l1Cost] = await Promise.all([this.#deps.getAccount(sender), this.#deps.l1Cost(tx)]);
