@@ -55,7 +55,7 @@ export interface DevMinerDeps {
   engine: ExecutionEngine;
   /** Wall clock in unix seconds. */
   now?: () => number;
-  /** Subscribes to "a transaction entered the pool"; returns the unsubscribe function. */
+  /** Subscribes to "a transaction entered the pool"; default: the engine pool's onPending. */
   subscribe?: (onTransaction: () => void) => () => void;
   logger?: Logger;
 }
@@ -140,7 +140,7 @@ export class DevMiner {
     this.#engine = deps.engine;
     this.#now = deps.now ?? (() => Math.floor(Date.now() / 1000));
     this.#logger = deps.logger ?? getLogger(["execution", "dev"]);
-    this.#subscribe = deps.subscribe;
+    this.#subscribe = deps.subscribe ?? ((cb) => deps.engine.pool.onPending(() => cb()));
   }
 
   /** Starts automine (subscription) or the timer. Idempotent. */

@@ -11,7 +11,9 @@
  * readers (`chain`, `stateAt`) never wait. Events only announce: `onNewHeads` fires after the
  * forkchoice change committed.
  */
-import type { TypedTransaction } from "@ethereumjs/tx";
+import { Hardfork } from "@ethereumjs/common";
+import { createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
+import { Address } from "@ethereumjs/util";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { join } from "node:path";
 import { bytesToHex, equalBytes } from "../../common/bytes.ts";
@@ -39,11 +41,20 @@ import {
   type ReorgResult,
   type StoredReceipt,
 } from "../chain/mod.ts";
-import { type BlockAttributes, BlockBuilder, importBlock, type TxResult } from "../evm/mod.ts";
+import {
+  type BlockAttributes,
+  BlockBuilder,
+  forkRules,
+  importBlock,
+  loadL1FeeSource,
+  nextBlockBaseFee,
+  type TxResult,
+} from "../evm/mod.ts";
 import { buildGenesis, type Genesis, type GenesisJson, parseGenesis } from "../genesis/mod.ts";
 import { createStateManager } from "../state/mod.ts";
+import { type PoolHead, TxPool, type TxPoolOptions } from "../txpool/mod.ts";
 
-/** What the engine needs of the transaction pool (lib/execution/txpool's TxPool fits it). */
+/** What the block builder needs of a transaction pool (the engine adapts its TxPool to it). */
 export interface EngineTxPool {
   /** Executable transactions at `baseFee`, best first: peek, then shift (included) or pop (skip the account). */
   pending(baseFee: bigint): PendingTransactions;
@@ -98,11 +109,16 @@ export interface ExecutionEngineOptions {
   genesis: Genesis | GenesisJson;
   chain?: Partial<ChainStoreOptions>;
   sqlite?: Partial<SqliteStoreOptions>;
+  /** Transaction pool options (DEFAULT_TXPOOL_OPTIONS; DEV_TXPOOL_OPTIONS for --dev). */
+  txpool?: Partial<TxPoolOptions>;
 }
 
 export interface ExecutionEngineDeps {
   logger?: Logger;
+  /** Replaces the builder's view of the engine's TxPool (e.g. a pool kept elsewhere). */
   pool?: EngineTxPool;
+  /** Unix seconds, for the pending block's timestamp (pool rules); default the wall clock. */
+  now?: () => number;
 }
 
 const ZERO32 = new Uint8Array(32);
@@ -207,7 +223,11 @@ export class ExecutionEngine {
   readonly genesisHash: Uint8Array;
   readonly #ownsStore: boolean;
   readonly #logger: Logger;
-  #pool: EngineTxPool | undefined;
+  readonly #now: () => number;
+  /** The transaction pool (validated against the head state; refilled on reorgs). */
+  readonly pool: TxPool;
+  #builderPool: EngineTxPool;
+  #headState: { hash: Uint8Array; sm: Promise<MerkleStateManager> } | undefined;
   #listeners = new Set<(event: NewHeadsEvent) => void>();
   #lock: Promise<unknown> = Promise.resolve();
   /** The state manager last used for a block, positioned at `root` (its caches stay warm). */
@@ -221,6 +241,7 @@ export class ExecutionEngine {
     chain: ChainStore,
     genesisHash: Uint8Array,
     deps: ExecutionEngineDeps,
+    txpool: Partial<TxPoolOptions>,
   ) {
     this.config = config;
     this.store = store;
@@ -228,7 +249,78 @@ export class ExecutionEngine {
     this.chain = chain;
     this.genesisHash = genesisHash;
     this.#logger = deps.logger ?? getLogger(["execution", "engine"]);
-    this.#pool = deps.pool;
+    this.#now = deps.now ?? (() => Math.floor(Date.now() / 1000));
+    this.pool = new TxPool(txpool, {
+      getAccount: (address) => this.#headAccount(address),
+      head: () => this.pendingRules(),
+      l1Cost: (tx) => this.#l1Cost(tx),
+      common: () => forkRules(this.config, this.pendingRules().timestamp).common,
+    });
+    this.#builderPool = deps.pool ?? this.#adaptPool(this.pool);
+  }
+
+  #adaptPool(pool: TxPool): EngineTxPool {
+    return {
+      pending: (baseFee) => pool.pending(baseFee),
+      onNewHead: async (event) => {
+        const common = forkRules(this.config, event.head.timestamp).common;
+        const removed: TypedTransaction[] = [];
+        for (const b of event.removed) {
+          for (const raw of b.block.transactions) {
+            if (raw.length > 0 && raw[0] === 0x7e) continue;
+            try {
+              removed.push(createTxFromRLP(raw, { common }));
+            } catch {
+              // Not decodable under today's rules: it cannot go back into the pool.
+            }
+          }
+        }
+        const included = event.added.flatMap((b) => b.receipts.map((r) => r.txHash));
+        await pool.onNewHead({ included, removed });
+      },
+    };
+  }
+
+  /** The head state, shared by the pool's account reads until the head moves. */
+  #headStateManager(): Promise<MerkleStateManager> {
+    const head = this.head();
+    if (this.#headState === undefined || !equalBytes(this.#headState.hash, head.hash)) {
+      this.#headState = { hash: head.hash, sm: createStateManager(this.store, head.header.stateRoot) };
+    }
+    return this.#headState.sm;
+  }
+
+  async #headAccount(address: Uint8Array): Promise<{ nonce: bigint; balance: bigint }> {
+    const account = await (await this.#headStateManager()).getAccount(new Address(address));
+    return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n };
+  }
+
+  async #l1Cost(tx: TypedTransaction): Promise<bigint> {
+    const op = this.config.op;
+    if (op === undefined) return 0n;
+    const rules = forkRules(this.config, this.pendingRules().timestamp);
+    const source = await loadL1FeeSource(await this.#headStateManager(), rules.opFork ?? "bedrock");
+    return source.l1Fee(tx.serialize()).l1Fee + source.operatorFee(tx.gasLimit);
+  }
+
+  /** The rules of the next block on the head (the pool validates against them). */
+  pendingRules(): PoolHead {
+    const head = this.head().header;
+    const timestamp = BigInt(Math.max(this.#now(), Number(head.timestamp) + 1));
+    const common = forkRules(this.config, timestamp).common;
+    const prague = common.gteHardfork(Hardfork.Prague);
+    const types = [0, 1, 2];
+    if (this.config.op === undefined && common.gteHardfork(Hardfork.Cancun)) types.push(3);
+    if (prague) types.push(4);
+    return {
+      chainId: this.config.chainId,
+      gasLimit: head.gasLimit,
+      nextBaseFee: nextBlockBaseFee(this.config, head, timestamp),
+      allowedTypes: new Set(types),
+      timestamp,
+      isShanghai: common.gteHardfork(Hardfork.Shanghai),
+      isPrague: prague,
+    };
   }
 
   /** Opens the database, writes or checks the genesis, and resumes at the stored head. */
@@ -251,7 +343,15 @@ export class ExecutionEngine {
     try {
       const genesisHash = await initGenesis(store, genesis);
       const chain = new ChainStore(options.chain ?? {}, { store });
-      const engine = new ExecutionEngine(genesis.config, store, owns, chain, genesisHash, deps);
+      const engine = new ExecutionEngine(
+        genesis.config,
+        store,
+        owns,
+        chain,
+        genesisHash,
+        deps,
+        options.txpool ?? {},
+      );
       const head = engine.head();
       engine.#logger.info("Execution engine opened", {
         chainId: genesis.config.chainId.toString(),
@@ -264,16 +364,6 @@ export class ExecutionEngine {
       if (owns) store.close();
       throw err;
     }
-  }
-
-  /** The transaction pool the builder draws from (undefined: blocks carry only the attributes' txs). */
-  get pool(): EngineTxPool | undefined {
-    return this.#pool;
-  }
-
-  /** Attaches the pool (the pool usually needs the engine to exist first). */
-  attachPool(pool: EngineTxPool): void {
-    this.#pool = pool;
   }
 
   /** The canonical head. */
@@ -415,7 +505,7 @@ export class ExecutionEngine {
             throw attrsError(`transaction ${i} cannot be applied: ${(e as Error).message}`, e);
           }
         }
-        if (attrs.noTxPool !== true && this.#pool !== undefined) {
+        if (attrs.noTxPool !== true) {
           skipped = await this.#fillFromPool(builder, options.maxPoolTxs ?? Infinity);
         }
       } catch (e) {
@@ -440,7 +530,7 @@ export class ExecutionEngine {
 
   async #fillFromPool(builder: BlockBuilder, max: number): Promise<number> {
     const baseFee = builder.header.baseFeePerGas ?? 0n;
-    const txs = this.#pool!.pending(baseFee);
+    const txs = this.#builderPool.pending(baseFee);
     let taken = 0;
     let skipped = 0;
     for (let tx = txs.peek(); tx !== undefined && taken < max; tx = txs.peek()) {
@@ -487,8 +577,8 @@ export class ExecutionEngine {
             getBlockHash: this.#blockHashLookup(parent, block.header.parentHash),
           });
         } catch (e) {
-          // The importer reverted the state: the manager is still at the parent's root.
-          this.#hot = { root: parent.stateRoot, sm };
+          // The group rolls back the trie nodes this attempt wrote, which the manager's tries and
+          // caches may still point at: drop the manager.
           throw e;
         }
         await sm.flush();
@@ -559,12 +649,10 @@ export class ExecutionEngine {
       removed: reorg.removed.map((r) => this.#chainBlock(r)),
       head: this.chain.getHead("latest")!,
     };
-    if (this.#pool !== undefined) {
-      try {
-        await this.#pool.onNewHead(event);
-      } catch (e) {
-        this.#logger.warn("Transaction pool failed to follow the head", { error: (e as Error).message });
-      }
+    try {
+      await this.#builderPool.onNewHead(event);
+    } catch (e) {
+      this.#logger.warn("Transaction pool failed to follow the head", { error: (e as Error).message });
     }
     for (const cb of [...this.#listeners]) {
       try {
@@ -582,6 +670,7 @@ export class ExecutionEngine {
     this.#closed = true;
     this.#listeners.clear();
     this.#hot = undefined;
+    this.#headState = undefined;
     if (this.#ownsStore) this.store.close();
   }
 }
