@@ -1,0 +1,4 @@
+/** Shared parts of the e2e compatibility suite: a real keel process, npm-installed tools, BenchToken. */
+export * from "./keel_process.ts";
+export * from "./npm_tool.ts";
+export * from "./bench_token.ts";
