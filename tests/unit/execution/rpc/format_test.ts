@@ -73,9 +73,10 @@ Deno.test("block: every field of spec 2.3 and the post-London fields, hashes onl
 Deno.test("block: size is the RLP length of [header, txs, uncles, withdrawals]", () => {
   const block = f.chain.getBlockByHash(d.block2.hash)!;
   const txs = block.transactions.map((t) => (t[0] >= 0xc0 ? RLP.decode(t) : t));
-  // deno-lint-ignore no-explicit-any
   const encoded = RLP.encode(
-    [RLP.decode(encodeHeader(block.header)), txs, [], block.withdrawals ?? []] as any,
+    [RLP.decode(encodeHeader(block.header)), txs, [], block.withdrawals ?? []] as Parameters<
+      typeof RLP.encode
+    >[0],
   );
   assertEquals(blockSize(block), encoded.length);
 });
