@@ -1,11 +1,12 @@
 /**
  * Block building and import benchmark (issue 3 "Benchmark").
  *
- *   deno run -A scripts/bench_block.ts [--blocks N] [--sqlite DIR]
+ *   deno run -A scripts/bench_block.ts [--blocks N] [--sqlite DIR] [--only eth|erc20] [--workers N]
  *
  * Builds and seals blocks of 1,000 ETH transfers and of 500 ERC-20 transfers (BenchToken from
  * ../shared/bench/rpc-bench.mjs) on an OP chain at Isthmus with the L1 fee charged, senders recovered in
- * advance; then imports the same blocks on a fresh state (full re-execution and validation).
+ * advance; then imports the same blocks on a fresh state (full re-execution and validation, senders
+ * recovered in a worker while earlier transactions execute).
  * Prints transfers/s, Mgas/s and RSS. With `--sqlite DIR` the state lives in a node:sqlite file in DIR
  * (one write group per block); otherwise in memory.
  */
@@ -25,6 +26,7 @@ import {
   forkRules,
   importBlock,
   type SealedBlock,
+  SenderRecovery,
   txCommon,
 } from "../lib/execution/evm/mod.ts";
 import { createStateManager } from "../lib/execution/state/mod.ts";
@@ -85,6 +87,7 @@ let run = 0;
 async function newState(): Promise<MerkleStateManager> {
   if (SQLITE === undefined) return new MerkleStateManager({ caches: new Caches() });
   store?.close();
+  recovery?.close();
   store = SqliteStore.open(`${SQLITE}/bench_${run++}.sqlite`);
   return await createStateManager(store);
 }
@@ -185,11 +188,15 @@ async function buildChain(sm: MerkleStateManager, g: Header, blocks: TypedTransa
   return { sealed: out, gas, txs, ms };
 }
 
+/** `--workers 0` recovers senders on the main thread, in the executing loop. */
+const WORKERS = Number(arg("--workers") ?? 1);
+const recovery = WORKERS > 0 ? new SenderRecovery({ workers: WORKERS }) : undefined;
+
 async function importChain(sm: MerkleStateManager, g: Header, sealed: SealedBlock[]) {
   let parent = g;
   const t0 = performance.now();
   for (const s of sealed) {
-    const go = () => importBlock(CONFIG, parent, s.block, { stateManager: sm });
+    const go = () => importBlock(CONFIG, parent, s.block, { stateManager: sm }, { senderRecovery: recovery });
     await (store !== undefined ? store.transactionAsync(go) : go());
     parent = s.block.header;
   }
@@ -271,3 +278,4 @@ if (ONLY !== "eth") {
   console.log(`  import speed-up ${(built.ms / ms).toFixed(2)}x, RSS ${rss()}`);
 }
 store?.close();
+recovery?.close();

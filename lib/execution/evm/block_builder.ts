@@ -268,6 +268,30 @@ export class BlockBuilder {
     }
   }
 
+  /** Decodes a consensus-encoded transaction under this block's rules (deposits only on OP chains, no blobs on L2). */
+  decodeTransaction(input: Uint8Array): TypedTransaction | DepositTx {
+    if (input.length > 0 && input[0] === 3 && this.config.op !== undefined) {
+      throw new BaseError(
+        "TX_TYPE_NOT_SUPPORTED",
+        "Cannot apply transaction: blob transactions are not supported on L2",
+      );
+    }
+    if (input.length > 0 && input[0] === DEPOSIT_TX_TYPE) {
+      if (this.config.op === undefined) {
+        throw new BaseError(
+          "TX_TYPE_NOT_SUPPORTED",
+          "Cannot apply transaction: deposits exist only on OP chains",
+        );
+      }
+      return decodeDepositTx(input);
+    }
+    try {
+      return createTxFromRLP(input, { common: txCommon(this.rules.common) });
+    } catch (e) {
+      throw new BaseError("INVALID_TX", `Cannot decode transaction: ${(e as Error).message}`, { cause: e });
+    }
+  }
+
   get gasUsed(): bigint {
     return this.#gasUsed;
   }
@@ -278,34 +302,7 @@ export class BlockBuilder {
    */
   async addTransaction(input: BuilderTx): Promise<TxResult> {
     if (this.#done) throw new BaseError("BLOCK_SEALED", "Cannot add transaction: block is sealed");
-    let tx: TypedTransaction | DepositTx;
-    if (input instanceof Uint8Array) {
-      if (input.length > 0 && input[0] === 3 && this.config.op !== undefined) {
-        throw new BaseError(
-          "TX_TYPE_NOT_SUPPORTED",
-          "Cannot apply transaction: blob transactions are not supported on L2",
-        );
-      }
-      if (input.length > 0 && input[0] === DEPOSIT_TX_TYPE) {
-        if (this.config.op === undefined) {
-          throw new BaseError(
-            "TX_TYPE_NOT_SUPPORTED",
-            "Cannot apply transaction: deposits exist only on OP chains",
-          );
-        }
-        tx = decodeDepositTx(input);
-      } else {
-        try {
-          tx = createTxFromRLP(input, { common: txCommon(this.rules.common) });
-        } catch (e) {
-          throw new BaseError("INVALID_TX", `Cannot decode transaction: ${(e as Error).message}`, {
-            cause: e,
-          });
-        }
-      }
-    } else {
-      tx = input;
-    }
+    const tx = input instanceof Uint8Array ? this.decodeTransaction(input) : input;
     const remaining = this.header.gasLimit - this.#gasUsed;
     let result: TxResult;
     if (isDeposit(tx)) {

@@ -19,7 +19,9 @@ import {
   type Header,
 } from "../../protocol/block.ts";
 import type { ChainConfig } from "../../protocol/chain_config.ts";
-import { BlockBuilder, type BlockBuilderDeps, type SealedBlock } from "./block_builder.ts";
+import type { TypedTransaction } from "@ethereumjs/tx";
+import { BlockBuilder, type BlockBuilderDeps, type BuilderTx, type SealedBlock } from "./block_builder.ts";
+import type { SenderRecovery } from "./sender_recovery.ts";
 import { forkRules, opActive } from "./common.ts";
 import { checkExtraData, expectedBlobFields, nextBlockBaseFee } from "./header_rules.ts";
 
@@ -120,6 +122,11 @@ export function validateHeaderStatic(config: ChainConfig, parent: Header, h: Hea
   expect(n, "requestsHash", h.requestsHash, prague ? EMPTY_REQUESTS_HASH : undefined);
 }
 
+export interface ImportOptions {
+  /** Recover senders in workers, overlapping execution (the caller owns and closes it). */
+  senderRecovery?: SenderRecovery;
+}
+
 /**
  * Re-executes `block` on `parent` (the state manager must hold the parent's state) and validates every
  * header field. On success the state is committed and the sealed result returned; on failure the state
@@ -130,6 +137,7 @@ export async function importBlock(
   parent: Header,
   block: Block,
   deps: BlockBuilderDeps,
+  options: ImportOptions = {},
 ): Promise<SealedBlock> {
   const h = block.header;
   const n = h.number;
@@ -144,9 +152,36 @@ export async function importBlock(
   const builder = await BlockBuilder.openWithHeader(config, parent, h, deps);
   let sealed: SealedBlock;
   try {
+    const txs: BuilderTx[] = [];
     for (let i = 0; i < block.transactions.length; i++) {
       try {
-        await builder.addTransaction(block.transactions[i]);
+        txs.push(builder.decodeTransaction(block.transactions[i]));
+      } catch (e) {
+        throw invalid(n, "transactions", `transaction ${i} is invalid: ${(e as Error).message}`, e);
+      }
+    }
+    // Senders are recovered in workers while earlier transactions execute.
+    const recovered = new Map<number, Promise<string | undefined>>();
+    if (options.senderRecovery !== undefined) {
+      const idx: number[] = [];
+      txs.forEach((t, i) => {
+        if (!(t instanceof Uint8Array) && !("sourceHash" in t)) idx.push(i);
+      });
+      const started = options.senderRecovery.start(
+        config,
+        h.timestamp,
+        idx.map((i) => txs[i] as TypedTransaction),
+        idx.map((i) => block.transactions[i]),
+      );
+      idx.forEach((i, k) => recovered.set(i, started[k]));
+    }
+    for (let i = 0; i < txs.length; i++) {
+      try {
+        const failure = await recovered.get(i);
+        if (failure !== undefined) {
+          throw new BaseError("INVALID_SIGNATURE", `Cannot recover sender: ${failure}`);
+        }
+        await builder.addTransaction(txs[i]);
       } catch (e) {
         throw invalid(n, "transactions", `transaction ${i} is invalid: ${(e as Error).message}`, e);
       }

@@ -8,3 +8,4 @@ export * from "./header_rules.ts";
 export * from "./tx_runner.ts";
 export * from "./block_builder.ts";
 export * from "./block_importer.ts";
+export * from "./sender_recovery.ts";
