@@ -1,0 +1,136 @@
+/** eth_call / eth_estimateGas: results, reverts (code 3), overrides, gas cap, estimate exactness. */
+import { bytesToHex } from "../../../../lib/common/mod.ts";
+import { assert, assertEquals } from "../../../assert.ts";
+import { A, B, createDeployed, errorData, ETHER, LOGGER_RUNTIME, panicData } from "./fixture.ts";
+
+const d = await createDeployed({ gasCap: 1_000_000n });
+const f = d.fixture;
+const hex = bytesToHex;
+const WORD = hex(new Uint8Array(32).fill(9));
+
+Deno.test("eth_call: returns data; a revert is code 3 with the reason and the data", async () => {
+  // The logger returns nothing; a STOP gives "0x".
+  assertEquals(await f.call("eth_call", [{ to: hex(d.logger), data: WORD }, "latest"]), "0x");
+  const rev = await f.rpc("eth_call", [{ to: hex(d.reverter) }, "latest"]);
+  assertEquals(rev.error?.code, 3);
+  assertEquals(rev.error?.message, "execution reverted: nope");
+  assertEquals(rev.error?.data, hex(errorData("nope")));
+  const panic = await f.rpc("eth_call", [{ to: hex(d.panicker) }]);
+  assertEquals(panic.error?.code, 3);
+  assertEquals(panic.error?.message, "execution reverted: arithmetic underflow or overflow");
+  assertEquals(panic.error?.data, hex(panicData(0x11)));
+});
+
+Deno.test("eth_call: at an older block, by hash object; unknown block is header not found", async () => {
+  // The reverter did not exist at genesis: a call to an empty account succeeds with no data.
+  assertEquals(await f.call("eth_call", [{ to: hex(d.reverter) }, "0x0"]), "0x");
+  const byHash = await f.rpc("eth_call", [{ to: hex(d.reverter) }, { blockHash: hex(d.block1.hash) }]);
+  assertEquals(byHash.error?.code, 3);
+  const missing = await f.rpc("eth_call", [{ to: hex(d.reverter) }, "0x64"]);
+  assertEquals(missing.error, { code: -32000, message: "header not found" });
+});
+
+Deno.test("eth_call: state overrides (code, balance, stateDiff) and block overrides", async () => {
+  // SLOAD(0) returned as a word: PUSH1 0 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
+  const readSlot0 = "0x60005460005260206000f3";
+  const target = "0x00000000000000000000000000000000000000aa";
+  const slot = hex(new Uint8Array(32));
+  const value = "0x" + "00".repeat(31) + "2a";
+  const out = await f.call("eth_call", [{ to: target }, "latest", {
+    [target]: { code: readSlot0, stateDiff: { [slot]: value } },
+  }]);
+  assertEquals(out, value);
+  // BALANCE of the caller: CALLER BALANCE PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
+  const balanceOfCaller = "0x33316000526020" + "6000f3";
+  const poor = "0x00000000000000000000000000000000000000bb";
+  const bal = await f.call<string>("eth_call", [{ from: poor, to: target }, "latest", {
+    [target]: { code: balanceOfCaller },
+    [poor]: { balance: "0x1234" },
+  }]);
+  assertEquals(BigInt(bal), 0x1234n);
+  // NUMBER PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN with a block override.
+  const number = await f.call<string>("eth_call", [{ to: target }, "latest", {
+    [target]: { code: "0x436000526020" + "6000f3" },
+  }, { number: "0x777" }]);
+  assertEquals(BigInt(number), 0x777n);
+  // The overrides did not stick.
+  assertEquals(await f.call("eth_getCode", [target, "latest"]), "0x");
+  const both = await f.rpc("eth_call", [{ to: target }, "latest", {
+    [target]: { state: {}, stateDiff: {} },
+  }]);
+  assertEquals(both.error?.code, -32602);
+});
+
+Deno.test("eth_call: value beyond the balance and fee below base fee are geth's errors", async () => {
+  const poor = "0x1000000000000000000000000000000000000000";
+  const res = await f.rpc("eth_call", [{ from: poor, to: hex(B.address), value: "0x1" }]);
+  assertEquals(res.error?.code, -32000);
+  assert(res.error!.message.startsWith("insufficient funds for gas * price + value: address "));
+  const low = await f.rpc("eth_call", [{ from: hex(A.address), to: hex(B.address), gasPrice: "0x1" }]);
+  assert(low.error!.message.startsWith("max fee per gas less than block base fee"), low.error!.message);
+  const intrinsic = await f.rpc("eth_call", [{ from: hex(A.address), to: hex(B.address), gas: "0x5000" }]);
+  assertEquals(intrinsic.error?.message, "intrinsic gas too low: have 20480, want 21000");
+});
+
+Deno.test("eth_call: rpc.gascap bounds the gas (an infinite loop runs out of gas at the cap)", async () => {
+  const loop = "0x5b600056"; // JUMPDEST PUSH1 0 JUMP
+  const target = "0x00000000000000000000000000000000000000dd";
+  const res = await f.rpc("eth_call", [{ to: target, gas: "0xffffffff" }, "latest", {
+    [target]: { code: loop },
+  }]);
+  assertEquals(res.error, { code: -32000, message: "out of gas" });
+});
+
+Deno.test("eth_estimateGas: transfer is 21000; the estimate succeeds and one less fails", async () => {
+  assertEquals(
+    await f.call("eth_estimateGas", [{ from: hex(A.address), to: hex(B.address), value: "0x1" }]),
+    "0x5208",
+  );
+  const args = { from: hex(A.address), to: hex(d.logger), data: hex(new Uint8Array(32).fill(0x55)) };
+  const est = BigInt(await f.call<string>("eth_estimateGas", [args]));
+  assert(est > 21000n + 512n + 5000n, `estimate ${est} covers calldata and the SSTORE`);
+  // The estimate executes successfully, one gas less does not.
+  const ok = await f.rpc("eth_call", [{ ...args, gas: `0x${est.toString(16)}` }]);
+  assertEquals(ok.result, "0x");
+  const short = await f.rpc("eth_call", [{ ...args, gas: `0x${(est - 1n).toString(16)}` }]);
+  assertEquals(short.error?.message, "out of gas");
+  // Deploying the logger costs more than calling it.
+  const deploy = BigInt(
+    await f.call<string>("eth_estimateGas", [{
+      from: hex(A.address),
+      data: "0x600a600c600039600a6000f3" + hex(LOGGER_RUNTIME).slice(2),
+    }]),
+  );
+  assert(deploy > 53000n);
+});
+
+Deno.test("eth_estimateGas: a revert is code 3; an always-failing call is gas required exceeds allowance", async () => {
+  const rev = await f.rpc("eth_estimateGas", [{ from: hex(A.address), to: hex(d.reverter) }]);
+  assertEquals(rev.error?.code, 3);
+  assertEquals(rev.error?.message, "execution reverted: nope");
+  const target = "0x00000000000000000000000000000000000000dd";
+  const loop = await f.rpc("eth_estimateGas", [{ to: target }, "latest", {
+    [target]: { code: "0x5b600056" },
+  }]);
+  assertEquals(loop.error, { code: -32000, message: "gas required exceeds allowance (1000000)" });
+  const poor = "0x2000000000000000000000000000000000000000";
+  const funds = await f.rpc("eth_estimateGas", [{
+    from: poor,
+    to: hex(B.address),
+    value: `0x${ETHER.toString(16)}`,
+    gasPrice: "0x3b9aca00",
+  }]);
+  assertEquals(funds.error?.message, "insufficient funds for transfer");
+});
+
+Deno.test("eth_call: concurrent calls on the shared state do not see each other", async () => {
+  const calls = [];
+  for (let i = 0; i < 20; i++) {
+    calls.push(f.rpc("eth_call", [{ from: hex(A.address), to: hex(B.address), value: "0x1" }]));
+    calls.push(f.rpc("eth_getBalance", [hex(B.address), "latest"]));
+  }
+  const results = await Promise.all(calls);
+  const balances = new Set(results.filter((_, i) => i % 2 === 1).map((r) => r.result));
+  assertEquals(balances.size, 1);
+  assertEquals(results.filter((r) => r.error !== undefined).length, 0);
+});
