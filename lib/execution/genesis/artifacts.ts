@@ -8,6 +8,13 @@ import BaseFeeVaultJson from "@eth-optimism/contracts-bedrock/forge-artifacts/Ba
 import DeployerWhitelistJson from "@eth-optimism/contracts-bedrock/forge-artifacts/DeployerWhitelist.sol/DeployerWhitelist.json" with {
   type: "json",
 };
+import EASJson from "@eth-optimism/contracts-bedrock/forge-artifacts/EAS.sol/EAS.json" with { type: "json" };
+import EIP712Json from "@eth-optimism/contracts-bedrock/forge-artifacts/draft-EIP712.sol/EIP712.0.8.19.json" with {
+  type: "json",
+};
+import EIP1271VerifierJson from "@eth-optimism/contracts-bedrock/forge-artifacts/EIP1271Verifier.sol/EIP1271Verifier.json" with {
+  type: "json",
+};
 import FeeVaultJson from "@eth-optimism/contracts-bedrock/forge-artifacts/FeeVault.sol/FeeVault.json" with {
   type: "json",
 };
@@ -91,6 +98,9 @@ const as = (json: unknown) => json as Artifact;
 export const ARTIFACTS = {
   BaseFeeVault: as(BaseFeeVaultJson),
   DeployerWhitelist: as(DeployerWhitelistJson),
+  EAS: as(EASJson),
+  EIP712: as(EIP712Json),
+  EIP1271Verifier: as(EIP1271VerifierJson),
   FeeVault: as(FeeVaultJson),
   GasPriceOracle: as(GasPriceOracleJson),
   L1Block: as(L1BlockJson),

@@ -18,6 +18,7 @@ import {
   BASE_FEE_VAULT_ADDRESS,
   BEACON_ROOTS_ADDRESS,
   DEPLOYER_WHITELIST_ADDRESS,
+  EAS_ADDRESS,
   GAS_PRICE_ORACLE_ADDRESS,
   HISTORY_STORAGE_ADDRESS,
   HISTORY_STORAGE_DEPLOYMENT,
@@ -165,10 +166,42 @@ const vaultImmutables = (v: FeeVaultConfig): Record<string, ImmutableValue> => (
   WITHDRAWAL_NETWORK: BigInt(v.withdrawalNetwork),
 });
 
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
 /**
- * The predeploys keel sets at genesis (OP-CONTRACTS.md section 4 table; specs/protocol/predeploys.md).
- * EAS (0x4200…0021) is left as a bare proxy: its EIP-712 immutables need the constructor run.
+ * EAS's constructor immutables (EAS.sol `EIP1271Verifier("EAS", "1.3.0")`, OpenZeppelin draft-EIP712):
+ * the name as a left-aligned bytes32, the EIP-712 hashes, and the domain separator cached for
+ * `chainId` and `self`. Calls reach EAS through its proxy, so `self` is the proxy address: the cached
+ * separator is then the one EAS uses (any other address only makes EAS recompute it).
  */
+export function easImmutables(chainId: bigint, self: Uint8Array): Record<string, ImmutableValue> {
+  const typeHash = keccak256(
+    utf8("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
+  );
+  const nameHash = keccak256(utf8("EAS"));
+  const versionHash = keccak256(utf8("1.3.0"));
+  const name = new Uint8Array(32);
+  name.set(utf8("EAS"));
+  return {
+    _name: name,
+    _TYPE_HASH: typeHash,
+    _HASHED_NAME: nameHash,
+    _HASHED_VERSION: versionHash,
+    _CACHED_CHAIN_ID: chainId,
+    _CACHED_THIS: self,
+    _CACHED_DOMAIN_SEPARATOR: keccak256(
+      concatBytes(
+        typeHash,
+        nameHash,
+        versionHash,
+        bigIntToBytes(chainId, 32),
+        bigIntToBytes(bytesToBigInt(self), 32),
+      ),
+    ),
+  };
+}
+
+/** The predeploys keel sets at genesis (OP-CONTRACTS.md section 4 table; specs/protocol/predeploys.md). */
 export const PREDEPLOY_TABLE: readonly PredeployEntry[] = [
   {
     name: "LegacyMessagePasser",
@@ -288,6 +321,14 @@ export const PREDEPLOY_TABLE: readonly PredeployEntry[] = [
     immutables: (c) => vaultImmutables(c.l1FeeVault),
   },
   { name: "SchemaRegistry", address: SCHEMA_REGISTRY_ADDRESS, proxied: true, artifact: "SchemaRegistry" },
+  {
+    name: "EAS",
+    address: EAS_ADDRESS,
+    proxied: true,
+    artifact: "EAS",
+    immutableSources: ["EIP712", "EIP1271Verifier"],
+    immutables: (c) => easImmutables(c.l2ChainId, EAS_ADDRESS),
+  },
 ];
 
 /** A preinstall: fixed address, code, nonce 1 (specs/protocol/preinstalls.md; Preinstalls.sol). */

@@ -11,7 +11,12 @@ import {
   concatBytes,
   hexToBytes,
 } from "../../../../lib/common/bytes.ts";
-import { ARTIFACTS, immutableNames, runtimeCode } from "../../../../lib/execution/genesis/mod.ts";
+import {
+  ARTIFACTS,
+  easImmutables,
+  immutableNames,
+  runtimeCode,
+} from "../../../../lib/execution/genesis/mod.ts";
 import { L2_ERC721_BRIDGE_ADDRESS } from "../../../../lib/protocol/predeploys.ts";
 
 const a = (n: number) => bigIntToBytes(BigInt(n), 20);
@@ -64,6 +69,24 @@ Deno.test("runtimeCode: patched immutables equal what the constructor produces",
     })),
     bytesToHex(factory),
   );
+});
+
+Deno.test("runtimeCode: EAS's EIP-712 immutables equal a constructor run on chain 901", async () => {
+  const sm = new MerkleStateManager();
+  const common = createCustomCommon({ chainId: 901 }, Mainnet, { hardfork: Hardfork.Prague });
+  const evm = await createEVM({ common, stateManager: sm });
+  const res = await evm.runCall({
+    data: hexToBytes(ARTIFACTS.EAS.bytecode.object),
+    gasLimit: 30_000_000n,
+    skipBalance: true,
+  });
+  const created = res.createdAddress!;
+  const fromConstructor = await sm.getCode(created);
+  const patched = runtimeCode(ARTIFACTS.EAS, "EAS", easImmutables(901n, created.bytes), [
+    ARTIFACTS.EIP712,
+    ARTIFACTS.EIP1271Verifier,
+  ]);
+  assertEquals(bytesToHex(patched), bytesToHex(fromConstructor));
 });
 
 Deno.test("runtimeCode: missing, unknown and unresolvable immutables are errors", () => {

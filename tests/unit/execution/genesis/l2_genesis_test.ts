@@ -143,6 +143,7 @@ Deno.test("L2 alloc: bridges, messenger and factories answer through their proxi
     if (res.execResult.exceptionError !== undefined) throw new Error(`${signature} reverted`);
     return bytesToBigInt(res.execResult.returnValue);
   };
+  const enc = new TextEncoder();
   assertEquals(await call(L2_CROSS_DOMAIN_MESSENGER_ADDRESS, "OTHER_MESSENGER()"), 0xc1n);
   // xDomainMsgSender holds DEFAULT_L2_SENDER outside a relay, so the getter reverts ("not set").
   assertEquals(
@@ -165,9 +166,22 @@ Deno.test("L2 alloc: bridges, messenger and factories answer through their proxi
   assertEquals(await call(baseFeeVault, "WITHDRAWAL_NETWORK()"), 1n);
   assertEquals(await call(baseFeeVault, "MIN_WITHDRAWAL_AMOUNT()"), 6n);
 
+  // EAS: name, version and the EIP-712 domain of chain 901 at the proxy address.
+  const easAddress = hexToBytes("0x4200000000000000000000000000000000000021");
+  const easDomain = keccak256(concatBytes(
+    keccak256(
+      enc.encode("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
+    ),
+    keccak256(enc.encode("EAS")),
+    keccak256(enc.encode("1.3.0")),
+    bigIntToBytes(901n, 32),
+    bigIntToBytes(bytesToBigInt(easAddress), 32),
+  ));
+  assertEquals(await call(easAddress, "getDomainSeparator()"), bytesToBigInt(easDomain));
+  assertEquals(await call(easAddress, "getSchemaRegistry()"), 0x4200000000000000000000000000000000000020n);
+
   // Permit2: the patched EIP-712 domain separator for chain 901 at its own address.
   const permit2 = preinstalls(901n).find((p) => p.name === "Permit2")!;
-  const enc = new TextEncoder();
   const expected = keccak256(concatBytes(
     keccak256(enc.encode("EIP712Domain(string name,uint256 chainId,address verifyingContract)")),
     keccak256(enc.encode("Permit2")),
