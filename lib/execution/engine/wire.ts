@@ -73,7 +73,8 @@ export const payloadAttributesSchema = s.object({
   noTxPool: s.optional(s.bool()),
   gasLimit: s.optional(s.uint64()),
   eip1559Params: s.optional(fixedBytes(8, "eth.Bytes8")),
-  minBaseFee: s.optional(s.uint64()),
+  // op-node marshals `MinBaseFee *uint64` as a JSON number (op-service/eth/types.go); hex is accepted too.
+  minBaseFee: s.optional(s.hexOrDecimal()),
 });
 
 export const forkchoiceStateSchema = s.object({
@@ -190,7 +191,12 @@ export function payloadAttributesToJson(a: PayloadAttributes): Record<string, un
     noTxPool: a.noTxPool,
     gasLimit: a.gasLimit === undefined ? undefined : toQuantity(a.gasLimit),
     eip1559Params: a.eip1559Params && bytesToHex(a.eip1559Params),
-    minBaseFee: a.minBaseFee === undefined ? undefined : toQuantity(a.minBaseFee),
+    // A JSON number, as op-node sends it (a string beyond 2^53, which the parser also accepts).
+    minBaseFee: a.minBaseFee === undefined
+      ? undefined
+      : a.minBaseFee <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(a.minBaseFee)
+      : a.minBaseFee.toString(),
   });
 }
 
