@@ -146,7 +146,8 @@ export function devChainConfig(chainId: bigint, upTo: OpFork): Record<string, un
   const times = forkTimes(upTo);
   const { eip1559 } = DEFAULT_DEV_GENESIS_OPTIONS;
   return {
-    chainId: Number(chainId),
+    // A JSON number as op-geth writes it; a decimal string when it would not survive as a double.
+    chainId: chainId <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(chainId) : chainId.toString(),
     homesteadBlock: 0,
     eip150Block: 0,
     eip155Block: 0,

@@ -318,4 +318,7 @@ Deno.test("dev genesis: upTo selects the forks, the GasPriceOracle flags and the
   assertEquals(jovian.config.jovianTime, 0);
   assertEquals(jovian.extraData, "0x01000000fa000000060000000000000000");
   assertThrows(() => buildDevGenesis({ upTo: "nope" as "jovian" }), BaseError, "unknown fork");
+  const big = buildDevGenesis({ chainId: 2n ** 60n, upTo: "delta" });
+  assertEquals(big.config.chainId, "1152921504606846976");
+  assertEquals(parseGenesis(big).config.chainId, 2n ** 60n);
 });
