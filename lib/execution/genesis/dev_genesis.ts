@@ -107,6 +107,17 @@ export interface DevGenesisOptions {
   l1BlockOperatorFee?: Partial<L1BlockOperatorFee>;
   /** Implementation runtime code overrides by predeploy name (see `L2AllocOptions.implementationCode`). */
   implementationCode?: Record<string, Uint8Array>;
+  /**
+   * The L1 proxies the L2 bridges and messenger point at (the devnet passes its deployment);
+   * the zero address when there is no L1.
+   */
+  l1Addresses?: {
+    l1CrossDomainMessenger: Uint8Array;
+    l1StandardBridge: Uint8Array;
+    l1ERC721Bridge: Uint8Array;
+  };
+  /** Fee vault settings; default: recipient `feeVaultRecipient`, 10 ETH minimum, withdrawals to L1. */
+  feeVault?: Partial<FeeVaultConfig>;
   /** Extra alloc entries (op-geth JSON form), added last. */
   extraAlloc?: Record<string, GenesisAccountJson>;
 }
@@ -224,9 +235,9 @@ export function buildDevGenesis(options: DevGenesisOptions = {}): GenesisJson {
     sequencerFeeVault: vault,
     baseFeeVault: vault,
     l1FeeVault: vault,
-    l1CrossDomainMessenger: zero,
-    l1StandardBridge: zero,
-    l1ERC721Bridge: zero,
+    l1CrossDomainMessenger: options.l1Addresses?.l1CrossDomainMessenger ?? zero,
+    l1StandardBridge: options.l1Addresses?.l1StandardBridge ?? zero,
+    l1ERC721Bridge: options.l1Addresses?.l1ERC721Bridge ?? zero,
     l1Block,
     l1BlockOperatorFee: has(upTo, "isthmus")
       ? {

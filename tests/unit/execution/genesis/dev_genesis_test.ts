@@ -318,6 +318,31 @@ Deno.test("dev genesis: upTo selects the forks, the GasPriceOracle flags and the
   assertEquals(jovian.config.jovianTime, 0);
   assertEquals(jovian.extraData, "0x01000000fa000000060000000000000000");
   assertThrows(() => buildDevGenesis({ upTo: "nope" as "jovian" }), BaseError, "unknown fork");
+  const withL1 = buildDevGenesis({
+    upTo: "delta",
+    l1Addresses: {
+      l1CrossDomainMessenger: hexToBytes("0xa51c1fc2f0d1a1b8494ed1fe312d7c3a78ed91c0"),
+      l1StandardBridge: hexToBytes("0xb7f8bc63bbcad18155201308c8f3540b07f84f5e"),
+      l1ERC721Bridge: hexToBytes("0x9a676e781a523b5d0c0e43731313a708cb607508"),
+    },
+    feeVault: { withdrawalNetwork: 1 },
+  });
+  const messenger = withL1.alloc["0x4200000000000000000000000000000000000007"].storage!;
+  assertEquals(
+    messenger[bytesToHex(bigIntToBytes(0xcfn, 32))],
+    "0x000000000000000000000000a51c1fc2f0d1a1b8494ed1fe312d7c3a78ed91c0",
+  );
+  const bridge = withL1.alloc["0x4200000000000000000000000000000000000010"].storage!;
+  assertEquals(
+    bridge[bytesToHex(bigIntToBytes(4n, 32))],
+    "0x000000000000000000000000b7f8bc63bbcad18155201308c8f3540b07f84f5e",
+  );
+  // The withdrawal network is an immutable of the vault's implementation code.
+  const vaultImpl = "0xc0d3c0d3c0d3c0d3c0d3c0d3c0d3c0d3c0d30011";
+  assert(
+    withL1.alloc[vaultImpl].code !== json.alloc[vaultImpl].code,
+    "vault code carries WITHDRAWAL_NETWORK",
+  );
   const big = buildDevGenesis({ chainId: 2n ** 60n, upTo: "delta" });
   assertEquals(big.config.chainId, "1152921504606846976");
   assertEquals(parseGenesis(big).config.chainId, 2n ** 60n);
