@@ -189,7 +189,7 @@ async function buildChain(sm: MerkleStateManager, g: Header, blocks: TypedTransa
 }
 
 /** `--workers 0` recovers senders on the main thread, in the executing loop. */
-const WORKERS = Number(arg("--workers") ?? 1);
+const WORKERS = Number(arg("--workers") ?? 0);
 const recovery = WORKERS > 0 ? new SenderRecovery({ workers: WORKERS }) : undefined;
 
 async function importChain(sm: MerkleStateManager, g: Header, sealed: SealedBlock[]) {

@@ -301,3 +301,25 @@ Deno.test("deposit (isthmus): the EIP-7623 calldata floor applies to gas used an
   assertEquals(short.gasUsed, 50_000n);
   await b.abort();
 });
+
+Deno.test("user tx: an invalid tx (wrong nonce) is rejected and the L1 fee taken up front is given back", async () => {
+  const { config, sm, b } = await open("isthmus");
+  await fund(sm, SENDER, ETHER);
+  const root = await sm.getStateRoot();
+  const err = await assertRejects(() => b.addTransaction(transfer(config, 2n, 5n)));
+  assertEquals((err as { code?: string }).code, "INVALID_TX");
+  assertEquals(await balanceOf(sm, SENDER), ETHER);
+  assertEquals(await sm.getStateRoot(), root);
+  // The block goes on: the right nonce is accepted afterwards.
+  const r = await b.addTransaction(transfer(config, 2n, 0n));
+  assertEquals(r.receipt.cumulativeGasUsed, 21_000n);
+  await b.abort();
+});
+
+Deno.test("deposit: a deposit above the remaining block gas cannot be included", async () => {
+  const { b } = await open("regolith");
+  const err = await assertRejects(() => b.addTransaction(deposit({ gas: 30_000_001n })));
+  assertEquals((err as { code?: string }).code, "GAS_LIMIT_REACHED");
+  assertEquals(b.results.length, 0);
+  await b.abort();
+});
