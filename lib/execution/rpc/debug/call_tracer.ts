@@ -198,9 +198,9 @@ export function frameJson(f: CallFrame, cfg: CallTracerConfig): CallFrameJson {
     from: bytesToHex(f.from),
     gas: toQuantity(f.gas),
     gasUsed: toQuantity(f.gasUsed),
+    ...(f.to === undefined ? {} : { to: bytesToHex(f.to) }),
+    input: bytesToHex(f.input),
   };
-  if (f.to !== undefined) out.to = bytesToHex(f.to);
-  out.input = bytesToHex(f.input);
   if (f.error === undefined) {
     if (f.output.length > 0) out.output = bytesToHex(f.output);
   } else {

@@ -3,7 +3,8 @@
  * `afterMessage` events. Listeners are attached only around a traced transaction and removed after
  * it, so block building and import never pay for tracing.
  */
-import type { EVM, EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
+import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
+import type { VM } from "@ethereumjs/vm";
 import { BaseError } from "../../../common/mod.ts";
 
 /** What a tracer sees of the transaction before it runs. */
@@ -52,7 +53,12 @@ export function isTimeout(e: unknown): boolean {
  * detach function. The deadline is checked every 256 steps: a trace past it throws TRACE_TIMEOUT
  * out of the EVM.
  */
-export function attachTracer(evm: EVM, tracer: Tracer, deadline: number, now: () => number): () => void {
+export function attachTracer(
+  evm: VM["evm"],
+  tracer: Tracer,
+  deadline: number,
+  now: () => number,
+): () => void {
   const events = evm.events!;
   /** The last opcode run at each depth: tells a CALL inside a static frame from a STATICCALL. */
   const lastOp: string[] = [];
@@ -75,7 +81,8 @@ export function attachTracer(evm: EVM, tracer: Tracer, deadline: number, now: ()
   };
   const withSteps = tracer.steps || deadline !== Infinity;
   const stepListener = tracer.steps
-    ? (step: InterpreterStep, resolve: (result?: unknown) => void) => onStep(step, resolve)
+    // Two parameters: the EVM then awaits `resolve` (async storage reads in the struct logger).
+    ? (step: InterpreterStep, resolve?: (result?: unknown) => void) => onStep(step, resolve)
     : (step: InterpreterStep) => onStep(step);
   const before = (msg: Message) => tracer.onEnter?.(msg, msg.depth === 0 ? undefined : lastOp[msg.depth - 1]);
   const after = (res: EVMResult) => tracer.onExit?.(res);

@@ -20,11 +20,12 @@ export interface PrestateAccountJson {
 
 export type PrestateJson = Record<Hex, PrestateAccountJson>;
 
-function full(a: AccountState, storage: Map<Hex, Hex>): PrestateAccountJson {
+/** The full account; zero slots stay in the plain prestate (geth reads them) and leave the diff's pre. */
+function full(a: AccountState, storage: Map<Hex, Hex>, keepZero: boolean): PrestateAccountJson {
   const out: PrestateAccountJson = { balance: toQuantity(a.balance) };
   if (a.nonce > 0n) out.nonce = Number(a.nonce);
   if (a.code.length > 0) out.code = bytesToHex(a.code);
-  const slots = [...storage].filter(([, v]) => v !== ZERO_WORD);
+  const slots = [...storage].filter(([, v]) => keepZero || v !== ZERO_WORD);
   if (slots.length > 0) out.storage = Object.fromEntries(slots);
   return out;
 }
@@ -34,7 +35,7 @@ export function prestateResult(pre: Map<Hex, AccountState>): PrestateJson {
   const out: PrestateJson = {};
   for (const [addr, a] of pre) {
     if (!a.exists) continue;
-    out[addr] = full(a, a.storage);
+    out[addr] = full(a, a.storage, true);
   }
   return out;
 }
@@ -51,7 +52,7 @@ export function prestateDiff(
     if (b === undefined) continue;
     if (a.exists && !b.exists) {
       // Deleted: kept in pre, absent from post.
-      outPre[addr] = full(a, a.storage);
+      outPre[addr] = full(a, a.storage, false);
       continue;
     }
     let modified = false;
@@ -71,7 +72,7 @@ export function prestateDiff(
     if (Object.keys(postSlots).length > 0) p.storage = postSlots;
     if (!modified) continue;
     outPost[addr] = p;
-    if (a.exists) outPre[addr] = full(a, preSlots);
+    if (a.exists) outPre[addr] = full(a, preSlots, false);
   }
   return { post: outPost, pre: outPre };
 }

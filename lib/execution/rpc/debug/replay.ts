@@ -8,7 +8,7 @@
  */
 import { type Block as EjsBlock, createBlock } from "@ethereumjs/block";
 import { createTxFromRLP } from "@ethereumjs/tx";
-import { Address } from "@ethereumjs/util";
+import { Address, createAddressFromString } from "@ethereumjs/util";
 import { createVM, type VM } from "@ethereumjs/vm";
 import type { EVMResult } from "@ethereumjs/evm";
 import { BaseError, bytesToHex, type Hex } from "../../../common/mod.ts";
@@ -32,6 +32,7 @@ import {
   type TxResult,
 } from "../../evm/mod.ts";
 import type { TraceBackend } from "./backend.ts";
+import { type AccountOverride, applyStateOverrides } from "./call_object.ts";
 import {
   attachTracer,
   TIMEOUT_MESSAGE,
@@ -133,7 +134,7 @@ async function traced<T>(
   fn: () => Promise<T>,
 ): Promise<{ value: T; output: Uint8Array }> {
   let depth = 0;
-  let output = new Uint8Array();
+  let output: Uint8Array = new Uint8Array();
   const top: Tracer = {
     steps: tracer?.steps ?? false,
     onStep: tracer?.onStep?.bind(tracer),
@@ -297,7 +298,7 @@ export class BlockReplay {
       let state: TracedRun["state"];
       if (options.recordState) {
         rec.stop();
-        state = { pre: await rec.pre(), post: await rec.post((h) => Address.fromString(h)) };
+        state = { pre: await rec.pre(), post: await rec.post((h) => createAddressFromString(h)) };
       }
       await options.tracer?.onTxEnd?.(outcome);
       return { result, outcome, state };
@@ -340,9 +341,10 @@ export async function replayCall(
   backend: TraceBackend,
   header: Header,
   msg: CallMessage,
-  options: RunOptions & { clock?: Clock },
+  options: RunOptions & { clock?: Clock; stateOverrides?: AccountOverride[] },
 ): Promise<TracedRun> {
   const sm = await backend.stateAt(header);
+  if (options.stateOverrides !== undefined) await applyStateOverrides(sm, options.stateOverrides);
   const rules = forkRules(backend.config, header.timestamp);
   const recorder = new StateRecorder(sm);
   const vm = await makeVm(rules, recorder, ancestorLookup(backend, header));
@@ -403,7 +405,7 @@ export async function replayCall(
     let state: TracedRun["state"];
     if (options.recordState) {
       recorder.stop();
-      state = { pre: await recorder.pre(), post: await recorder.post((h) => Address.fromString(h)) };
+      state = { pre: await recorder.pre(), post: await recorder.post((h) => createAddressFromString(h)) };
     }
     await options.tracer?.onTxEnd?.(outcome);
     const result: TxResult = {

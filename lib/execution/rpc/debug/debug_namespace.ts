@@ -1,0 +1,20 @@
+/** The debug namespace: tracing (struct logger, callTracer, prestateTracer) and raw encodings. */
+import type { Namespace } from "../../../rpc/mod.ts";
+import type { TraceBackend } from "./backend.ts";
+import { getRawBlock, getRawHeader, getRawReceipts, getRawTransaction } from "./raw.ts";
+import { traceBlockByHash, traceBlockByNumber } from "./trace_block.ts";
+import { traceCall } from "./trace_call.ts";
+import { traceTransaction } from "./trace_transaction.ts";
+
+export function debugNamespace(backend: TraceBackend): Namespace {
+  return {
+    traceTransaction: traceTransaction(backend),
+    traceCall: traceCall(backend),
+    traceBlockByNumber: traceBlockByNumber(backend),
+    traceBlockByHash: traceBlockByHash(backend),
+    getRawHeader: getRawHeader(backend),
+    getRawBlock: getRawBlock(backend),
+    getRawReceipts: getRawReceipts(backend),
+    getRawTransaction: getRawTransaction(backend),
+  };
+}

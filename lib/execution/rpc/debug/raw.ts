@@ -1,0 +1,69 @@
+/**
+ * debug_getRawHeader, debug_getRawBlock, debug_getRawReceipts, debug_getRawTransaction (geth
+ * internal/ethapi DebugAPI): the consensus encodings as hex. A block is
+ * rlp([header, transactions, ommers, withdrawals?]) with typed transactions as byte strings and
+ * legacy ones as lists; receipts and transactions are typed envelopes.
+ */
+import { RLP } from "@ethereumjs/rlp";
+import { bytesToHex, type Hex } from "../../../common/mod.ts";
+import { type Block, encodeHeader, encodeReceipt, headerFields } from "../../../protocol/mod.ts";
+import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
+import { resolveBlock, type TraceBackend } from "./backend.ts";
+
+/** The consensus RLP of a block. */
+export function encodeBlock(block: Block): Uint8Array {
+  // deno-lint-ignore no-explicit-any
+  const txs: any[] = block.transactions.map((t) => (t.length > 0 && t[0] >= 0xc0 ? RLP.decode(t) : t));
+  // deno-lint-ignore no-explicit-any
+  const fields: any[] = [headerFields(block.header), txs, []];
+  if (block.withdrawals !== undefined) fields.push(block.withdrawals);
+  return RLP.encode(fields);
+}
+
+export function getRawHeader(backend: TraceBackend) {
+  return defineMethod({
+    name: "debug_getRawHeader",
+    params: [s.blockTag()] as const,
+    handler: ([tag]): Hex => bytesToHex(encodeHeader(resolveBlock(backend, tag).header)),
+  });
+}
+
+export function getRawBlock(backend: TraceBackend) {
+  return defineMethod({
+    name: "debug_getRawBlock",
+    params: [s.blockTag()] as const,
+    handler: ([tag]): Hex => {
+      const { hash } = resolveBlock(backend, tag);
+      const block = backend.chain.getBlockByHash(hash);
+      if (block === undefined) throw RpcError.server(`block ${bytesToHex(hash)} not found`);
+      return bytesToHex(encodeBlock(block));
+    },
+  });
+}
+
+export function getRawReceipts(backend: TraceBackend) {
+  return defineMethod({
+    name: "debug_getRawReceipts",
+    params: [s.blockTag()] as const,
+    handler: ([tag]): Hex[] => {
+      const { hash } = resolveBlock(backend, tag);
+      const receipts = backend.chain.getReceipts(hash);
+      if (receipts === undefined) throw RpcError.server(`receipts of block ${bytesToHex(hash)} not found`);
+      return receipts.map((r) => bytesToHex(encodeReceipt(r)));
+    },
+  });
+}
+
+export function getRawTransaction(backend: TraceBackend) {
+  return defineMethod({
+    name: "debug_getRawTransaction",
+    params: [s.hash()] as const,
+    handler: ([hash]): Hex => {
+      const loc = backend.chain.getTransactionLocation(hash);
+      if (loc === undefined) return "0x";
+      const block = backend.chain.getBlockByHash(loc.blockHash);
+      const tx = block?.transactions[loc.index];
+      return tx === undefined ? "0x" : bytesToHex(tx);
+    },
+  });
+}

@@ -1,0 +1,60 @@
+/**
+ * debug_traceBlockByNumber and debug_traceBlockByHash: every transaction of the block, each as
+ * `{txHash, result}` or `{txHash, error}` (geth txTraceResult). A transaction past its timeout gets
+ * the error, and the replay restarts untraced so the next ones see the right state.
+ */
+import { bytesToHex, type Hex } from "../../../common/mod.ts";
+import type { Block } from "../../../protocol/mod.ts";
+import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
+import { resolveBlock, type TraceBackend } from "./backend.ts";
+import { BlockReplay } from "./replay.ts";
+import { runTracer, type TraceConfig, traceConfigSchema } from "./trace_config.ts";
+import { keccak256 } from "../../../common/mod.ts";
+
+export type TxTraceResult = { txHash: Hex; result: unknown } | { txHash: Hex; error: string };
+
+export async function traceBlock(
+  backend: TraceBackend,
+  block: Block,
+  cfg: TraceConfig | undefined,
+): Promise<TxTraceResult[]> {
+  if (block.header.number === 0n) throw RpcError.server("genesis is not traceable");
+  const out: TxTraceResult[] = [];
+  let replay = await BlockReplay.open(backend, block);
+  for (let i = 0; i < block.transactions.length; i++) {
+    const txHash = bytesToHex(keccak256(block.transactions[i]));
+    try {
+      out.push({ txHash, result: await runTracer(cfg, (options) => replay.run(options)) });
+    } catch (e) {
+      out.push({ txHash, error: (e as Error).message });
+      replay = await BlockReplay.open(backend, block);
+      await replay.skipTo(i + 1);
+    }
+  }
+  return out;
+}
+
+function blockAt(backend: TraceBackend, hash: Uint8Array): Block {
+  const block = backend.chain.getBlockByHash(hash);
+  if (block === undefined) throw RpcError.server(`block ${bytesToHex(hash)} not found`);
+  return block;
+}
+
+export function traceBlockByNumber(backend: TraceBackend) {
+  return defineMethod({
+    name: "debug_traceBlockByNumber",
+    params: [s.blockNumber(), s.optional(traceConfigSchema)] as const,
+    handler: async ([number, cfg]) => {
+      const { hash } = resolveBlock(backend, number);
+      return await traceBlock(backend, blockAt(backend, hash), cfg);
+    },
+  });
+}
+
+export function traceBlockByHash(backend: TraceBackend) {
+  return defineMethod({
+    name: "debug_traceBlockByHash",
+    params: [s.hash(), s.optional(traceConfigSchema)] as const,
+    handler: async ([hash, cfg]) => await traceBlock(backend, blockAt(backend, hash), cfg),
+  });
+}

@@ -1,0 +1,157 @@
+/**
+ * The TraceConfig of debug_trace* (geth eth/tracers/api.go TraceConfig / TraceCallConfig): the
+ * tracer name and its config, the Go duration `timeout`, and the struct logger switches; and the
+ * runner that turns one transaction replay into the chosen tracer's result.
+ */
+import { BaseError } from "../../../common/mod.ts";
+import { RpcError, s } from "../../../rpc/mod.ts";
+import { DEFAULT_TRACE_TIMEOUT_MS } from "./backend.ts";
+import { CallTracer } from "./call_tracer.ts";
+import { isTimeout, TIMEOUT_MESSAGE } from "./hooks.ts";
+import { prestateDiff, prestateResult } from "./prestate_tracer.ts";
+import type { RunOptions, TracedRun } from "./replay.ts";
+import { StructLogger } from "./struct_logger.ts";
+import { stateOverrideSchema } from "./call_object.ts";
+
+const optBool = () => s.optional(s.bool());
+
+/** The trace config object; unknown fields are ignored as geth does. */
+export const traceConfigSchema = s.object({
+  tracer: s.optional(s.string()),
+  tracerConfig: s.optional(s.unknown()),
+  timeout: s.optional(s.string()),
+  disableStorage: optBool(),
+  disableStack: optBool(),
+  enableMemory: optBool(),
+  enableReturnData: optBool(),
+  limit: s.optional(s.hexOrDecimal()),
+  reexec: s.optional(s.hexOrDecimal()),
+});
+
+export type TraceConfig = NonNullable<ReturnType<typeof traceConfigSchema.parse>>;
+
+/** geth TraceCallConfig: a TraceConfig plus state overrides. */
+export const traceCallConfigSchema = s.object({
+  tracer: s.optional(s.string()),
+  tracerConfig: s.optional(s.unknown()),
+  timeout: s.optional(s.string()),
+  disableStorage: optBool(),
+  disableStack: optBool(),
+  enableMemory: optBool(),
+  enableReturnData: optBool(),
+  limit: s.optional(s.hexOrDecimal()),
+  reexec: s.optional(s.hexOrDecimal()),
+  stateOverrides: s.optional(stateOverrideSchema),
+});
+
+const UNITS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  "µs": 1e-3,
+  "μs": 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/** Go's time.ParseDuration, in milliseconds ("5s", "1m30s", "1.5s", "300ms"). */
+export function parseGoDuration(text: string): number {
+  const bad = () => new BaseError("TRACE_BAD_DURATION", `time: invalid duration ${JSON.stringify(text)}`);
+  let rest = text;
+  let sign = 1;
+  if (rest.startsWith("-") || rest.startsWith("+")) {
+    if (rest[0] === "-") sign = -1;
+    rest = rest.slice(1);
+  }
+  if (rest === "0") return 0;
+  if (rest === "") throw bad();
+  let total = 0;
+  const re = /^([0-9]*\.?[0-9]*)(ns|us|µs|μs|ms|s|m|h)/;
+  while (rest.length > 0) {
+    const m = re.exec(rest);
+    if (m === null || m[1] === "" || m[1] === ".") throw bad();
+    total += Number(m[1]) * UNITS[m[2]];
+    rest = rest.slice(m[0].length);
+  }
+  return sign * total;
+}
+
+/** The tracerConfig of the native tracers, checked. */
+function tracerConfig<T extends Record<string, "boolean">>(
+  raw: unknown,
+  fields: T,
+): { [K in keyof T]?: boolean } {
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw !== "object" || Array.isArray(raw)) {
+    throw RpcError.server("json: cannot unmarshal tracerConfig: want an object");
+  }
+  const out: Record<string, boolean> = {};
+  for (const key of Object.keys(fields)) {
+    const v = (raw as Record<string, unknown>)[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== "boolean") {
+      throw RpcError.server(`json: cannot unmarshal ${typeof v} into Go struct field .${key} of type bool`);
+    }
+    out[key] = v;
+  }
+  return out as { [K in keyof T]?: boolean };
+}
+
+/** The timeout of a trace in ms (geth: default 5 s; `timeout` as a Go duration). */
+export function traceTimeout(cfg: TraceConfig | undefined): number {
+  if (cfg?.timeout === undefined) return DEFAULT_TRACE_TIMEOUT_MS;
+  try {
+    const ms = parseGoDuration(cfg.timeout);
+    return ms <= 0 ? 0 : Math.max(1, Math.round(ms));
+  } catch (e) {
+    throw RpcError.server((e as Error).message);
+  }
+}
+
+/**
+ * Runs one transaction (or call) with the tracer `cfg` names and returns its result in wire form.
+ * A trace past its timeout is geth's "execution timeout".
+ */
+export async function runTracer(
+  cfg: TraceConfig | undefined,
+  run: (options: RunOptions) => Promise<TracedRun>,
+): Promise<unknown> {
+  const timeoutMs = traceTimeout(cfg);
+  const name = cfg?.tracer;
+  try {
+    if (name === undefined || name === "") {
+      const limit = cfg?.limit === undefined ? undefined : Number(cfg.limit);
+      const logger = new StructLogger({
+        disableStorage: cfg?.disableStorage,
+        disableStack: cfg?.disableStack,
+        enableMemory: cfg?.enableMemory,
+        enableReturnData: cfg?.enableReturnData,
+        limit,
+      });
+      await run({ tracer: logger, timeoutMs });
+      return logger.result();
+    }
+    if (name === "callTracer") {
+      const tracer = new CallTracer(
+        tracerConfig(cfg?.tracerConfig, { onlyTopCall: "boolean", withLog: "boolean" }),
+      );
+      await run({ tracer, timeoutMs });
+      return tracer.result();
+    }
+    if (name === "prestateTracer") {
+      const pc = tracerConfig(cfg?.tracerConfig, { diffMode: "boolean" });
+      const r = await run({ recordState: true, timeoutMs });
+      const state = r.state!;
+      return pc.diffMode ? prestateDiff(state.pre, state.post) : prestateResult(state.pre);
+    }
+  } catch (e) {
+    if (isTimeout(e)) throw RpcError.server(TIMEOUT_MESSAGE);
+    throw e;
+  }
+  throw RpcError.server(
+    `tracer ${
+      JSON.stringify(name)
+    } not found (supported: callTracer, prestateTracer, or none for the struct logger)`,
+  );
+}
