@@ -89,12 +89,10 @@ export function queryLogs(backend: EthBackend, c: LogCriteria): LogEntry[] {
     return logs;
   }
   const head = chain.headNumber();
-  const from = rangeEnd(backend, c.fromBlock, head);
+  const from = resolveNumber(backend, c.fromBlock, head);
+  if (from > head) return [];
   const to = rangeEnd(backend, c.toBlock, head);
-  if (from > to) {
-    if (resolveNumber(backend, c.fromBlock, head) > head) return [];
-    throw RpcError.server("invalid block range");
-  }
+  if (from > to) throw RpcError.server("invalid block range");
   const max = backend.options.maxBlockRange;
   if (max > 0n && to - from + 1n > max) {
     throw new RpcError(LIMIT_EXCEEDED, `query exceeds max block range ${max}`);

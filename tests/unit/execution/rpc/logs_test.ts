@@ -1,0 +1,112 @@
+/** eth_getLogs filters and limits; polling filters with a fake clock. */
+import { bytesToHex } from "../../../../lib/common/mod.ts";
+import { assertEquals } from "../../../assert.ts";
+import { A, B, C, createDeployed, createFixture, deployCode, LOG_TOPIC, LOGGER_RUNTIME } from "./fixture.ts";
+
+const hex = bytesToHex;
+const d = await createDeployed({ maxBlockRange: 3n, maxLogs: 2 });
+const f = d.fixture;
+const callerTopic = (a: Uint8Array) => hex(new Uint8Array(12)) + hex(a).slice(2);
+
+Deno.test("eth_getLogs: address, topics with OR arrays and nulls, range and blockHash", async () => {
+  const all = await f.call<Record<string, unknown>[]>("eth_getLogs", [{
+    fromBlock: "0x0",
+    toBlock: "latest",
+  }]);
+  assertEquals(all.length, 1);
+  assertEquals(all[0].address, hex(d.logger));
+  assertEquals(all[0].blockNumber, "0x2");
+  assertEquals(all[0].logIndex, "0x0");
+  const q = (filter: Record<string, unknown>) =>
+    f.call<unknown[]>("eth_getLogs", [{ fromBlock: "0x0", ...filter }]);
+  assertEquals((await q({ address: hex(d.logger) })).length, 1);
+  assertEquals((await q({ address: [hex(d.reverter), hex(d.logger)] })).length, 1);
+  assertEquals((await q({ address: hex(d.reverter) })).length, 0);
+  assertEquals((await q({ topics: [hex(LOG_TOPIC)] })).length, 1);
+  assertEquals((await q({ topics: [null, callerTopic(A.address)] })).length, 1);
+  assertEquals((await q({ topics: [null, [callerTopic(B.address), callerTopic(A.address)]] })).length, 1);
+  assertEquals((await q({ topics: [null, callerTopic(B.address)] })).length, 0);
+  assertEquals(
+    (await q({ topics: [hex(LOG_TOPIC), null, null] })).length,
+    0,
+    "a third topic position never matches",
+  );
+  assertEquals((await q({ fromBlock: "0x0", toBlock: "0x1" })).length, 0);
+  const byHash = await f.call<unknown[]>("eth_getLogs", [{ blockHash: hex(d.block2.hash) }]);
+  assertEquals(byHash, all);
+  assertEquals(
+    (await f.rpc("eth_getLogs", [{ blockHash: hex(new Uint8Array(32)) }])).error?.message,
+    "unknown block",
+  );
+  const both = await f.rpc("eth_getLogs", [{ blockHash: hex(d.block2.hash), fromBlock: "0x1" }]);
+  assertEquals(both.error?.code, -32602);
+  const five = await f.rpc("eth_getLogs", [{ topics: [null, null, null, null, null] }]);
+  assertEquals(five.error?.code, -32602);
+  assertEquals(
+    (await f.rpc("eth_getLogs", [{ fromBlock: "0x2", toBlock: "0x1" }])).error?.message,
+    "invalid block range",
+  );
+  assertEquals(await f.call("eth_getLogs", [{ fromBlock: "0x50" }]), []);
+});
+
+Deno.test("eth_getLogs: the block-range limit and the result cap answer -32005", async () => {
+  await f.mine([]);
+  await f.mine([]);
+  const range = await f.rpc("eth_getLogs", [{ fromBlock: "0x0", toBlock: "latest" }]);
+  assertEquals(range.error, { code: -32005, message: "query exceeds max block range 3" });
+  // Three more logs in one block: over the cap of 2.
+  const word = new Uint8Array(32).fill(1);
+  await f.mine([
+    f.sign(A, 6n, { to: d.logger, data: word }),
+    f.sign(A, 7n, { to: d.logger, data: word }),
+    f.sign(A, 8n, { to: d.logger, data: word }),
+  ]);
+  const cap = await f.rpc("eth_getLogs", [{ fromBlock: "latest" }]);
+  assertEquals(cap.error, { code: -32005, message: "query returned more than 2 results" });
+});
+
+Deno.test("filters: log, block and pending filters; changes since the last poll; expiry after 5 idle minutes", async () => {
+  const g = await createFixture();
+  const logs = await g.call<string>("eth_newFilter", [{ topics: [hex(LOG_TOPIC)] }]);
+  const blocks = await g.call<string>("eth_newBlockFilter");
+  const pending = await g.call<string>("eth_newPendingTransactionFilter");
+  const deployed = await g.mine([g.sign(A, 0n, { data: deployCode(LOGGER_RUNTIME) })]);
+  const logger = deployed.results[0].contractAddress!;
+  const b2 = await g.mine([g.sign(A, 1n, { to: logger, data: new Uint8Array(32).fill(3) })]);
+  assertEquals(await g.call("eth_getFilterChanges", [blocks]), [hex(deployed.hash), hex(b2.hash)]);
+  assertEquals(await g.call("eth_getFilterChanges", [blocks]), []);
+  const changes = await g.call<Record<string, unknown>[]>("eth_getFilterChanges", [logs]);
+  assertEquals(changes.length, 1);
+  assertEquals(changes[0].blockHash, hex(b2.hash));
+  assertEquals(await g.call("eth_getFilterChanges", [logs]), []);
+  const filterLogs = await g.call<unknown[]>("eth_getFilterLogs", [logs]);
+  assertEquals(filterLogs, changes);
+  const txHash = await g.pool.add(g.sign(C, 0n, { to: A.address, value: 1n, gas: 21_000n }).serialize());
+  assertEquals(await g.call("eth_getFilterChanges", [pending]), [txHash]);
+  // 5 minutes idle: the block filter expires, the log filter polled just now does not.
+  g.now.ms += 4 * 60 * 1000;
+  await g.call("eth_getFilterChanges", [logs]);
+  g.now.ms += 2 * 60 * 1000;
+  assertEquals((await g.rpc("eth_getFilterChanges", [blocks])).error, {
+    code: -32000,
+    message: "filter not found",
+  });
+  assertEquals(await g.call("eth_getFilterChanges", [logs]), []);
+  assertEquals(await g.call("eth_uninstallFilter", [logs]), true);
+  assertEquals(await g.call("eth_uninstallFilter", [logs]), false);
+  assertEquals(g.filters.size, 0);
+});
+
+Deno.test("filters: removed logs are reported with removed: true on a reorg", async () => {
+  const g = await createFixture();
+  const id = await g.call<string>("eth_newFilter", [{}]);
+  const deployed = await g.mine([g.sign(A, 0n, { data: deployCode(LOGGER_RUNTIME) })]);
+  const logger = deployed.results[0].contractAddress!;
+  const b2 = await g.mine([g.sign(A, 1n, { to: logger, data: new Uint8Array(32).fill(3) })]);
+  assertEquals((await g.call<unknown[]>("eth_getFilterChanges", [id])).length, 1);
+  g.filters.onNewHeads({ added: [], removed: [g.chain.getBlockRef(b2.hash)!] });
+  const removed = await g.call<Record<string, unknown>[]>("eth_getFilterChanges", [id]);
+  assertEquals(removed.length, 1);
+  assertEquals(removed[0].removed, true);
+  assertEquals(removed[0].blockHash, hex(b2.hash));
+});
