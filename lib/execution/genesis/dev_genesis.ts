@@ -212,6 +212,7 @@ export function buildDevGenesis(options: DevGenesisOptions = {}): GenesisJson {
     recipient,
     minWithdrawalAmount: d.minWithdrawalAmount,
     withdrawalNetwork: 0,
+    ...options.feeVault,
   };
   const l1Block: L1BlockValues = {
     number: 1n,
