@@ -9,3 +9,4 @@ export {
   parseJsonExact,
 } from "./genesis/mod.ts";
 export { createStateManager } from "./state/mod.ts";
+export { DEFAULT_TXPOOL_OPTIONS, DEV_TXPOOL_OPTIONS, TxPool, type TxPoolOptions } from "./txpool/mod.ts";
