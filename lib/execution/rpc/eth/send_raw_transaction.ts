@@ -8,7 +8,7 @@ import type { EthContext } from "../backend.ts";
 
 /** Ether with up to 2 decimals, as geth prints the fee in its txfeecap error (%0.2f). */
 function ether(wei: bigint): string {
-  const cents = (wei * 100n + 5n * 10n ** 15n) / 10n ** 16n;
+  const cents = (wei + 5n * 10n ** 15n) / 10n ** 16n;
   return `${cents / 100n}.${(cents % 100n).toString().padStart(2, "0")}`;
 }
 
