@@ -28,6 +28,7 @@ import {
   parseJsonUint,
 } from "../../protocol/chain_config.ts";
 import { isForkActive } from "../../protocol/hardforks.ts";
+import { L2_TO_L1_MESSAGE_PASSER_ADDRESS } from "../../protocol/predeploys.ts";
 import { buildTrie } from "./trie_builder.ts";
 
 /** go-ethereum params.InitialBaseFee: the genesis base fee when London is active at 0 and none is given. */
@@ -36,8 +37,6 @@ export const INITIAL_BASE_FEE = 1_000_000_000n;
 export const GENESIS_GAS_LIMIT = 4_712_388n;
 /** go-ethereum params.GenesisDifficulty. */
 export const GENESIS_DIFFICULTY = 131_072n;
-/** L2ToL1MessagePasser predeploy (specs/protocol/predeploys.md). */
-export const L2_TO_L1_MESSAGE_PASSER = hexToBytes("0x4200000000000000000000000000000000000016");
 
 export interface GenesisAccount {
   address: Uint8Array;
@@ -436,7 +435,7 @@ export async function buildGenesis(
   const stateRoot = genesis.alloc.size > 0 ? await stateManager.getStateRoot() : EMPTY_TRIE_ROOT;
   let passerRoot = EMPTY_TRIE_ROOT;
   if (genesis.config.op !== undefined) {
-    const passer = await stateManager.getAccount(new Address(L2_TO_L1_MESSAGE_PASSER));
+    const passer = await stateManager.getAccount(new Address(L2_TO_L1_MESSAGE_PASSER_ADDRESS));
     if (passer !== undefined) passerRoot = passer.storageRoot;
   }
   const header = genesisHeader(genesis, stateRoot, passerRoot);
