@@ -176,3 +176,44 @@ Deno.test("block builder (L1 mode): blob transactions count blob gas and burn th
     configureCrypto(undefined);
   }
 });
+
+Deno.test("block builder: BLOCKHASH sees the parent hash and older hashes from getBlockHash", async () => {
+  const config = opConfig("canyon");
+  const sm = newState();
+  await setL1Block(sm, FEES);
+  await fund(sm, SENDER, ETHER);
+  const probe = new Address(new Uint8Array(20).fill(0x44));
+  // SSTORE(0, BLOCKHASH(NUMBER - 1)); SSTORE(1, BLOCKHASH(NUMBER - 2)); STOP
+  await sm.putCode(
+    probe,
+    new Uint8Array([
+      0x60,
+      1,
+      0x43,
+      0x03,
+      0x40,
+      0x60,
+      0,
+      0x55,
+      0x60,
+      2,
+      0x43,
+      0x03,
+      0x40,
+      0x60,
+      1,
+      0x55,
+      0x00,
+    ]),
+  );
+  const parent = { ...genesisHeader(config, "canyon"), number: 5n };
+  const older = new Uint8Array(32).fill(0x77);
+  const b = await BlockBuilder.open(config, parent, attributes("canyon"), {
+    stateManager: sm,
+    getBlockHash: (n) => Promise.resolve(n === 4n ? older : undefined),
+  });
+  await b.addTransaction(transfer(config, 2n, 0n, { to: probe.bytes, value: 0n, gasLimit: 100_000n }));
+  assertEquals(await sm.getStorage(probe, new Uint8Array(32)), hashHeader(parent));
+  assertEquals(await sm.getStorage(probe, setLengthLeft(bigIntToBytes(1n), 32)), older);
+  await b.abort();
+});

@@ -2,6 +2,7 @@ import { createEVM, type PrecompileInput } from "@ethereumjs/evm";
 import { assert, assertEquals } from "../../../assert.ts";
 import { bytesToHex, hexToBytes } from "../../../../lib/common/bytes.ts";
 import {
+  BlockBuilder,
   forkRules,
   GRANITE_PAIRING_MAX_INPUT,
   opPrecompiles,
@@ -9,7 +10,18 @@ import {
   P256VERIFY_ADDRESS,
   P256VERIFY_GAS,
 } from "../../../../lib/execution/evm/mod.ts";
-import { opConfig } from "./helpers.ts";
+import {
+  attributes,
+  ETHER,
+  FEES,
+  fund,
+  genesisHeader,
+  newState,
+  opConfig,
+  SENDER,
+  setL1Block,
+  transfer,
+} from "./helpers.ts";
 
 /** RIP-7212 vectors (wycheproof), transcribed from op-geth core/vm/testdata/precompiles/p256Verify.json. */
 const VECTORS: { input: string; expected: string; name: string }[] = JSON.parse(
@@ -65,4 +77,26 @@ Deno.test("Granite bn256Pairing: input over 112,687 bytes consumes all gas; with
   const empty = await run(new Uint8Array());
   assertEquals(empty.exceptionError, undefined);
   assertEquals(empty.returnValue[31], 1);
+});
+
+Deno.test("P256VERIFY is reachable from a transaction from Fjord, and absent before", async () => {
+  const vector = hexToBytes(VECTORS[0].input);
+  let calldataGas = 0n;
+  for (const b of vector) calldataGas += b === 0 ? 4n : 16n;
+  for (const fork of ["ecotone", "fjord"] as const) {
+    const config = opConfig(fork);
+    const sm = newState();
+    await setL1Block(sm, FEES);
+    await fund(sm, SENDER, ETHER);
+    const b = await BlockBuilder.open(config, genesisHeader(config, fork), attributes(fork), {
+      stateManager: sm,
+    });
+    const to = hexToBytes(P256VERIFY_ADDRESS);
+    const r = await b.addTransaction(
+      transfer(config, 2n, 0n, { to, value: 0n, data: vector, gasLimit: 100_000n }),
+    );
+    assertEquals(r.receipt.status, 1);
+    assertEquals(r.gasUsed, 21_000n + calldataGas + (fork === "fjord" ? P256VERIFY_GAS : 0n), fork);
+    await b.abort();
+  }
 });
