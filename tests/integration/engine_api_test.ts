@@ -276,3 +276,36 @@ Deno.test("engine api: a reorg to a sibling branch re-points indexes and returns
     await t.close();
   }
 });
+
+Deno.test("engine api: attributes with an invalid forced transaction fail the build and leave nothing behind", async () => {
+  const t = await pair(isthmusGenesis());
+  try {
+    const head = t.seq.head();
+    const attrs = await t.miner.attributes(head.header);
+    // A valid transfer, then one with a nonce gap: the second cannot be applied.
+    attrs.transactions = [
+      ...attrs.transactions!,
+      transfer(t.seq, 0, 0n).serialize(),
+      transfer(t.seq, 0, 5n).serialize(),
+    ];
+    const err = await assertRejects(() =>
+      t.seqApi.forkchoiceUpdated(3, {
+        headBlockHash: head.hash,
+        safeBlockHash: new Uint8Array(32),
+        finalizedBlockHash: new Uint8Array(32),
+      }, attrs)
+    );
+    assert(isErrorCode(err, "ENGINE_API_INVALID_PAYLOAD_ATTRIBUTES"), String(err));
+    assert((err as Error).message.includes("transaction 2"), (err as Error).message);
+    assert(equalBytes(t.seq.head().hash, head.hash));
+    assertEquals(t.seq.chain.getCanonicalHash(1n), undefined);
+    // The engine builds correctly afterwards, and a verifier agrees on the state.
+    const { envelope } = await buildPayload(t.seqApi, t.miner, (a) => {
+      a.transactions = [...a.transactions!, transfer(t.seq, 0, 0n).serialize()];
+    });
+    assertEquals(envelope.executionPayload.transactions.length, 2);
+    assertEquals((await sendPayload(t.verApi, envelope)).status, "VALID");
+  } finally {
+    await t.close();
+  }
+});
