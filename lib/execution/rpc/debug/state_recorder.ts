@@ -116,7 +116,8 @@ export class StateRecorder {
     const code = acc === undefined ? new Uint8Array() : await this.target.getCode(address);
     const storage = new Map<Hex, Hex>();
     for (const slot of slots.keys()) {
-      const v = await this.target.getStorage(address, hexBytes(slot));
+      // A missing (e.g. self-destructed) account has all-zero storage.
+      const v = acc === undefined ? new Uint8Array() : await this.target.getStorage(address, hexBytes(slot));
       storage.set(slot, wordHex(v));
     }
     return {

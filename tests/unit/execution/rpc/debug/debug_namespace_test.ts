@@ -105,6 +105,35 @@ Deno.test("debug_traceTransaction: struct logs of sstore, log1, mstore, return w
   });
 });
 
+Deno.test("debug_traceCall: an out-of-gas SSTORE is the failing entry", async () => {
+  await withChain(async (chain, call) => {
+    await mine(chain, []);
+    // 21000 + 100: the two PUSH1s run, SSTORE needs more than the 2300 stipend left.
+    const r = await call("debug_traceCall", [{ to: hex(B), gas: "0x526c" }, "latest"]) as {
+      gas: number;
+      failed: boolean;
+      returnValue: string;
+      structLogs: { op: string; error?: string; gas: number }[];
+    };
+    assertEquals(r.failed, true);
+    assertEquals(r.gas, 21100);
+    assertEquals(r.returnValue, "0x");
+    assertEquals(r.structLogs.map((l) => l.op), ["PUSH1", "PUSH1", "SSTORE"]);
+    assertEquals(r.structLogs[2].gas, 94);
+    assertEquals(r.structLogs[2].error, "out of gas");
+    assertEquals(r.structLogs[1].error, undefined);
+    const ct = await call("debug_traceCall", [{ to: hex(B), gas: "0x526c" }, "latest", {
+      tracer: "callTracer",
+    }]) as Record<
+      string,
+      unknown
+    >;
+    assertEquals(ct.error, "out of gas");
+    assertEquals(ct.output, undefined);
+    assertEquals(ct.gasUsed, "0x526c");
+  });
+});
+
 Deno.test("debug_traceTransaction callTracer: nested calls, log positions, revert reason", async () => {
   await withChain(async (chain, call) => {
     const tx = userTx(chain, A, { gas: 300_000n });
