@@ -630,6 +630,14 @@ export class ExecutionEngine {
           else this.chain.setFinalizedHead(hash);
         }
       });
+      if (reorg.removed.length > 0) {
+        this.#logger.info("Chain reorganised", {
+          number: headHeader.number.toString(),
+          hash: bytesToHex(head),
+          dropped: reorg.removed.length,
+          added: reorg.added.length,
+        });
+      }
       if (reorg.added.length > 0 || reorg.removed.length > 0) await this.#announce(reorg);
       return reorg;
     });
