@@ -164,22 +164,18 @@ export function resolveNumber(backend: EthBackend, spec: BlockSpec | undefined, 
 /**
  * State managers of recent state roots, keyed by root. Archive state never changes under a
  * root, so an entry stays valid; the few most recent are kept (the head moves on, old roots
- * fall out). Two managers per root: one only read (getBalance, getCode...), one for execution
- * (eth_call runs in a checkpoint that is always reverted), used by one caller at a time.
+ * fall out). The managers are only read: eth_call writes into an OverlayState above them, so
+ * the values they cache stay warm across requests.
  */
 export class StateCache {
   readonly #backend: EthBackend;
   readonly #size: number;
   readonly #reads = new Map<string, Promise<MerkleStateManager>>();
-  readonly #execs = new Map<string, { sm: Promise<MerkleStateManager>; lock: Promise<unknown> }>();
+  readonly #locks = new Map<string, Promise<unknown>>();
 
   constructor(backend: EthBackend, size = 4) {
     this.#backend = backend;
     this.#size = size;
-  }
-
-  #open(header: Header): Promise<MerkleStateManager> {
-    return this.#backend.stateAt(header);
   }
 
   /** The shared manager at the header's root, for reads only. */
@@ -187,7 +183,7 @@ export class StateCache {
     const key = bytesToHex(header.stateRoot);
     let entry = this.#reads.get(key);
     if (entry === undefined) {
-      entry = this.#open(header);
+      entry = this.#backend.stateAt(header);
       this.#reads.set(key, entry);
       entry.catch(() => this.#reads.delete(key));
       if (this.#reads.size > this.#size) this.#reads.delete(this.#reads.keys().next().value as string);
@@ -195,20 +191,20 @@ export class StateCache {
     return entry;
   }
 
-  /** Runs `fn` with exclusive use of the execution manager at the header's root. */
+  /**
+   * Runs `fn` on the shared manager at the header's root, one caller at a time (eth_call keeps
+   * its write overlay and VM per root).
+   */
   exclusive<T>(header: Header, fn: (sm: MerkleStateManager) => Promise<T>): Promise<T> {
     const key = bytesToHex(header.stateRoot);
-    let entry = this.#execs.get(key);
-    if (entry === undefined) {
-      const sm = this.#open(header);
-      entry = { sm, lock: Promise.resolve() };
-      this.#execs.set(key, entry);
-      sm.catch(() => this.#execs.delete(key));
-      if (this.#execs.size > this.#size) this.#execs.delete(this.#execs.keys().next().value as string);
-    }
-    const e = entry;
-    const run = e.lock.then(() => e.sm, () => e.sm).then(fn);
-    e.lock = run.catch(() => {});
+    const sm = this.read(header);
+    const prev = this.#locks.get(key) ?? Promise.resolve();
+    const run = prev.then(() => sm, () => sm).then(fn);
+    const tail = run.then(() => {}, () => {});
+    this.#locks.set(key, tail);
+    tail.then(() => {
+      if (this.#locks.get(key) === tail) this.#locks.delete(key);
+    });
     return run;
   }
 }

@@ -1,21 +1,21 @@
 /**
  * Message calls for eth_call and eth_estimateGas (geth internal/ethapi DoCall, eth/gasestimator):
- * the call arguments become an unsigned transaction run by @ethereumjs `runTx` as the `from`
- * account (no nonce check, no signature), in a state checkpoint that is always reverted. With
+ * the call runs as the `from` account with geth's intrinsic gas, EIP-2929 warm set, refund cap
+ * and EIP-7623 floor (no nonce check, no signature), in a state checkpoint that is always reverted. With
  * no fee fields the base fee reads as 0 (geth NoBaseFee). State overrides (balance, nonce,
  * code, state, stateDiff) and block overrides apply for the call only. Only L2 execution gas is
  * counted: the L1 data fee is not part of the estimate (specs: eth_estimateGas is L2 gas only).
  */
 import { type Block as EjsBlock, createBlock } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
-import { createTx, type TypedTransaction } from "@ethereumjs/tx";
 import { Account, Address } from "@ethereumjs/util";
-import { createVM, runTx, type VM } from "@ethereumjs/vm";
+import { createVM, type VM } from "@ethereumjs/vm";
 import { bytesToHex, type Hex } from "../../common/mod.ts";
 import type { Header } from "../../protocol/mod.ts";
 import { type Infer, RpcError, s, SchemaError } from "../../rpc/mod.ts";
 import { forkRules, opPrecompiles } from "../evm/mod.ts";
 import type { EthContext } from "./backend.ts";
+import { OverlayState } from "./overlay_state.ts";
 
 /** The call object (geth TransactionArgs). */
 export const callArgsSchema = s.object({
@@ -108,6 +108,7 @@ export interface CallResult {
 }
 
 const ZERO_ADDRESS = new Address(new Uint8Array(20));
+const EMPTY = new Uint8Array();
 
 const PANIC_REASONS: Record<number, string> = {
   0x00: "generic panic",
@@ -157,7 +158,7 @@ export function callError(result: CallResult): RpcError {
 }
 
 /** Applies state overrides to `sm` (inside the caller's checkpoint). */
-async function applyOverrides(sm: MerkleStateManager, overrides: AccountOverride[]): Promise<void> {
+async function applyOverrides(sm: OverlayState, overrides: AccountOverride[]): Promise<void> {
   for (const o of overrides) {
     const address = new Address(o.address);
     if (o.balance !== undefined || o.nonce !== undefined) {
@@ -188,12 +189,13 @@ function stripZeros(v: Uint8Array): Uint8Array {
 /** One prepared execution environment: a VM on a state manager at a block. */
 export class CallEnv {
   readonly header: Header;
-  readonly sm: MerkleStateManager;
+  /** The write overlay every execution runs on (state overrides pinned at its bottom). */
+  readonly sm: OverlayState;
   readonly vm: VM;
   readonly block: EjsBlock;
   readonly baseFee: bigint;
 
-  private constructor(header: Header, sm: MerkleStateManager, vm: VM, block: EjsBlock) {
+  private constructor(header: Header, sm: OverlayState, vm: VM, block: EjsBlock) {
     this.header = header;
     this.sm = sm;
     this.vm = vm;
@@ -204,9 +206,12 @@ export class CallEnv {
   static async create(
     ctx: EthContext,
     header: Header,
-    sm: MerkleStateManager,
+    base: MerkleStateManager,
     overrides?: BlockOverrides,
+    stateOverrides?: AccountOverride[],
   ): Promise<CallEnv> {
+    const sm = new OverlayState(base);
+    if (stateOverrides !== undefined) await applyOverrides(sm, stateOverrides);
     const config = ctx.backend.config;
     const timestamp = overrides?.time ?? header.timestamp;
     const rules = forkRules(config, timestamp);
@@ -248,6 +253,7 @@ export class CallEnv {
       },
       { common: rules.common, skipConsensusFormatValidation: true },
     );
+    sm.reset();
     return new CallEnv(header, sm, vm, block);
   }
 
@@ -287,7 +293,7 @@ export class CallEnv {
    */
   async execute(args: CallArgs, gas: bigint): Promise<CallResult> {
     const from = args.from === undefined ? ZERO_ADDRESS : new Address(args.from);
-    const data = args.input ?? args.data ?? new Uint8Array();
+    const data = args.input ?? args.data ?? EMPTY;
     const value = args.value ?? 0n;
     const dynamic = args.maxFeePerGas !== undefined || args.maxPriorityFeePerGas !== undefined;
     if (args.gasPrice !== undefined && dynamic) {
@@ -297,23 +303,11 @@ export class CallEnv {
       dynamic && (args.maxFeePerGas ?? 0n) === 0n && (args.maxPriorityFeePerGas ?? 0n) === 0n;
     const block = noFee ? this.noBaseFeeBlock() : this.block;
     const baseFee = noFee ? 0n : this.baseFee;
-    const common = this.vm.common;
-    const accessList = (args.accessList ?? []).map((e) =>
-      [e.address, e.storageKeys] as [Uint8Array, Uint8Array[]]
-    );
-    let tx: TypedTransaction;
     let feeCap: bigint;
-    const base = {
-      nonce: 0n,
-      gasLimit: gas,
-      to: args.to === undefined ? undefined : new Address(args.to),
-      value,
-      data,
-    };
+    let price: bigint;
     if (dynamic) {
-      let maxFee = args.maxFeePerGas;
       const tip = args.maxPriorityFeePerGas ?? 0n;
-      if (maxFee === undefined) maxFee = tip + baseFee * 2n;
+      const maxFee = args.maxFeePerGas ?? tip + baseFee * 2n;
       if (maxFee < tip) {
         throw RpcError.server(
           `max priority fee per gas higher than max fee per gas: address ${from}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${maxFee}`,
@@ -325,66 +319,92 @@ export class CallEnv {
         );
       }
       feeCap = maxFee;
-      tx = createTx(
-        { ...base, type: 2, maxFeePerGas: maxFee, maxPriorityFeePerGas: tip, accessList },
-        { common, freeze: false },
-      );
+      price = maxFee - baseFee < tip ? maxFee : baseFee + tip;
     } else {
-      const price = args.gasPrice ?? 0n;
+      price = args.gasPrice ?? 0n;
       if (!noFee && price < baseFee) {
         throw RpcError.server(
           `max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${price}, baseFee: ${baseFee}`,
         );
       }
       feeCap = price;
-      tx = accessList.length > 0
-        ? createTx({ ...base, type: 1, gasPrice: price, accessList }, { common, freeze: false })
-        : createTx({ ...base, type: 0, gasPrice: price }, { common, freeze: false });
     }
-    (tx as { getSenderAddress: () => Address }).getSenderAddress = () => from;
+    const common = this.vm.common;
+    const create = args.to === undefined;
+    const accessList = args.accessList ?? [];
+    // Intrinsic gas (geth core.IntrinsicGas) and the EIP-7623 calldata floor.
+    let zeros = 0;
+    for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++;
+    const nonZeros = data.length - zeros;
+    let intrinsic = 21000n + BigInt(zeros) * 4n + BigInt(nonZeros) * 16n;
+    if (create) {
+      intrinsic += 32000n;
+      if (common.isActivatedEIP(3860)) intrinsic += 2n * BigInt(Math.ceil(data.length / 32));
+    }
+    for (const e of accessList) intrinsic += 2400n + 1900n * BigInt(e.storageKeys.length);
+    if (gas < intrinsic) throw RpcError.server(`intrinsic gas too low: have ${gas}, want ${intrinsic}`);
+    let floor = 0n;
+    if (common.isActivatedEIP(7623)) {
+      floor = 21000n + 10n * (BigInt(zeros) + 4n * BigInt(nonZeros));
+      if (gas < floor) {
+        throw RpcError.server(`insufficient gas for floor data gas cost: have ${gas}, want ${floor}`);
+      }
+    }
     const sm = this.sm;
-    await sm.checkpoint();
+    const evm = this.vm.evm;
+    sm.reset();
     try {
-      const account = await sm.getAccount(from);
-      const balance = account?.balance ?? 0n;
+      const account = (await sm.getAccount(from)) ?? new Account();
       const want = gas * feeCap + value;
-      if (balance < want) {
+      if (account.balance < want) {
         throw RpcError.server(
-          `insufficient funds for gas * price + value: address ${from} have ${balance} want ${want}`,
+          `insufficient funds for gas * price + value: address ${from} have ${account.balance} want ${want}`,
         );
       }
-      let result;
-      try {
-        result = await runTx(this.vm, {
-          tx,
-          block,
-          skipNonce: true,
-          skipBalance: true,
-          skipHardForkValidation: true,
-          skipBlockGasLimitValidation: true,
-        });
-      } catch (e) {
-        if (e instanceof RpcError) throw e;
-        throw RpcError.server(gethMessage((e as Error).message, gas));
+      if (price > 0n) {
+        account.balance -= gas * price;
+        await sm.putAccount(from, account);
       }
-      const exec = result.execResult;
+      await evm.journal.cleanup();
+      // EIP-2929 warm set: precompiles, sender, recipient, coinbase (EIP-3651), the access list.
+      for (const [a] of evm.precompiles.entries()) evm.journal.addAlwaysWarmAddress(a);
+      evm.journal.addAlwaysWarmAddress(from.toString().slice(2));
+      if (args.to !== undefined) evm.journal.addAlwaysWarmAddress(bytesToHex(args.to).slice(2));
+      if (common.isActivatedEIP(3651)) {
+        evm.journal.addAlwaysWarmAddress(block.header.coinbase.toString().slice(2));
+      }
+      for (const e of accessList) {
+        const a = bytesToHex(e.address).slice(2);
+        evm.journal.addAlwaysWarmAddress(a, true);
+        for (const k of e.storageKeys) evm.journal.addAlwaysWarmSlot(a, bytesToHex(k).slice(2), true);
+      }
+      const res = await evm.runCall({
+        block,
+        caller: from,
+        origin: from,
+        to: args.to === undefined ? undefined : new Address(args.to),
+        value,
+        data,
+        gasLimit: gas - intrinsic,
+        gasPrice: price,
+      });
+      const exec = res.execResult;
+      let used = intrinsic + exec.executionGasUsed;
+      const maxRefund = used / 5n; // EIP-3529
+      const refund = (exec.gasRefund ?? 0n) < maxRefund ? exec.gasRefund ?? 0n : maxRefund;
+      if (exec.exceptionError === undefined) used -= refund;
+      if (used < floor) used = floor;
       return {
         returnValue: exec.returnValue,
-        gasUsed: result.totalGasSpent,
-        refund: result.gasRefund ?? 0n,
+        gasUsed: used,
+        refund: exec.exceptionError === undefined ? refund : 0n,
         error: exec.exceptionError?.error,
       };
     } finally {
-      await sm.revert();
+      await evm.journal.cleanup();
+      sm.reset();
     }
   }
-}
-
-/** Maps @ethereumjs pre-execution errors to geth's messages. */
-function gethMessage(message: string, gas: bigint): string {
-  const m = /lower than the minimum gas limit of (\d+)/.exec(message);
-  if (m) return `intrinsic gas too low: have ${gas}, want ${m[1]}`;
-  return message.replace(/ -> .*$/s, "").replace(/\s*\(block number=.*$/s, "");
 }
 
 /** Hex of a call's return data. */
@@ -409,18 +429,13 @@ export async function withCallEnv<T>(
 ): Promise<T> {
   if (stateOverrides === undefined && blockOverrides === undefined) {
     return await ctx.states.exclusive(header, async (sm) => {
-      let envs = envCache.get(sm);
-      if (envs === undefined) envCache.set(sm, envs = await CallEnv.create(ctx, header, sm));
-      return await fn(envs);
+      let env = envCache.get(sm);
+      if (env === undefined) envCache.set(sm, env = await CallEnv.create(ctx, header, sm));
+      return await fn(env);
     });
   }
-  const sm = await ctx.backend.stateAt(header);
-  const env = await CallEnv.create(ctx, header, sm, blockOverrides);
-  if (stateOverrides !== undefined) {
-    await sm.checkpoint();
-    await applyOverrides(sm, stateOverrides);
-  }
-  return await fn(env);
+  const base = await ctx.states.read(header);
+  return await fn(await CallEnv.create(ctx, header, base, blockOverrides, stateOverrides));
 }
 
 const envCache = new WeakMap<MerkleStateManager, CallEnv>();
@@ -497,7 +512,12 @@ async function tryRun(env: CallEnv, args: CallArgs, gas: bigint): Promise<boolea
   try {
     return (await env.execute(args, gas)).error === undefined;
   } catch (e) {
-    if (e instanceof RpcError && e.message.startsWith("intrinsic gas too low")) return false;
+    if (
+      e instanceof RpcError &&
+      (e.message.startsWith("intrinsic gas too low") || e.message.startsWith("insufficient gas for floor"))
+    ) {
+      return false;
+    }
     throw e;
   }
 }

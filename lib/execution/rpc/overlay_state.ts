@@ -1,0 +1,195 @@
+/**
+ * A throwaway write layer over a read-only state manager, for eth_call and eth_estimateGas.
+ * Reads fall through to the base (whose caches then stay warm across calls: a checkpoint and
+ * revert on the base would drop every value read inside it); writes, nested checkpoints and
+ * reverts stay in memory here. `reset()` drops everything above the pinned layer (the state
+ * overrides of the call: whatever is written before the first reset).
+ */
+import type { AccountFields, StateManagerInterface } from "@ethereumjs/common";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
+import { Account, type Address, createAccountFromRLP } from "@ethereumjs/util";
+import { BaseError, bytesToHex, keccak256 } from "../../common/mod.ts";
+
+interface Layer {
+  /** Serialized account, or null when deleted. */
+  accounts: Map<string, Uint8Array | null>;
+  code: Map<string, Uint8Array>;
+  /** Key: address hex + slot hex. */
+  storage: Map<string, Uint8Array>;
+  /** Accounts whose storage was cleared in this layer (lower layers and the base are hidden). */
+  cleared: Set<string>;
+}
+
+function newLayer(): Layer {
+  return { accounts: new Map(), code: new Map(), storage: new Map(), cleared: new Set() };
+}
+
+const EMPTY = new Uint8Array();
+
+export class OverlayState implements StateManagerInterface {
+  readonly base: MerkleStateManager;
+  #layers: Layer[] = [newLayer()];
+  #pinned = 1;
+  readonly #original = new Map<string, Uint8Array>();
+
+  readonly originalStorageCache = {
+    get: async (address: Address, key: Uint8Array): Promise<Uint8Array> => {
+      const k = storageKey(address, key);
+      const hit = this.#original.get(k);
+      if (hit !== undefined) return hit;
+      const value = await this.#readStorage(address, key, this.#pinned);
+      this.#original.set(k, value);
+      return value;
+    },
+    clear: (): void => this.#original.clear(),
+  };
+
+  constructor(base: MerkleStateManager) {
+    this.base = base;
+  }
+
+  /** Drops every write above the pinned layer. */
+  reset(): void {
+    this.#layers.length = this.#pinned;
+    this.#layers.push(newLayer());
+    this.#original.clear();
+  }
+
+  get #top(): Layer {
+    return this.#layers[this.#layers.length - 1];
+  }
+
+  async getAccount(address: Address): Promise<Account | undefined> {
+    const k = address.toString();
+    for (let i = this.#layers.length - 1; i >= 0; i--) {
+      const v = this.#layers[i].accounts.get(k);
+      if (v !== undefined) return v === null ? undefined : createAccountFromRLP(v);
+    }
+    return await this.base.getAccount(address);
+  }
+
+  putAccount(address: Address, account?: Account): Promise<void> {
+    this.#top.accounts.set(address.toString(), account === undefined ? null : account.serialize());
+    return Promise.resolve();
+  }
+
+  deleteAccount(address: Address): Promise<void> {
+    const k = address.toString();
+    const top = this.#top;
+    top.accounts.set(k, null);
+    top.code.set(k, EMPTY);
+    top.cleared.add(k);
+    for (const key of top.storage.keys()) if (key.startsWith(k)) top.storage.delete(key);
+    return Promise.resolve();
+  }
+
+  async modifyAccountFields(address: Address, fields: AccountFields): Promise<void> {
+    const account = (await this.getAccount(address)) ?? new Account();
+    if (fields.nonce !== undefined) account.nonce = fields.nonce;
+    if (fields.balance !== undefined) account.balance = fields.balance;
+    if (fields.storageRoot !== undefined) account.storageRoot = fields.storageRoot;
+    if (fields.codeHash !== undefined) account.codeHash = fields.codeHash;
+    if (fields.codeSize !== undefined) account.codeSize = fields.codeSize;
+    await this.putAccount(address, account);
+  }
+
+  async putCode(address: Address, value: Uint8Array): Promise<void> {
+    this.#top.code.set(address.toString(), value);
+    await this.modifyAccountFields(address, { codeHash: keccak256(value), codeSize: value.length });
+  }
+
+  async getCode(address: Address): Promise<Uint8Array> {
+    const k = address.toString();
+    for (let i = this.#layers.length - 1; i >= 0; i--) {
+      const v = this.#layers[i].code.get(k);
+      if (v !== undefined) return v;
+    }
+    return await this.base.getCode(address);
+  }
+
+  async getCodeSize(address: Address): Promise<number> {
+    return (await this.getCode(address)).length;
+  }
+
+  getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    return this.#readStorage(address, key, this.#layers.length);
+  }
+
+  /** Storage as seen through the lowest `depth` layers and the base. */
+  async #readStorage(address: Address, key: Uint8Array, depth: number): Promise<Uint8Array> {
+    const a = address.toString();
+    const k = a + bytesToHex(key).slice(2);
+    for (let i = depth - 1; i >= 0; i--) {
+      const layer = this.#layers[i];
+      const v = layer.storage.get(k);
+      if (v !== undefined) return v;
+      if (layer.cleared.has(a)) return EMPTY;
+    }
+    return await this.base.getStorage(address, key);
+  }
+
+  putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    let i = 0;
+    while (i < value.length && value[i] === 0) i++;
+    this.#top.storage.set(storageKey(address, key), value.subarray(i));
+    return Promise.resolve();
+  }
+
+  clearStorage(address: Address): Promise<void> {
+    const a = address.toString();
+    const top = this.#top;
+    top.cleared.add(a);
+    for (const key of top.storage.keys()) if (key.startsWith(a)) top.storage.delete(key);
+    return Promise.resolve();
+  }
+
+  checkpoint(): Promise<void> {
+    this.#layers.push(newLayer());
+    return Promise.resolve();
+  }
+
+  commit(): Promise<void> {
+    this.#mergeTop();
+    return Promise.resolve();
+  }
+
+  revert(): Promise<void> {
+    if (this.#layers.length > 1) this.#layers.pop();
+    return Promise.resolve();
+  }
+
+  #mergeTop(): void {
+    if (this.#layers.length < 2) return;
+    const top = this.#layers.pop()!;
+    const below = this.#top;
+    for (const a of top.cleared) {
+      below.cleared.add(a);
+      for (const key of below.storage.keys()) if (key.startsWith(a)) below.storage.delete(key);
+    }
+    for (const [k, v] of top.accounts) below.accounts.set(k, v);
+    for (const [k, v] of top.code) below.code.set(k, v);
+    for (const [k, v] of top.storage) below.storage.set(k, v);
+  }
+
+  getStateRoot(): Promise<Uint8Array> {
+    return Promise.reject(new BaseError("STATE_OVERLAY", "Cannot compute a state root of a call overlay"));
+  }
+
+  setStateRoot(): Promise<void> {
+    return Promise.reject(new BaseError("STATE_OVERLAY", "Cannot set the state root of a call overlay"));
+  }
+
+  hasStateRoot(root: Uint8Array): Promise<boolean> {
+    return this.base.hasStateRoot(root);
+  }
+
+  clearCaches(): void {}
+
+  shallowCopy(): StateManagerInterface {
+    return new OverlayState(this.base);
+  }
+}
+
+function storageKey(address: Address, key: Uint8Array): string {
+  return address.toString() + bytesToHex(key).slice(2);
+}
