@@ -214,7 +214,9 @@ function report(label: string, txs: number, gas: bigint, ms: number) {
 
 const rss = () => `${(Deno.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`;
 console.log(
-  `state: ${SQLITE === undefined ? "in memory (MerkleStateManager + Caches)" : `sqlite in ${SQLITE}`}`,
+  `state: ${SQLITE === undefined ? "in memory (MerkleStateManager + Caches)" : `sqlite in ${SQLITE}`}; ` +
+    `import recovers senders ${WORKERS > 0 ? `in ${WORKERS} worker(s)` : "on the main thread"}; ` +
+    `load average ${Deno.loadavg().map((x) => x.toFixed(1)).join(" ")}`,
 );
 
 // 1. ETH transfers: BLOCKS blocks of 1,000 transfers, each sender once per block.
