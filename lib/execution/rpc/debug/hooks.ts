@@ -95,3 +95,34 @@ export function attachTracer(
     events.off("afterMessage", after);
   };
 }
+
+/** Several tracers on one run (trace_* with trace and vmTrace together). */
+export class MultiTracer implements Tracer {
+  readonly steps: boolean;
+  readonly #all: Tracer[];
+
+  constructor(tracers: Tracer[]) {
+    this.#all = tracers;
+    this.steps = tracers.some((t) => t.steps);
+  }
+
+  onTxStart(tx: TxInfo): void {
+    for (const t of this.#all) t.onTxStart?.(tx);
+  }
+
+  async onStep(step: InterpreterStep): Promise<void> {
+    for (const t of this.#all) await t.onStep?.(step);
+  }
+
+  onEnter(msg: Message, opName: string | undefined): void {
+    for (const t of this.#all) t.onEnter?.(msg, opName);
+  }
+
+  onExit(result: EVMResult): void {
+    for (const t of this.#all) t.onExit?.(result);
+  }
+
+  async onTxEnd(outcome: TxOutcome): Promise<void> {
+    for (const t of this.#all) await t.onTxEnd?.(outcome);
+  }
+}

@@ -12,7 +12,14 @@ export { StructLogger, type StructLoggerConfig, type StructLoggerResult } from "
 export { prestateDiff, prestateResult } from "./prestate_tracer.ts";
 export { type AccountState, StateRecorder } from "./state_recorder.ts";
 export { decodeRevertReason, gethError, parityError, REVERT_ERROR } from "./evm_errors.ts";
-export { isTimeout, TIMEOUT_MESSAGE, type Tracer, type TxInfo, type TxOutcome } from "./hooks.ts";
+export {
+  isTimeout,
+  MultiTracer,
+  TIMEOUT_MESSAGE,
+  type Tracer,
+  type TxInfo,
+  type TxOutcome,
+} from "./hooks.ts";
 export {
   BlockReplay,
   type CallMessage,

@@ -21,3 +21,4 @@ export {
   traceTypesSchema,
 } from "./replay_results.ts";
 export { TRACE_FILTER_MAX_BLOCKS, traceFilterSchema } from "./trace_filter.ts";
+export { type VmExecuted, type VmOp, type VmTrace, VmTracer } from "./vm_tracer.ts";

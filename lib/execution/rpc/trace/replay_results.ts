@@ -9,6 +9,7 @@ import {
   BlockReplay,
   CallTracer,
   isTimeout,
+  MultiTracer,
   type RunOptions,
   TIMEOUT_MESSAGE,
   type TraceBackend,
@@ -22,6 +23,7 @@ import {
   stateDiff,
   type TransactionTrace,
 } from "./parity.ts";
+import { type VmTrace, VmTracer } from "./vm_tracer.ts";
 
 export const TRACE_TYPES = ["trace", "vmTrace", "stateDiff"] as const;
 export type TraceType = (typeof TRACE_TYPES)[number];
@@ -31,14 +33,7 @@ export interface TraceResults {
   output: Hex;
   stateDiff: Record<Hex, AccountDiff> | null;
   trace: TransactionTrace[] | null;
-  vmTrace: null;
-}
-
-/** Refuses vmTrace (keel serves trace and stateDiff) before any work is done. */
-export function checkTraceTypes(types: TraceType[]): void {
-  if (types.includes("vmTrace")) {
-    throw RpcError.invalidParams('trace type "vmTrace" is not supported; use "trace" and "stateDiff"');
-  }
+  vmTrace: VmTrace | null;
 }
 
 /** One run with the requested trace types. */
@@ -50,9 +45,14 @@ export async function runWithTypes(
   const wantTrace = types.includes("trace");
   const wantDiff = types.includes("stateDiff");
   const tracer = new CallTracer();
+  const vm = types.includes("vmTrace") ? new VmTracer() : undefined;
   let r: TracedRun;
   try {
-    r = await run({ tracer, recordState: wantDiff, timeoutMs });
+    r = await run({
+      tracer: vm === undefined ? tracer : new MultiTracer([tracer, vm]),
+      recordState: wantDiff,
+      timeoutMs,
+    });
   } catch (e) {
     if (isTimeout(e)) throw RpcError.server(TIMEOUT_MESSAGE);
     throw e;
@@ -62,7 +62,7 @@ export async function runWithTypes(
     output: bytesToHex(r.outcome.output),
     stateDiff: wantDiff && r.state !== undefined ? stateDiff(r.state.pre, r.state.post) : null,
     trace: wantTrace && root !== undefined ? flattenFrames(root) : null,
-    vmTrace: null,
+    vmTrace: vm?.result() ?? null,
   };
 }
 

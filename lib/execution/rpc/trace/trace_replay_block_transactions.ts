@@ -2,7 +2,7 @@
 import { bytesToHex, type Hex, keccak256 } from "../../../common/mod.ts";
 import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
 import { BlockReplay, resolveBlock, type TraceBackend } from "../debug/mod.ts";
-import { checkTraceTypes, runWithTypes, type TraceResults, traceTypesSchema } from "./replay_results.ts";
+import { runWithTypes, type TraceResults, traceTypesSchema } from "./replay_results.ts";
 
 export type TraceResultsWithHash = TraceResults & { transactionHash: Hex };
 
@@ -11,7 +11,6 @@ export function traceReplayBlockTransactions(backend: TraceBackend) {
     name: "trace_replayBlockTransactions",
     params: [s.blockTag(), traceTypesSchema] as const,
     handler: async ([tag, types]): Promise<TraceResultsWithHash[] | null> => {
-      checkTraceTypes(types);
       let hash: Uint8Array;
       try {
         hash = resolveBlock(backend, tag).hash;
@@ -37,7 +36,6 @@ export function traceReplayTransaction(backend: TraceBackend) {
     name: "trace_replayTransaction",
     params: [s.hash(), traceTypesSchema] as const,
     handler: async ([hash, types]): Promise<TraceResults> => {
-      checkTraceTypes(types);
       const loc = backend.chain.getTransactionLocation(hash);
       const block = loc === undefined ? undefined : backend.chain.getBlockByHash(loc.blockHash);
       if (loc === undefined || block === undefined) {

@@ -120,7 +120,7 @@ function depositIntrinsic(raw: Uint8Array): bigint {
   return gas;
 }
 
-Deno.test("trace_call: trace and stateDiff of a call object; vmTrace is refused", async () => {
+Deno.test("trace_call: trace and stateDiff of a call object; unknown trace types are refused", async () => {
   await withChain(async (chain, call) => {
     await mine(chain, []);
     const from = hex(ACCOUNTS[2].address);
@@ -147,16 +147,49 @@ Deno.test("trace_call: trace and stateDiff of a call object; vmTrace is refused"
     const only = await call("trace_call", [{ to: hex(R) }, ["trace"]]);
     assertEquals(only.stateDiff, null);
     assertEquals(only.output, hex(REVERT_DATA));
-    const err = await assertRejects(
-      () => call("trace_call", [{ to: hex(A) }, ["vmTrace"]]),
-      RpcFailure,
-    ) as RpcFailure;
-    assertEquals(err.code, -32602);
     const bad = await assertRejects(
       () => call("trace_call", [{ to: hex(A) }, ["calls"]]),
       RpcFailure,
     ) as RpcFailure;
     assertEquals(bad.code, -32602);
+  });
+});
+
+Deno.test("trace_call vmTrace: pushes, memory and storage writes, gas left, sub-call traces", async () => {
+  await withChain(async (chain, call) => {
+    await mine(chain, []);
+    const gas = 100_000;
+    const b = await call("trace_call", [{ to: hex(B), gas: q(gas) }, ["vmTrace"]]);
+    assertEquals(b.trace, null);
+    const vm = b.vmTrace;
+    assertEquals(vm.code, hex(B_CODE));
+    assertEquals(vm.ops.length, 13);
+    assertEquals(vm.ops[0], {
+      cost: 3,
+      ex: { mem: null, push: ["0x2a"], store: null, used: gas - 21_000 - 3 },
+      pc: 0,
+      sub: null,
+    });
+    assertEquals(vm.ops[2].ex, {
+      mem: null,
+      push: [],
+      store: { key: "0x0", val: "0x2a" },
+      used: gas - 21_000 - 22_106,
+    });
+    assertEquals(vm.ops[9].ex.mem, { data: word(7), off: 0 });
+    assertEquals(vm.ops[12].ex.push, []);
+    assertEquals(vm.ops[12].ex.used, gas - 21_000 - (27 + 22_100 + 750 + 6));
+
+    const a = (await call("trace_call", [{ to: hex(A), gas: q(300_000) }, ["vmTrace", "trace"]])).vmTrace;
+    const calls = a.ops.filter((op: Json) => op.sub !== null);
+    assertEquals(calls.length, 2);
+    assertEquals(calls[0].sub.code, hex(B_CODE));
+    assertEquals(calls[0].sub.ops.length, 13);
+    assertEquals(calls[0].ex.push, ["0x1"]);
+    assertEquals(calls[1].ex.push, ["0x0"]);
+    assertEquals(calls[1].sub.ops.at(-1).ex.push, []);
+    const sstore = a.ops.at(-2);
+    assertEquals(sstore.ex.store, { key: "0x1", val: "0x5" });
   });
 });
 
