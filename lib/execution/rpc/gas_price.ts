@@ -9,7 +9,8 @@ import { nextBlockBaseFee } from "../evm/mod.ts";
 import type { EthBackend, ResolvedHeader } from "./backend.ts";
 import { decodeTx, isDepositTx, q } from "./format.ts";
 
-let cache: { backend: EthBackend; hash: Uint8Array; tip: bigint } | undefined;
+/** The last suggestion per backend, by head hash (op-geth caches lastHead / lastPrice). */
+const cache = new WeakMap<EthBackend, { hash: Uint8Array; tip: bigint }>();
 
 function effectiveTip(backend: EthBackend, raw: Uint8Array, baseFee: bigint): bigint {
   const tx = decodeTx(raw, backend.config.chainId);
@@ -26,7 +27,8 @@ export function suggestTip(backend: EthBackend): bigint {
   const head = backend.chain.getHead("latest");
   const header = backend.chain.getHeadHeader("latest");
   if (head === undefined || header === undefined) return backend.options.minSuggestedPriorityFee;
-  if (cache !== undefined && cache.backend === backend && cache.hash === head.hash) return cache.tip;
+  const cached = cache.get(backend);
+  if (cached !== undefined && cached.hash === head.hash) return cached.tip;
   let tip = backend.options.minSuggestedPriorityFee;
   const receipts = backend.chain.getReceipts(head.hash) ?? [];
   let maxGas = 0n;
@@ -43,7 +45,7 @@ export function suggestTip(backend: EthBackend): bigint {
     }
   }
   if (tip > backend.options.maxPrice) tip = backend.options.maxPrice;
-  cache = { backend, hash: head.hash, tip };
+  cache.set(backend, { hash: head.hash, tip });
   return tip;
 }
 
