@@ -29,22 +29,20 @@ const addressesSchema = s.custom<Uint8Array[]>("addresses", (v) => {
   return [address.parse(v)];
 });
 
+/** One topic position: null (any), a hash, or an OR list (empty or containing null = any). */
+function parseTopic(t: unknown): Uint8Array[] | null {
+  if (t === null || t === undefined) return null;
+  if (!Array.isArray(t)) return [hash.parse(t)];
+  if (t.length === 0 || t.some((x) => x === null)) return null;
+  return t.map((x) => hash.parse(x));
+}
+
 const topicsSchema = s.custom<(Uint8Array[] | null)[]>("topics", (v) => {
   if (!Array.isArray(v)) {
     throw new SchemaError("json: cannot unmarshal non-array into Go value of type topics");
   }
   if (v.length > 4) throw new SchemaError("exceed max topics");
-  return v.map((t) => {
-    if (t === null || t === undefined) return null;
-    if (Array.isArray(t)) {
-      return t.length === 0
-        ? null
-        : t.map((x) => (x === null ? null : hash.parse(x))).some((x) => x === null)
-        ? null
-        : t.map((x) => hash.parse(x));
-    }
-    return [hash.parse(t)];
-  });
+  return v.map(parseTopic);
 });
 
 export const logFilterSchema = s.object({
