@@ -68,3 +68,36 @@ Deno.test("engine restart: a database initialised with another genesis is refuse
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("engine restart: after init from a genesis.json, the engine opens without the genesis", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "keel-engine-" });
+  try {
+    const store = SqliteStore.open(`${dir}/keel.sqlite`);
+    let hash: Uint8Array;
+    try {
+      hash = await initGenesis(store, isthmusGenesis());
+    } finally {
+      store.close();
+    }
+    const engine = await ExecutionEngine.open({ dataDir: dir });
+    try {
+      assert(equalBytes(engine.genesisHash, hash));
+      assertEquals(engine.config.chainId, 901n);
+      assert(engine.config.op?.forks.isthmus === 0n);
+      const miner = new DevMiner({}, { engine, now: () => 0 });
+      assertEquals((await miner.mine({ allowEmpty: true }))!.block.header.number, 1n);
+    } finally {
+      await engine.close();
+    }
+    // An empty database cannot open without a genesis.
+    const empty = await Deno.makeTempDir({ prefix: "keel-engine-" });
+    try {
+      const err = await assertRejects(() => ExecutionEngine.open({ dataDir: empty }));
+      assert(isErrorCode(err, "ENGINE_NO_GENESIS"), String(err));
+    } finally {
+      await Deno.remove(empty, { recursive: true });
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -23,6 +23,8 @@ import {
   DB_FILE_NAME,
   type KvStore,
   MemoryStore,
+  prefixedKey,
+  PREFIXES,
   SqliteStore,
   type SqliteStoreOptions,
 } from "../../db/mod.ts";
@@ -31,6 +33,7 @@ import {
   type ChainConfig,
   hashHeader,
   type Header,
+  parseChainConfig,
   type PayloadAttributes,
   payloadExtraData,
 } from "../../protocol/mod.ts";
@@ -105,8 +108,11 @@ export interface ExecutionEngineOptions {
   dataDir?: string;
   /** An open store to use (the engine does not close it); a MemoryStore when neither is given. */
   store?: KvStore;
-  /** The genesis (parsed, or op-geth genesis.json content). */
-  genesis: Genesis | GenesisJson;
+  /**
+   * The genesis (parsed, or op-geth genesis.json content). Optional for a database initialised from a
+   * genesis.json (`keel execution init`): its chain config is kept in the database.
+   */
+  genesis?: Genesis | GenesisJson;
   chain?: Partial<ChainStoreOptions>;
   sqlite?: Partial<SqliteStoreOptions>;
   /** Transaction pool options (DEFAULT_TXPOOL_OPTIONS; DEV_TXPOOL_OPTIONS for --dev). */
@@ -126,6 +132,7 @@ const ZERO32 = new Uint8Array(32);
 /** Error codes of the engine (the Engine API maps them to statuses and JSON-RPC errors). */
 export const ENGINE_ERRORS = {
   GENESIS_MISMATCH: "ENGINE_GENESIS_MISMATCH",
+  NO_GENESIS: "ENGINE_NO_GENESIS",
   UNKNOWN_BLOCK: "ENGINE_UNKNOWN_BLOCK",
   UNKNOWN_PARENT: "ENGINE_UNKNOWN_PARENT",
   INVALID_ATTRIBUTES: "ENGINE_INVALID_ATTRIBUTES",
@@ -137,12 +144,33 @@ function toGenesis(g: Genesis | GenesisJson): Genesis {
   return g.alloc instanceof Map ? g as Genesis : parseGenesis(g);
 }
 
+/** Where initGenesis keeps the genesis.json `config` object (so a restart needs no genesis file). */
+const CHAIN_CONFIG_KEY = prefixedKey(PREFIXES.meta, new TextEncoder().encode("chain_config"));
+const GENESIS_HASH_KEY = prefixedKey(PREFIXES.meta, new TextEncoder().encode("genesis_hash"));
+
+/** The chain config stored by initGenesis from a genesis.json, or undefined. */
+export function storedChainConfig(store: KvStore): ChainConfig | undefined {
+  const raw = store.get(CHAIN_CONFIG_KEY);
+  if (raw === undefined) return undefined;
+  return parseChainConfig(JSON.parse(new TextDecoder().decode(raw)));
+}
+
 /**
  * Writes the genesis into `store` if it is empty (the code path of `keel execution init`), or checks
  * that the stored chain starts with the same genesis. Returns the genesis hash.
  */
 export async function initGenesis(store: KvStore, genesisInput: Genesis | GenesisJson): Promise<Uint8Array> {
-  const genesis = toGenesis(genesisInput);
+  const configJson = genesisInput.alloc instanceof Map
+    ? undefined
+    : new TextEncoder().encode(JSON.stringify((genesisInput as GenesisJson).config));
+  return await initParsedGenesis(store, toGenesis(genesisInput), configJson);
+}
+
+async function initParsedGenesis(
+  store: KvStore,
+  genesis: Genesis,
+  configJson: Uint8Array | undefined,
+): Promise<Uint8Array> {
   const chain = new ChainStore({}, { store });
   const existing = chain.getCanonicalHash(genesis.number);
   if (existing !== undefined) {
@@ -166,6 +194,8 @@ export async function initGenesis(store: KvStore, genesisInput: Genesis | Genesi
     chain.setCanonicalHead(result.hash);
     chain.setSafeHead(result.hash);
     chain.setFinalizedHead(result.hash);
+    if (configJson !== undefined) store.put(CHAIN_CONFIG_KEY, configJson);
+    store.put(GENESIS_HASH_KEY, result.hash);
     return result.hash;
   });
 }
@@ -328,7 +358,6 @@ export class ExecutionEngine {
     options: ExecutionEngineOptions,
     deps: ExecutionEngineDeps = {},
   ): Promise<ExecutionEngine> {
-    const genesis = toGenesis(options.genesis);
     let store: KvStore;
     let owns = false;
     if (options.store !== undefined) store = options.store;
@@ -341,10 +370,32 @@ export class ExecutionEngine {
       owns = true;
     }
     try {
-      const genesisHash = await initGenesis(store, genesis);
+      let config: ChainConfig;
+      let genesisHash: Uint8Array;
+      if (options.genesis !== undefined) {
+        const input = options.genesis;
+        const parsed = toGenesis(input);
+        const configJson = input.alloc instanceof Map
+          ? undefined
+          : new TextEncoder().encode(JSON.stringify((input as GenesisJson).config));
+        genesisHash = await initParsedGenesis(store, parsed, configJson);
+        config = parsed.config;
+      } else {
+        const stored = storedChainConfig(store);
+        const first = store.get(GENESIS_HASH_KEY);
+        if (stored === undefined || first === undefined) {
+          throw new BaseError(
+            ENGINE_ERRORS.NO_GENESIS,
+            "Cannot open database: it holds no genesis from a genesis.json; run `keel execution init` first",
+          );
+        }
+        config = stored;
+        genesisHash = first;
+      }
+      // After the genesis is written: the chain store loads its head labels when constructed.
       const chain = new ChainStore(options.chain ?? {}, { store });
       const engine = new ExecutionEngine(
-        genesis.config,
+        config,
         store,
         owns,
         chain,
@@ -354,7 +405,7 @@ export class ExecutionEngine {
       );
       const head = engine.head();
       engine.#logger.info("Execution engine opened", {
-        chainId: genesis.config.chainId.toString(),
+        chainId: config.chainId.toString(),
         genesis: bytesToHex(genesisHash),
         head: head.header.number.toString(),
         headHash: bytesToHex(head.hash),
