@@ -15,7 +15,7 @@
  */
 import { Hardfork } from "@ethereumjs/common";
 import type { Block as EjsBlock } from "@ethereumjs/block";
-import { Capability, type TypedTransaction } from "@ethereumjs/tx";
+import { Capability, createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
 import { Account, Address, createAddressFromString } from "@ethereumjs/util";
 import { runTx, type VM } from "@ethereumjs/vm";
 import { bytesToHex } from "../../common/bytes.ts";
@@ -29,7 +29,7 @@ import {
   OPERATOR_FEE_VAULT_ADDRESS,
 } from "../../protocol/predeploys.ts";
 import type { Log, Receipt } from "../../protocol/receipt.ts";
-import { type ForkRules, opActive } from "./common.ts";
+import { type ForkRules, opActive, txCommon } from "./common.ts";
 import { logsBloom } from "./bloom.ts";
 import type { L1FeeInfo, L1FeeSource } from "./l1_fee.ts";
 
@@ -242,6 +242,14 @@ async function credit(vm: VM, address: Uint8Array, amount: bigint): Promise<void
   await vm.stateManager.putAccount(a, account);
 }
 
+/** The same signed transaction on the block's Common, keeping the already recovered sender. */
+function rebase(tx: TypedTransaction, rules: ForkRules): TypedTransaction {
+  const pub = tx.cache.senderPubKey;
+  const out = createTxFromRLP(tx.serialize(), { common: txCommon(rules.common) });
+  if (pub !== undefined) (out.cache as { senderPubKey?: Uint8Array }).senderPubKey = pub;
+  return out;
+}
+
 /** Applies a signed user transaction (senders should be recovered already). Throws BaseError when invalid. */
 export async function runUserTx(
   vm: VM,
@@ -263,6 +271,16 @@ export async function runUserTx(
         isOp ? "Isthmus" : "Prague"
       }`,
     );
+  }
+  if (tx.common.hardfork() !== ctx.rules.common.hardfork()) {
+    // A transaction decoded under another fork (e.g. pooled before an activation) runs under this
+    // block's rules: intrinsic gas, the calldata floor and the opcodes follow tx.common in @ethereumjs.
+    try {
+      tx = rebase(tx, ctx.rules);
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      throw new BaseError("INVALID_TX", `Cannot apply transaction: ${msg}`, { cause: e });
+    }
   }
   const sender = tx.getSenderAddress();
   const encoded = tx.serialize();

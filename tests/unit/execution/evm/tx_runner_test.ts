@@ -323,3 +323,17 @@ Deno.test("deposit: a deposit above the remaining block gas cannot be included",
   assertEquals(b.results.length, 0);
   await b.abort();
 });
+
+Deno.test("user tx: a tx decoded under an earlier fork runs under the block's rules (Isthmus calldata floor)", async () => {
+  const { config, sm, b } = await open("isthmus");
+  await fund(sm, SENDER, ETHER);
+  const ecotone = opConfig("ecotone");
+  // 1000 non-zero bytes: intrinsic 37,000; EIP-7623 floor 61,000 (Prague rules only).
+  const tx = transfer(ecotone, 2n, 0n, { data: new Uint8Array(1000).fill(1), gasLimit: 100_000n });
+  assertEquals(tx.common.hardfork(), "cancun");
+  const r = await b.addTransaction(tx);
+  assertEquals(r.gasUsed, 61_000n);
+  assertEquals(r.txHash, tx.hash());
+  assertEquals(config.chainId, ecotone.chainId);
+  await b.abort();
+});
