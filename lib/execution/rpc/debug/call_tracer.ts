@@ -9,7 +9,14 @@ import { bytesToHex, type Hex, toQuantity } from "../../../common/mod.ts";
 import { decodeRevertReason, gethError, REVERT_ERROR } from "./evm_errors.ts";
 import type { Tracer, TxInfo, TxOutcome } from "./hooks.ts";
 
-export type CallType = "CALL" | "STATICCALL" | "DELEGATECALL" | "CALLCODE" | "CREATE" | "CREATE2";
+export type CallType =
+  | "CALL"
+  | "STATICCALL"
+  | "DELEGATECALL"
+  | "CALLCODE"
+  | "CREATE"
+  | "CREATE2"
+  | "SELFDESTRUCT";
 
 export interface FrameLog {
   address: Uint8Array;
@@ -71,16 +78,18 @@ export class CallTracer implements Tracer {
 
   constructor(cfg: CallTracerConfig = {}) {
     this.#cfg = cfg;
-    this.steps = cfg.withLog === true;
+    // Steps for logs, and for SELFDESTRUCT frames (geth records them as calls with the balance sent).
+    this.steps = true;
   }
 
   onTxStart(tx: TxInfo): void {
     this.#tx = tx;
   }
 
-  onStep(step: InterpreterStep): void {
+  async onStep(step: InterpreterStep): Promise<void> {
     const code = step.opcode.code;
-    if (code < 0xa0 || code > 0xa4) return;
+    if (code === 0xff) return await this.#selfdestruct(step);
+    if (code < 0xa0 || code > 0xa4 || this.#cfg.withLog !== true) return;
     const frame = this.#stack.at(-1);
     if (frame === undefined) return;
     const st = step.stack;
@@ -93,6 +102,27 @@ export class CallTracer implements Tracer {
     const topics: Uint8Array[] = [];
     for (let i = 0; i < n; i++) topics.push(word(st[st.length - 3 - i]));
     frame.logs.push({ address: step.address.bytes, topics, data, position: frame.calls.length });
+  }
+
+  async #selfdestruct(step: InterpreterStep): Promise<void> {
+    const frame = this.#stack.at(-1);
+    if (frame === undefined || step.stack.length < 1) return;
+    const beneficiary = word(step.stack[step.stack.length - 1]).subarray(12);
+    const balance = (await step.stateManager.getAccount(step.address))?.balance ?? 0n;
+    frame.calls.push({
+      type: "SELFDESTRUCT",
+      from: step.address.bytes,
+      to: beneficiary,
+      value: balance,
+      gas: 0n,
+      gasUsed: 0n,
+      execGas: 0n,
+      execGasUsed: 0n,
+      input: new Uint8Array(),
+      output: new Uint8Array(),
+      calls: [],
+      logs: [],
+    });
   }
 
   onEnter(msg: Message, opName: string | undefined): void {

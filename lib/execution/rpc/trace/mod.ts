@@ -9,6 +9,7 @@ export {
   localize,
   type LocalizedTrace,
   stateDiff,
+  type SuicideAction,
   type TracePlace,
   type TraceResult,
   type TransactionTrace,

@@ -24,16 +24,23 @@ export interface CreateAction {
   creationMethod: "create" | "create2";
 }
 
+/** A self-destruct (Parity "suicide"). */
+export interface SuicideAction {
+  address: Hex;
+  refundAddress: Hex;
+  balance: Hex;
+}
+
 export type TraceResult = { gasUsed: Hex; output: Hex } | { address: Hex; code: Hex; gasUsed: Hex } | null;
 
 /** A trace without its position in the chain (trace_call, trace_replay*). */
 export interface TransactionTrace {
-  action: CallAction | CreateAction;
+  action: CallAction | CreateAction | SuicideAction;
   error?: string;
   result: TraceResult;
   subtraces: number;
   traceAddress: number[];
-  type: "call" | "create";
+  type: "call" | "create" | "suicide";
 }
 
 /** A trace with its block and transaction (trace_block, trace_transaction, trace_filter). */
@@ -52,6 +59,19 @@ export interface TracePlace {
 }
 
 function toTrace(f: CallFrame, traceAddress: number[]): TransactionTrace {
+  if (f.type === "SELFDESTRUCT") {
+    return {
+      action: {
+        address: bytesToHex(f.from),
+        refundAddress: bytesToHex(f.to ?? new Uint8Array(20)),
+        balance: toQuantity(f.value),
+      },
+      result: null,
+      subtraces: 0,
+      traceAddress,
+      type: "suicide",
+    };
+  }
   const create = f.type === "CREATE" || f.type === "CREATE2";
   const action: CallAction | CreateAction = create
     ? {

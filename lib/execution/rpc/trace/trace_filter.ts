@@ -38,7 +38,12 @@ function numberOf(backend: TraceBackend, spec: BlockSpec | undefined, fallback: 
   return ref.number;
 }
 
+function source(t: LocalizedTrace): Hex {
+  return "from" in t.action ? t.action.from : t.action.address;
+}
+
 function target(t: LocalizedTrace): Hex | undefined {
+  if (t.type === "suicide") return "refundAddress" in t.action ? t.action.refundAddress : undefined;
   if (t.type === "create") return t.result !== null && "address" in t.result ? t.result.address : undefined;
   return "to" in t.action ? t.action.to : undefined;
 }
@@ -63,7 +68,7 @@ export function traceFilter(backend: TraceBackend) {
       const fromSet = new Set((f.fromAddress ?? []).map(bytesToHex));
       const toSet = new Set((f.toAddress ?? []).map(bytesToHex));
       const matches = (t: LocalizedTrace) => {
-        const fm = fromSet.has(t.action.from);
+        const fm = fromSet.has(source(t));
         const tAddr = target(t);
         const tm = tAddr !== undefined && toSet.has(tAddr);
         if (fromSet.size > 0 && toSet.size > 0) return f.mode === "intersection" ? fm && tm : fm || tm;

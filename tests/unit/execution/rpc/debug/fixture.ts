@@ -40,6 +40,11 @@ export const A_CODE = concatBytes(callTo(B), hexToBytes("0x50"), callTo(R), hexT
 export const L = addr(0xdd);
 export const L_CODE = hexToBytes("0x5b600056");
 
+/** S: selfdestruct(BEN); holds 5 wei. */
+export const S = addr(0xee);
+export const BEN = addr(0xbe);
+export const S_CODE = concatBytes(new Uint8Array([0x73]), BEN, new Uint8Array([0xff]));
+
 const slot = (n: number) => "0x" + n.toString(16).padStart(64, "0");
 
 export interface Chain {
@@ -59,6 +64,7 @@ export async function openChain(): Promise<Chain> {
       [bytesToHex(B)]: { balance: "0x0", code: bytesToHex(B_CODE) },
       [bytesToHex(R)]: { balance: "0x0", code: bytesToHex(R_CODE) },
       [bytesToHex(L)]: { balance: "0x0", code: bytesToHex(L_CODE) },
+      [bytesToHex(S)]: { balance: "0x5", code: bytesToHex(S_CODE) },
     },
   });
   const engine = await ExecutionEngine.open({ genesis });

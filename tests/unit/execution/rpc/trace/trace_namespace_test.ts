@@ -3,11 +3,13 @@ import { bytesToHex, concatBytes, hexToBytes, keccak256 } from "../../../../../l
 import { traceNamespace } from "../../../../../lib/execution/rpc/trace/mod.ts";
 import { L1_ATTRIBUTES_DEPOSITOR_ADDRESS, L1_BLOCK_ADDRESS } from "../../../../../lib/protocol/mod.ts";
 import { assert, assertEquals, assertRejects } from "../../../../assert.ts";
+import { debugNamespace } from "../../../../../lib/execution/rpc/debug/mod.ts";
 import {
   A,
   ACCOUNTS,
   B,
   B_CODE,
+  BEN,
   type Chain,
   deposit,
   mine,
@@ -16,6 +18,7 @@ import {
   REVERT_DATA,
   rpc,
   RpcFailure,
+  S,
   userTx,
 } from "../debug/fixture.ts";
 
@@ -191,6 +194,34 @@ Deno.test("trace_call vmTrace: pushes, memory and storage writes, gas left, sub-
     const sstore = a.ops.at(-2);
     assertEquals(sstore.ex.store, { key: "0x1", val: "0x5" });
   });
+});
+
+Deno.test("selfdestruct: a SELFDESTRUCT frame in callTracer and a suicide trace", async () => {
+  const chain = await openChain();
+  try {
+    const tx = userTx(chain, S, { gas: 100_000n });
+    await mine(chain, [tx]);
+    const ct = await rpc([debugNamespace(chain.backend)], "debug_traceTransaction", [hex(tx.hash()), {
+      tracer: "callTracer",
+    }]) as Json;
+    assertEquals(ct.calls, [{
+      type: "SELFDESTRUCT",
+      from: hex(S),
+      gas: "0x0",
+      gasUsed: "0x0",
+      to: hex(BEN),
+      input: "0x",
+      value: "0x5",
+    }]);
+    const traces = await rpc([traceNamespace(chain.backend)], "trace_transaction", [hex(tx.hash())]) as Json;
+    assertEquals(traces[0].subtraces, 1);
+    assertEquals(traces[1].action, { address: hex(S), refundAddress: hex(BEN), balance: "0x5" });
+    assertEquals(traces[1].type, "suicide");
+    assertEquals(traces[1].traceAddress, [0]);
+    assertEquals(traces[1].result, null);
+  } finally {
+    await chain.close();
+  }
 });
 
 Deno.test("trace_replayBlockTransactions: one TraceResults per transaction; deposits buy no gas", async () => {
