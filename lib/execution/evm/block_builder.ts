@@ -88,11 +88,14 @@ async function makeVm(rules: ForkRules, deps: BlockBuilderDeps, parent: Header):
       return blockchain;
     },
   };
+  // A shallow copy per VM: each EVM subscribes to its Common's events, which would otherwise keep
+  // every block's VM alive through the shared cached Common.
+  const common = rules.common.copy();
   return await createVM({
-    common: rules.common,
+    common,
     stateManager: deps.stateManager,
     blockchain,
-    evmOpts: { customPrecompiles: opPrecompiles(rules.opFork, rules.common) },
+    evmOpts: { customPrecompiles: opPrecompiles(rules.opFork, common) },
   });
 }
 

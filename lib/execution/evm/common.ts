@@ -48,6 +48,11 @@ function commonFor(chainId: bigint, hardfork: Hardfork): Common {
     });
     // The libraries add their parameters lazily; add them all up front so any of them can read any.
     for (const p of [paramsBlock, paramsTx, paramsEVM, paramsVM]) common.updateParams(p);
+    // A cached Common never changes hardfork, but every EVM built on it subscribes to its
+    // 'hardforkChanged' event, which would keep each EVM (and its state) alive: ignore subscriptions.
+    // (`copy()` gets a fresh, working emitter.)
+    const events = common.events;
+    events.on = (() => events) as typeof events.on;
     cache.set(key, common);
   }
   return common;

@@ -1,6 +1,7 @@
 import { assertEquals } from "../../../assert.ts";
-import { forkRules, hardforkForOp } from "../../../../lib/execution/evm/mod.ts";
-import { l1Config, opConfig } from "./helpers.ts";
+import { createEVM } from "@ethereumjs/evm";
+import { BlockBuilder, forkRules, hardforkForOp } from "../../../../lib/execution/evm/mod.ts";
+import { attributes, genesisHeader, l1Config, newState, opConfig } from "./helpers.ts";
 
 Deno.test("fork mapping: OP forks onto Ethereum hardforks", () => {
   assertEquals(hardforkForOp("bedrock"), "paris");
@@ -26,4 +27,19 @@ Deno.test("forkRules: by timestamp, one cached Common per hardfork, number chain
   assertEquals(l1.opFork, undefined);
   assertEquals(l1.hardfork, "prague");
   assertEquals(l1.common.isActivatedEIP(7702), true);
+});
+
+Deno.test("forkRules: building many blocks leaves no listeners on the cached Common", async () => {
+  const config = opConfig("ecotone");
+  const sm = newState();
+  for (let i = 0; i < 3; i++) {
+    const b = await BlockBuilder.open(config, genesisHeader(config, "ecotone"), attributes("ecotone"), {
+      stateManager: sm,
+    });
+    await b.abort();
+  }
+  const common = forkRules(config, 2n).common;
+  assertEquals(common.events.listenerCount("hardforkChanged"), 0);
+  await createEVM({ common });
+  assertEquals(common.events.listenerCount("hardforkChanged"), 0);
 });
