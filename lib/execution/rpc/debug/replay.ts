@@ -344,6 +344,8 @@ export async function replayCall(
   options: RunOptions & { clock?: Clock; stateOverrides?: AccountOverride[] },
 ): Promise<TracedRun> {
   const sm = await backend.stateAt(header);
+  // Never committed: nothing the call (or an override) writes reaches the database.
+  await sm.checkpoint();
   if (options.stateOverrides !== undefined) await applyStateOverrides(sm, options.stateOverrides);
   const rules = forkRules(backend.config, header.timestamp);
   const recorder = new StateRecorder(sm);

@@ -1,4 +1,5 @@
 import { RLP } from "@ethereumjs/rlp";
+import { Address } from "@ethereumjs/util";
 import { bytesToHex, hexToBytes, keccak256 } from "../../../../../lib/common/mod.ts";
 import { debugNamespace } from "../../../../../lib/execution/rpc/debug/mod.ts";
 import { orderedTrieRoot } from "../../../../../lib/execution/evm/mod.ts";
@@ -264,6 +265,10 @@ Deno.test("debug_traceCall: struct logs and callTracer on a call object, state o
     }]) as Record<string, unknown>;
     assertEquals(over.error, undefined);
     assertEquals(over.output, "0x" + word(7));
+    // Traced calls leave the chain's state alone.
+    const sm = await chain.engine.stateAt(chain.engine.head().header);
+    assertEquals((await sm.getStorage(new Address(B), new Uint8Array(32))).length, 0);
+    assertEquals(bytesToHex(await sm.getCode(new Address(R))).length > 2 + 2 * B_CODE.length, true);
   });
 });
 
