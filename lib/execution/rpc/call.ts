@@ -10,7 +10,7 @@ import { type Block as EjsBlock, createBlock } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { Account, Address } from "@ethereumjs/util";
 import { createVM, type VM } from "@ethereumjs/vm";
-import { bytesToHex, type Hex } from "../../common/mod.ts";
+import { BaseError, bytesToHex, type Hex } from "../../common/mod.ts";
 import type { Header } from "../../protocol/mod.ts";
 import { type Infer, RpcError, s, SchemaError } from "../../rpc/mod.ts";
 import { forkRules, opPrecompiles } from "../evm/mod.ts";
@@ -439,6 +439,26 @@ export async function withCallEnv<T>(
 }
 
 const envCache = new WeakMap<MerkleStateManager, CallEnv>();
+
+/**
+ * Runs `fn` with the environment's deadline set (state reads throw after it), so a call that
+ * outlives rpc.evmtimeout stops at its next state access. (A timer alone would not fire: the
+ * EVM runs on microtasks and does not yield to the event loop.) Pure computation without state
+ * access is bounded by rpc.gascap.
+ */
+export async function withDeadline<T>(env: CallEnv, timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+  env.sm.deadline = timeoutMs > 0 ? performance.now() + timeoutMs : 0;
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof BaseError && e.code === "EVM_TIMEOUT") {
+      throw RpcError.server(`execution aborted (timeout = ${formatDuration(timeoutMs)})`);
+    }
+    throw e;
+  } finally {
+    env.sm.deadline = 0;
+  }
+}
 
 /** Races `work` against rpc.evmtimeout (geth: "execution aborted (timeout = 5s)"). */
 export async function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {

@@ -28,6 +28,11 @@ const EMPTY = new Uint8Array();
 
 export class OverlayState implements StateManagerInterface {
   readonly base: MerkleStateManager;
+  /**
+   * performance.now() after which every state read throws (rpc.evmtimeout): stops a timed-out
+   * call at its next state access instead of letting it run on in the background. 0 = none.
+   */
+  deadline = 0;
   #layers: Layer[] = [newLayer()];
   #pinned = 1;
   readonly #original = new Map<string, Uint8Array>();
@@ -59,7 +64,14 @@ export class OverlayState implements StateManagerInterface {
     return this.#layers[this.#layers.length - 1];
   }
 
+  #checkDeadline(): void {
+    if (this.deadline !== 0 && performance.now() > this.deadline) {
+      throw new BaseError("EVM_TIMEOUT", "execution aborted (timeout)");
+    }
+  }
+
   async getAccount(address: Address): Promise<Account | undefined> {
+    this.#checkDeadline();
     const k = address.toString();
     for (let i = this.#layers.length - 1; i >= 0; i--) {
       const v = this.#layers[i].accounts.get(k);
@@ -99,6 +111,7 @@ export class OverlayState implements StateManagerInterface {
   }
 
   async getCode(address: Address): Promise<Uint8Array> {
+    this.#checkDeadline();
     const k = address.toString();
     for (let i = this.#layers.length - 1; i >= 0; i--) {
       const v = this.#layers[i].code.get(k);
@@ -112,6 +125,7 @@ export class OverlayState implements StateManagerInterface {
   }
 
   getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    this.#checkDeadline();
     return this.#readStorage(address, key, this.#layers.length);
   }
 

@@ -9,6 +9,7 @@ import {
   returnHex,
   stateOverrideSchema,
   withCallEnv,
+  withDeadline,
   withTimeout,
 } from "../call.ts";
 
@@ -29,7 +30,7 @@ export function ethCall(ctx: EthContext) {
         header,
         state,
         blockOverrides,
-        (env) => env.execute(args, callGas(args, opts.gasCap)),
+        (env) => withDeadline(env, opts.evmTimeoutMs, () => env.execute(args, callGas(args, opts.gasCap))),
       );
       const result = await withTimeout(run, opts.evmTimeoutMs);
       if (result.error !== undefined) throw callError(result);

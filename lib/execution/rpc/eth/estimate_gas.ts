@@ -7,6 +7,7 @@ import {
   estimateGas,
   stateOverrideSchema,
   withCallEnv,
+  withDeadline,
   withTimeout,
 } from "../call.ts";
 import { q } from "../format.ts";
@@ -28,7 +29,7 @@ export function ethEstimateGas(ctx: EthContext) {
         header,
         state,
         blockOverrides,
-        (env) => estimateGas(env, args, opts.gasCap),
+        (env) => withDeadline(env, opts.evmTimeoutMs * 4, () => estimateGas(env, args, opts.gasCap)),
       );
       return q(await withTimeout(run, opts.evmTimeoutMs * 4));
     },

@@ -134,3 +134,14 @@ Deno.test("eth_call: concurrent calls on the shared state do not see each other"
   assertEquals(balances.size, 1);
   assertEquals(results.filter((r) => r.error !== undefined).length, 0);
 });
+
+Deno.test("eth_call: rpc.evmtimeout aborts a long call; the next call runs", async () => {
+  const g = (await createDeployed({ gasCap: 50_000_000n, evmTimeoutMs: 30 })).fixture;
+  const target = "0x00000000000000000000000000000000000000dd";
+  const sloadLoop = "0x5b600054506000" + "56"; // JUMPDEST PUSH1 0 SLOAD POP PUSH1 0 JUMP
+  const started = performance.now();
+  const res = await g.rpc("eth_call", [{ to: target }, "latest", { [target]: { code: sloadLoop } }]);
+  assertEquals(res.error, { code: -32000, message: "execution aborted (timeout = 30ms)" });
+  assertEquals(await g.call("eth_call", [{ to: hex(d.logger), data: WORD }]), "0x");
+  assert(performance.now() - started < 2_000, "the aborted call stopped");
+});
