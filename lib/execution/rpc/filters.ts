@@ -39,10 +39,25 @@ type Filter =
   | { kind: "blocks"; buffer: Hex[]; lastUsed: number }
   | { kind: "pending"; buffer: Hex[]; lastUsed: number };
 
-/** Reorg-aware head change: blocks that left the canonical chain and blocks that joined it. */
+/** A block of a head change: a BlockRef, or the engine's {hash, block} (NewHeadsEvent items). */
+export type HeadBlock =
+  & Pick<BlockRef, "hash">
+  & (
+    | Pick<BlockRef, "number">
+    | { block: { header: { number: bigint } } }
+  );
+
+/**
+ * Reorg-aware head change: blocks that joined the canonical chain (lowest first) and blocks that
+ * left it. The execution engine's NewHeadsEvent fits as it is.
+ */
 export interface HeadChange {
-  added: readonly BlockRef[];
-  removed?: readonly BlockRef[];
+  added: readonly HeadBlock[];
+  removed?: readonly HeadBlock[];
+}
+
+function numberOf(b: HeadBlock): bigint {
+  return "number" in b ? b.number : b.block.header.number;
 }
 
 export class FilterManager {
@@ -148,7 +163,7 @@ export class FilterManager {
           }
         }
         for (const ref of change.added) {
-          if (!inRange(c, ref.number)) continue;
+          if (!inRange(c, numberOf(ref))) continue;
           for (const log of chain.getBlockLogs(ref.hash, false, match)) {
             push(f.buffer, log, this.options.maxBuffered);
           }

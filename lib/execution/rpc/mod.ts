@@ -22,6 +22,7 @@ export {
   DEFAULT_FILTER_MANAGER_OPTIONS,
   FilterManager,
   type FilterManagerOptions,
+  type HeadBlock,
   type HeadChange,
   type LogCriteria,
 } from "./filters.ts";

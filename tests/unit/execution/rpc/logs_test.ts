@@ -109,4 +109,8 @@ Deno.test("filters: removed logs are reported with removed: true on a reorg", as
   assertEquals(removed.length, 1);
   assertEquals(removed[0].removed, true);
   assertEquals(removed[0].blockHash, hex(b2.hash));
+  // The engine's NewHeadsEvent items ({hash, block}) fit as they are.
+  g.filters.onNewHeads({ added: [{ hash: b2.hash, block: g.chain.getBlockByHash(b2.hash)! }], removed: [] });
+  const readded = await g.call<Record<string, unknown>[]>("eth_getFilterChanges", [id]);
+  assertEquals(readded.map((l) => l.removed), [false]);
 });
