@@ -52,6 +52,7 @@ function arg(name: string): string | undefined {
 const BLOCKS = Number(arg("--blocks") ?? 5);
 const SQLITE = arg("--sqlite");
 const ONLY = arg("--only"); // "eth" or "erc20"
+const VERBOSE = Deno.args.includes("--verbose");
 
 const CONFIG: ChainConfig = {
   chainId: 901n,
@@ -176,7 +177,14 @@ async function buildChain(sm: MerkleStateManager, g: Header, blocks: TypedTransa
     const write = async () => {
       const b = await BlockBuilder.open(CONFIG, parent, attrs, { stateManager: sm });
       for (const t of blocks[i]) await b.addTransaction(t);
-      return await b.seal();
+      const t1 = performance.now();
+      const sealed = await b.seal();
+      if (VERBOSE) {
+        console.log(
+          `  block ${i}: execute ${(t1 - t0).toFixed(0)} ms, seal ${(performance.now() - t1).toFixed(0)} ms`,
+        );
+      }
+      return sealed;
     };
     const sealed = store !== undefined ? await store.transactionAsync(write) : await write();
     ms += performance.now() - t0;
