@@ -460,23 +460,6 @@ export async function withDeadline<T>(env: CallEnv, timeoutMs: number, fn: () =>
   }
 }
 
-/** Races `work` against rpc.evmtimeout (geth: "execution aborted (timeout = 5s)"). */
-export async function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
-  if (timeoutMs <= 0) return await work;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(RpcError.server(`execution aborted (timeout = ${formatDuration(timeoutMs)})`)),
-      timeoutMs,
-    );
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 function formatDuration(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }

@@ -10,7 +10,6 @@ import {
   stateOverrideSchema,
   withCallEnv,
   withDeadline,
-  withTimeout,
 } from "../call.ts";
 
 export function ethCall(ctx: EthContext) {
@@ -32,7 +31,7 @@ export function ethCall(ctx: EthContext) {
         blockOverrides,
         (env) => withDeadline(env, opts.evmTimeoutMs, () => env.execute(args, callGas(args, opts.gasCap))),
       );
-      const result = await withTimeout(run, opts.evmTimeoutMs);
+      const result = await run;
       if (result.error !== undefined) throw callError(result);
       return returnHex(result);
     },

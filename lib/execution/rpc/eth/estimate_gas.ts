@@ -8,7 +8,6 @@ import {
   stateOverrideSchema,
   withCallEnv,
   withDeadline,
-  withTimeout,
 } from "../call.ts";
 import { q } from "../format.ts";
 
@@ -31,7 +30,7 @@ export function ethEstimateGas(ctx: EthContext) {
         blockOverrides,
         (env) => withDeadline(env, opts.evmTimeoutMs * 4, () => estimateGas(env, args, opts.gasCap)),
       );
-      return q(await withTimeout(run, opts.evmTimeoutMs * 4));
+      return q(await run);
     },
   });
 }
