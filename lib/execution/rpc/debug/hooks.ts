@@ -39,6 +39,18 @@ export interface Tracer {
 
 export const TRACE_TIMEOUT = "TRACE_TIMEOUT";
 
+/**
+ * The gas a CALL-family opcode passed to its callee, which geth counts in the opcode's cost
+ * (core/vm/gas_table.go: gas += callGasTemp) while @ethereumjs charges it apart: the callee's gas
+ * limit without the 2300 stipend a value transfer adds. 0 for CREATE and CREATE2 (geth charges
+ * their gas in the opcode, not in its cost).
+ */
+export function forwardedCallGas(opName: string | undefined, msg: Message): bigint {
+  if (opName === "CALL" || opName === "CALLCODE") return msg.gasLimit - (msg.value > 0n ? 2300n : 0n);
+  if (opName === "DELEGATECALL" || opName === "STATICCALL") return msg.gasLimit;
+  return 0n;
+}
+
 /** geth's error text for a trace past its timeout (eth/tracers/api.go). */
 export const TIMEOUT_MESSAGE = "execution timeout";
 

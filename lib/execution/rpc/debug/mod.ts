@@ -13,6 +13,7 @@ export { prestateDiff, prestateResult } from "./prestate_tracer.ts";
 export { type AccountState, StateRecorder } from "./state_recorder.ts";
 export { decodeRevertReason, gethError, parityError, REVERT_ERROR } from "./evm_errors.ts";
 export {
+  forwardedCallGas,
   isTimeout,
   MultiTracer,
   TIMEOUT_MESSAGE,

@@ -7,7 +7,7 @@
 import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
 import { bytesToHex, type Hex } from "../../../common/mod.ts";
 import { gethError, REVERT_ERROR } from "./evm_errors.ts";
-import type { Tracer, TxOutcome } from "./hooks.ts";
+import { forwardedCallGas, type Tracer, type TxOutcome } from "./hooks.ts";
 import { wordHex } from "./state_recorder.ts";
 
 export interface StructLoggerConfig {
@@ -102,7 +102,12 @@ export class StructLogger implements Tracer {
     this.#logs.push(entry);
   }
 
-  onEnter(msg: Message): void {
+  onEnter(msg: Message, opName: string | undefined): void {
+    const caller = this.#frames.at(-1);
+    const i = caller === undefined ? undefined : this.#lastAt[caller.depth];
+    if (caller !== undefined && i !== undefined && i >= caller.start) {
+      this.#logs[i].gasCost += Number(forwardedCallGas(opName, msg));
+    }
     this.#frames.push({ depth: msg.depth, start: this.#logs.length, returnData: new Uint8Array() });
   }
 

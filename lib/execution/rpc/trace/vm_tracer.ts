@@ -6,7 +6,7 @@
  */
 import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
 import { bytesToHex, type Hex, toQuantity } from "../../../common/mod.ts";
-import { REVERT_ERROR, type Tracer } from "../debug/mod.ts";
+import { forwardedCallGas, REVERT_ERROR, type Tracer } from "../debug/mod.ts";
 
 export interface VmExecuted {
   mem: { data: Hex; off: number } | null;
@@ -105,11 +105,14 @@ export class VmTracer implements Tracer {
   readonly #stack: Frame[] = [];
   #root: Frame | undefined;
 
-  onEnter(msg: Message): void {
+  onEnter(msg: Message, opName: string | undefined): void {
     const frame: Frame = { msg, ops: [], subs: new Map(), childOutputLength: 0 };
     const parent = this.#stack.at(-1);
     const op = parent?.ops.at(-1);
-    if (parent !== undefined && op !== undefined) parent.subs.set(op, frame);
+    if (parent !== undefined && op !== undefined) {
+      parent.subs.set(op, frame);
+      op.cost += Number(forwardedCallGas(opName, msg));
+    }
     if (parent === undefined) this.#root = frame;
     this.#stack.push(frame);
   }

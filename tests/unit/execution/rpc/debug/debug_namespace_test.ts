@@ -135,6 +135,26 @@ Deno.test("debug_traceCall: an out-of-gas SSTORE is the failing entry", async ()
   });
 });
 
+Deno.test("debug_traceTransaction: a CALL's cost includes the gas it passes (geth), the callee starts with it", async () => {
+  await withChain(async (chain, call) => {
+    const tx = userTx(chain, A, { gas: 300_000n });
+    await mine(chain, [tx]);
+    const r = await call("debug_traceTransaction", [hex(tx.hash())]) as {
+      structLogs: { op: string; gas: number; gasCost: number; depth: number }[];
+    };
+    const logs = r.structLogs;
+    const i = logs.findIndex((l) => l.op === "CALL");
+    const available = logs[i].gas - 2600; // cold B
+    const passed = available - Math.floor(available / 64); // all but one 64th (EIP-150)
+    assertEquals(logs[i].gasCost, 2600 + passed);
+    assertEquals(logs[i + 1].depth, 2);
+    assertEquals(logs[i + 1].gas, passed);
+    // Back in A: what B left comes back.
+    const back = logs.findIndex((l, k) => k > i && l.depth === 1);
+    assertEquals(logs[back].gas, logs[i].gas - 2600 - passed + (passed - (27 + 22100 + 750 + 6)));
+  });
+});
+
 Deno.test("debug_traceTransaction callTracer: nested calls, log positions, revert reason", async () => {
   await withChain(async (chain, call) => {
     const tx = userTx(chain, A, { gas: 300_000n });
