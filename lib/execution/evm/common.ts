@@ -10,6 +10,7 @@ import { type Common, createCustomCommon, type CustomCrypto, Hardfork, Mainnet }
 import { paramsTx } from "@ethereumjs/tx";
 import { paramsVM } from "@ethereumjs/vm";
 import { paramsEVM } from "@ethereumjs/evm";
+import { BaseError } from "../../common/errors.ts";
 import type { ChainConfig } from "../../protocol/chain_config.ts";
 import { activeFork, isForkActive, type OpFork } from "../../protocol/hardforks.ts";
 
@@ -101,6 +102,15 @@ export function txCommon(common: Common): Common {
     const view = Object.create(common) as Common;
     view.copy = () => view;
     view.updateParams = () => {};
+    view.setHardfork = (hardfork) => {
+      if (hardfork !== common.hardfork()) {
+        throw new BaseError(
+          "SHARED_COMMON",
+          `Cannot change the hardfork of a shared transaction Common to ${hardfork}`,
+        );
+      }
+      return common.hardfork();
+    };
     shared = view;
     txCommons.set(common, shared);
   }

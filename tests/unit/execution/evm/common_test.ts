@@ -1,6 +1,6 @@
-import { assertEquals } from "../../../assert.ts";
+import { assertEquals, assertThrows } from "../../../assert.ts";
 import { createEVM } from "@ethereumjs/evm";
-import { BlockBuilder, forkRules, hardforkForOp } from "../../../../lib/execution/evm/mod.ts";
+import { BlockBuilder, forkRules, hardforkForOp, txCommon } from "../../../../lib/execution/evm/mod.ts";
 import { attributes, genesisHeader, l1Config, newState, opConfig } from "./helpers.ts";
 
 Deno.test("fork mapping: OP forks onto Ethereum hardforks", () => {
@@ -42,4 +42,15 @@ Deno.test("forkRules: building many blocks leaves no listeners on the cached Com
   assertEquals(common.events.listenerCount("hardforkChanged"), 0);
   await createEVM({ common });
   assertEquals(common.events.listenerCount("hardforkChanged"), 0);
+});
+
+Deno.test("txCommon: shared view that cannot copy, re-merge or change hardfork", () => {
+  const common = forkRules(opConfig("ecotone"), 0n).common;
+  const view = txCommon(common);
+  assertEquals(view.copy(), view);
+  assertEquals(txCommon(common), view);
+  assertEquals(view.hardfork(), "cancun");
+  view.setHardfork("cancun");
+  assertThrows(() => view.setHardfork("prague"));
+  assertEquals(common.hardfork(), "cancun");
 });
