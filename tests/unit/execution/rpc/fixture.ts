@@ -166,11 +166,18 @@ function toStored(results: TxResult[]): StoredReceipt[] {
 }
 
 /** The fixture chain: genesis only. */
-export async function createFixture(options: Partial<EthBackend["options"]> = {}): Promise<Fixture> {
+export async function createFixture(
+  options: Partial<EthBackend["options"]> = {},
+  genesisGasLimit?: bigint,
+): Promise<Fixture> {
   const store = new MemoryStore();
   const chain = new ChainStore({}, { store });
   const genesis = parseGenesis(
-    buildDevGenesis({ accounts: ACCOUNTS.map((a) => a.address), timestamp: 1000n }),
+    buildDevGenesis({
+      accounts: ACCOUNTS.map((a) => a.address),
+      timestamp: 1000n,
+      gasLimit: genesisGasLimit,
+    }),
   );
   const config = genesis.config;
   const sm = await createStateManager(store);

@@ -3,7 +3,7 @@ import { toChecksumAddress } from "@ethereumjs/util";
 import { bytesToHex } from "../../../../lib/common/mod.ts";
 import { encodeDepositTx } from "../../../../lib/protocol/mod.ts";
 import { assert, assertEquals } from "../../../assert.ts";
-import { A, B, C, createDeployed, GWEI } from "./fixture.ts";
+import { A, B, C, createDeployed, createFixture, GWEI } from "./fixture.ts";
 
 const hex = bytesToHex;
 const d = await createDeployed();
@@ -91,4 +91,26 @@ Deno.test("gas price oracle: minimum tip on a block with room, base fee + tip, f
   assertEquals(reward[0], ["0x0", "0x3b9aca00", "0x3b9aca00"]);
   assertEquals((await f.call<Record<string, unknown>>("eth_feeHistory", [4, "0x1"])).oldestBlock, "0x0");
   assertEquals((await f.rpc("eth_feeHistory", ["0x2", "latest", [50, 10]])).error?.code, -32000);
+});
+
+Deno.test("gas price oracle: a block at capacity suggests 10% over its median tip (op-geth)", async () => {
+  const g = await createFixture({}, 100_000n);
+  const tips = [2n * GWEI, 3n * GWEI, 5n * GWEI, 7n * GWEI];
+  await g.mine(
+    tips.map((tip, i) =>
+      g.sign(A, BigInt(i), { to: B.address, value: 1n, gas: 21_000n, tip, maxFee: 20n * GWEI })
+    ),
+  );
+  const header = g.chain.getHeadHeader("latest")!;
+  assertEquals(header.gasUsed, 84_000n);
+  // 84,000 + 21,000 > 100,000: at capacity. Median of [2, 3, 5, 7] gwei is 5 gwei; +10%.
+  assertEquals(await g.call("eth_maxPriorityFeePerGas"), `0x${(5n * GWEI + GWEI / 2n).toString(16)}`);
+  // Capped by gpo.maxprice.
+  const h = await createFixture({ maxPrice: GWEI }, 100_000n);
+  await h.mine(
+    tips.map((tip, i) =>
+      h.sign(A, BigInt(i), { to: B.address, value: 1n, gas: 21_000n, tip, maxFee: 20n * GWEI })
+    ),
+  );
+  assertEquals(await h.call("eth_maxPriorityFeePerGas"), `0x${GWEI.toString(16)}`);
 });
