@@ -44,6 +44,8 @@ export interface CallFrame {
   error?: string;
   calls: CallFrame[];
   logs: FrameLog[];
+  /** The callee is a precompile (known once the frame ran). */
+  precompile?: boolean;
 }
 
 export interface CallTracerConfig {
@@ -73,6 +75,7 @@ export class CallTracer implements Tracer {
   readonly steps: boolean;
   readonly #cfg: CallTracerConfig;
   readonly #stack: CallFrame[] = [];
+  readonly #msgs: Message[] = [];
   #tx: TxInfo | undefined;
   #root: CallFrame | undefined;
 
@@ -149,11 +152,15 @@ export class CallTracer implements Tracer {
     if (parent !== undefined) parent.calls.push(frame);
     else this.#root = frame;
     this.#stack.push(frame);
+    this.#msgs.push(msg);
   }
 
   onExit(result: EVMResult): void {
     const frame = this.#stack.pop();
+    const msg = this.#msgs.pop();
     if (frame === undefined) return;
+    // The EVM loads the code into the message when it runs it: a function for a precompile.
+    frame.precompile = typeof msg?.code === "function";
     const r = result.execResult;
     frame.execGasUsed = r.executionGasUsed;
     frame.gasUsed = r.executionGasUsed;
@@ -251,5 +258,24 @@ export function frameJson(f: CallFrame, cfg: CallTracerConfig): CallFrameJson {
     }));
   }
   if (f.type !== "STATICCALL") out.value = toQuantity(f.value);
+  return out;
+}
+
+/**
+ * geth's `4byteTracer` (eth/tracers/native/4byte.go): "<selector>-<calldata size after it>" ->
+ * how many calls used it, over every call with at least 4 bytes of input that is not a create
+ * and not a precompile.
+ */
+export function fourByteResult(root: CallFrame | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  const walk = (f: CallFrame) => {
+    const isCall = f.type !== "CREATE" && f.type !== "CREATE2" && f.type !== "SELFDESTRUCT";
+    if (isCall && !f.precompile && f.input.length >= 4) {
+      const key = `${bytesToHex(f.input.subarray(0, 4))}-${f.input.length - 4}`;
+      out[key] = (out[key] ?? 0) + 1;
+    }
+    for (const c of f.calls) walk(c);
+  };
+  if (root !== undefined) walk(root);
   return out;
 }

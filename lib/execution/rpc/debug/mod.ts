@@ -6,6 +6,7 @@ export {
   type CallFrameJson,
   CallTracer,
   type CallTracerConfig,
+  fourByteResult,
   frameJson,
 } from "./call_tracer.ts";
 export { StructLogger, type StructLoggerConfig, type StructLoggerResult } from "./struct_logger.ts";

@@ -6,7 +6,7 @@
 import { BaseError } from "../../../common/mod.ts";
 import { RpcError, s } from "../../../rpc/mod.ts";
 import { DEFAULT_TRACE_TIMEOUT_MS } from "./backend.ts";
-import { CallTracer } from "./call_tracer.ts";
+import { CallTracer, fourByteResult } from "./call_tracer.ts";
 import { isTimeout, TIMEOUT_MESSAGE } from "./hooks.ts";
 import { prestateDiff, prestateResult } from "./prestate_tracer.ts";
 import type { RunOptions, TracedRun } from "./replay.ts";
@@ -139,6 +139,15 @@ export async function runTracer(
       await run({ tracer, timeoutMs });
       return tracer.result();
     }
+    if (name === "4byteTracer") {
+      const tracer = new CallTracer();
+      await run({ tracer, timeoutMs });
+      return fourByteResult(tracer.root());
+    }
+    if (name === "noopTracer") {
+      await run({ timeoutMs });
+      return {};
+    }
     if (name === "prestateTracer") {
       const pc = tracerConfig(cfg?.tracerConfig, { diffMode: "boolean" });
       const r = await run({ recordState: true, timeoutMs });
@@ -152,6 +161,6 @@ export async function runTracer(
   throw RpcError.server(
     `tracer ${
       JSON.stringify(name)
-    } not found (supported: callTracer, prestateTracer, or none for the struct logger)`,
+    } not found (supported: callTracer, prestateTracer, 4byteTracer, noopTracer, or none for the struct logger)`,
   );
 }

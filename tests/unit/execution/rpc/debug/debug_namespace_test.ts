@@ -292,6 +292,26 @@ Deno.test("debug_traceCall: struct logs and callTracer on a call object, state o
   });
 });
 
+Deno.test("debug_traceCall 4byteTracer and noopTracer", async () => {
+  await withChain(async (chain, call) => {
+    await mine(chain, []);
+    // call(identity precompile, 4 bytes); call(B, 4 zero bytes); stop
+    const code = "0x600060006004600060006004" + "5af150" + "6000600060046000600073" + hex(B).slice(2) +
+      "5af100";
+    const r = await call("debug_traceCall", [{ to: hex(L), input: "0xdeadbeef0102" }, "latest", {
+      tracer: "4byteTracer",
+      stateOverrides: { [hex(L)]: { code } },
+    }]);
+    assertEquals(r, { "0xdeadbeef-2": 1, "0x00000000-0": 1 });
+    assertEquals(await call("debug_traceCall", [{ to: hex(B) }, "latest", { tracer: "noopTracer" }]), {});
+    const unknown = await assertRejects(
+      () => call("debug_traceCall", [{ to: hex(B) }, "latest", { tracer: "jsTracer" }]),
+      RpcFailure,
+    );
+    assertEquals(unknown.message.startsWith('tracer "jsTracer" not found'), true);
+  });
+});
+
 Deno.test("debug trace timeout: an endless loop past the timeout is 'execution timeout'", async () => {
   await withChain(async (chain, call) => {
     const tx = userTx(chain, L, { gas: 20_000_000n });
