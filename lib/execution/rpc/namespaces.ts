@@ -28,6 +28,7 @@ import {
   ethGetBlockTransactionCountByNumber,
 } from "./eth/get_block_transaction_count.ts";
 import { ethGetCode } from "./eth/get_code.ts";
+import { ethGetHeaderByHash, ethGetHeaderByNumber } from "./eth/get_header.ts";
 import { ethGetLogs } from "./eth/get_logs.ts";
 import { ethGetProof } from "./eth/get_proof.ts";
 import { ethGetStorageAt } from "./eth/get_storage_at.ts";
@@ -67,6 +68,8 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethGetBlockByNumber(ctx),
     ethGetBlockByHash(ctx),
     ethGetBlockReceipts(ctx),
+    ethGetHeaderByNumber(ctx),
+    ethGetHeaderByHash(ctx),
     ethGetBlockTransactionCountByNumber(ctx),
     ethGetBlockTransactionCountByHash(ctx),
     ethGetUncleCountByBlockNumber(ctx),

@@ -68,6 +68,11 @@ Deno.test("block: every field of spec 2.3 and the post-London fields, hashes onl
   assertEquals(block.withdrawals, []);
   const byHash = await f.call<Obj>("eth_getBlockByHash", [hex(d.block1.hash), false]);
   assertEquals(byHash, block);
+  const header = await f.call<Obj>("eth_getHeaderByNumber", ["0x1"]);
+  const { transactions: _t, uncles: _u, withdrawals: _w, size: _s, ...fields } = block;
+  assertEquals(header, fields);
+  assertEquals(await f.call("eth_getHeaderByHash", [hex(d.block1.hash)]), header);
+  assertEquals(await f.call("eth_getHeaderByNumber", ["0x55"]), null);
 });
 
 Deno.test("block: size is the RLP length of [header, txs, uncles, withdrawals]", () => {
