@@ -69,7 +69,7 @@ async function run(parsed: ParsedCommand): Promise<number> {
     }
     case "execution": {
       const { runExecution } = await import("./lib/node/mod.ts");
-      await runExecution(parsed.options);
+      await runExecution(parsed.options, parsed.sources);
       return 0;
     }
     case "execution-init": {

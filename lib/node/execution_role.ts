@@ -1,0 +1,239 @@
+/**
+ * `keel execution`: the execution client. Opens the engine on `<datadir>/keel.sqlite`, serves
+ * eth/net/web3/txpool (and debug/trace when named) over HTTP and WebSocket, the Engine API on
+ * the authrpc listener behind the JWT, and with `--dev` seals blocks as transactions arrive.
+ */
+import { join } from "node:path";
+import { getLogger } from "../common/mod.ts";
+import { type ExecutionOptions, keelVersion, type ValueSource } from "../config/mod.ts";
+import {
+  buildDevGenesis,
+  DEV_TXPOOL_OPTIONS,
+  DevMiner,
+  engineNamespace,
+  ExecutionEngine,
+  ExecutionEngineApi,
+  type GenesisJson,
+  parseJsonExact,
+} from "../execution/mod.ts";
+import {
+  DEFAULT_ETH_RPC_OPTIONS,
+  type EthBackend,
+  ethNamespace,
+  FilterManager,
+  netNamespace,
+  txpoolNamespace,
+  web3Namespace,
+} from "../execution/rpc/mod.ts";
+import { debugNamespace } from "../execution/rpc/debug/mod.ts";
+import { traceNamespace } from "../execution/rpc/trace/mod.ts";
+import { ethSubscriptions } from "../execution/rpc/subscriptions/mod.ts";
+import {
+  DEFAULT_RPC_LIMITS,
+  type ListenerPool,
+  loadOrCreateJwtSecret,
+  MethodRegistry,
+  type RpcEndpointOptions,
+  RpcServer,
+} from "../rpc/mod.ts";
+import type { RunningRole } from "./role.ts";
+import { type SharedServices, startSharedServices } from "./services.ts";
+
+/** The genesis file a data dir keeps: written by `init` and on the first `--dev` start. */
+export const GENESIS_FILE = "genesis.json";
+
+async function readJsonFile(path: string): Promise<GenesisJson> {
+  return parseJsonExact(await Deno.readTextFile(path)) as GenesisJson;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
+}
+
+/**
+ * The genesis to open the data dir with: `--genesis`, else the data dir's own copy, else (with
+ * `--dev`) a new dev genesis that is saved there so a restart reopens the same chain. Undefined
+ * when the database alone must hold it (after `keel execution init`).
+ */
+export async function resolveGenesis(options: ExecutionOptions): Promise<GenesisJson | undefined> {
+  if (options.genesis) return await readJsonFile(options.genesis);
+  const saved = join(options.datadir, GENESIS_FILE);
+  if (await exists(saved)) return await readJsonFile(saved);
+  if (!options.dev) return undefined;
+  const genesis = buildDevGenesis({
+    chainId: options.networkId,
+    timestamp: BigInt(Math.floor(Date.now() / 1000)),
+  });
+  await Deno.mkdir(options.datadir, { recursive: true });
+  await Deno.writeTextFile(saved, JSON.stringify(genesis, null, 2) + "\n");
+  return genesis;
+}
+
+export interface ExecutionRoleDeps {
+  /** Share listeners with the rollup node's RPC (same address and port → one listener). */
+  listeners?: ListenerPool;
+  /** Logging/metrics/pprof already started by an enclosing role. */
+  sharedServices?: SharedServices;
+}
+
+/** `--dev` turns the HTTP server on unless `--http=false` was given, as anvil serves by default. */
+function httpEnabled(options: ExecutionOptions, sources: Record<string, ValueSource>): boolean {
+  return options.http || (options.dev && sources.http !== "flag" && sources.http !== "env");
+}
+
+export async function startExecutionRole(
+  options: ExecutionOptions,
+  sources: Record<string, ValueSource>,
+  deps: ExecutionRoleDeps = {},
+): Promise<RunningRole> {
+  const version = keelVersion();
+  const log = getLogger(["execution"]);
+  const stops: (() => Promise<void> | void)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+  };
+  const endpoints: Record<string, string> = {};
+  try {
+    const shared = deps.sharedServices ?? await startSharedServices(options, version);
+    if (!deps.sharedServices) {
+      stops.push(() => shared.stop());
+      Object.assign(endpoints, shared.endpoints);
+    }
+    const genesis = await resolveGenesis(options);
+    const engine = await ExecutionEngine.open({
+      dataDir: options.datadir,
+      genesis,
+      txpool: options.dev ? DEV_TXPOOL_OPTIONS : undefined,
+    }, { logger: log });
+    stops.push(() => engine.close());
+
+    const backend: EthBackend = {
+      config: engine.config,
+      chain: engine.chain,
+      pool: engine.pool,
+      stateAt: (header) => engine.stateAt(header),
+      clientVersion: `${version}/${Deno.build.os}-${Deno.build.arch}/deno${Deno.version.deno}`,
+      options: {
+        ...DEFAULT_ETH_RPC_OPTIONS,
+        gasCap: options.rpcGasCap,
+        evmTimeoutMs: options.rpcEvmTimeoutMs,
+        txFeeCap: BigInt(Math.round(options.rpcTxFeeCap * 1e9)) * 10n ** 9n,
+      },
+    };
+    const filters = new FilterManager({}, { backend });
+    stops.push(() => filters.close());
+    const unsubscribeHeads = engine.onNewHeads((event) => {
+      filters.onNewHeads({
+        added: event.added.map((b) => engine.chain.getBlockRef(b.hash)!).filter((r) => r !== undefined),
+        removed: event.removed.map((b) => engine.chain.getBlockRef(b.hash)!).filter((r) => r !== undefined),
+      });
+    });
+    stops.push(unsubscribeHeads);
+
+    const engineApi = new ExecutionEngineApi({ clientVersion: version, clientCommit: commitOf(version) }, {
+      engine,
+    });
+    const registry = new MethodRegistry([
+      ethNamespace(backend, filters),
+      ethSubscriptions({
+        onNewHeads: (cb) => engine.onNewHeads(cb),
+        onPending: (cb) => engine.pool.onPending(cb),
+      }),
+      netNamespace(backend),
+      web3Namespace(backend),
+      txpoolNamespace(backend),
+      debugNamespace(backend),
+      traceNamespace(backend),
+      engineNamespace(engineApi),
+    ]);
+
+    const jwt = await loadOrCreateJwtSecret(options.authrpcJwtSecret, { dataDir: options.datadir });
+    if (jwt.created) log.info("Wrote a new Engine API JWT secret", { path: jwt.path });
+    const limits = {
+      ...DEFAULT_RPC_LIMITS,
+      batchItemLimit: options.rpcBatchRequestLimit,
+      batchResponseMaxSize: options.rpcBatchResponseMaxSize,
+    };
+    const list: RpcEndpointOptions[] = [];
+    const cors = options.httpCorsDomain;
+    if (httpEnabled(options, sources)) {
+      const sharePort = options.ws && options.wsAddr === options.httpAddr &&
+        options.wsPort === options.httpPort;
+      list.push({
+        name: "http",
+        addr: options.httpAddr,
+        port: options.httpPort,
+        http: true,
+        ws: sharePort,
+        namespaces: options.httpApi,
+        corsDomains: cors,
+        vhosts: options.httpVhosts,
+      });
+    }
+    if (options.ws && !list.some((e) => e.ws)) {
+      list.push({
+        name: "ws",
+        addr: options.wsAddr,
+        port: options.wsPort,
+        http: false,
+        ws: true,
+        namespaces: options.wsApi,
+        corsDomains: [],
+        vhosts: ["*"],
+      });
+    }
+    list.push({
+      name: "authrpc",
+      addr: options.authrpcAddr,
+      port: options.authrpcPort,
+      http: true,
+      ws: true,
+      // op-geth serves eth next to engine on the authenticated port (op-node reads blocks there).
+      namespaces: ["engine", "eth"],
+      jwtSecret: jwt.secret,
+      corsDomains: [],
+      vhosts: ["*"],
+    });
+    const server = new RpcServer({ endpoints: list, limits, version }, {
+      registry,
+      pool: deps.listeners,
+      logger: log,
+    });
+    await server.start();
+    stops.push(() => server.stop());
+    for (const e of list) endpoints[e.name] = server.url(e.name, e.http ? "http" : "ws");
+    log.info("Execution RPC started", endpoints);
+
+    if (options.dev) {
+      const miner = new DevMiner({ period: options.devPeriod, sealEmpty: options.devPeriod > 0 }, { engine });
+      miner.start();
+      stops.push(() => miner.stop());
+      log.info("Dev mode: sealing blocks", {
+        period: options.devPeriod === 0 ? "on demand" : options.devPeriod,
+      });
+    }
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  let stopped: Promise<void> | undefined;
+  return {
+    endpoints,
+    stop() {
+      stopped ??= stopAll();
+      return stopped;
+    },
+  };
+}
+
+/** The commit part of `keel/v0.1.0-<commit>`, or "" when the build has none. */
+function commitOf(version: string): string {
+  const m = /-([0-9a-f]{7,40})$/.exec(version);
+  return m ? m[1] : "";
+}

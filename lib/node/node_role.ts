@@ -1,0 +1,112 @@
+/**
+ * `keel node`: the rollup node's services (its JSON-RPC `rollupnode` namespace, metrics,
+ * profiler) and, unless `--l2` names an external engine, the embedded execution client.
+ * The rollup RPC and the execution client's HTTP share one listener when they are given the
+ * same address and port.
+ */
+import { getLogger } from "../common/mod.ts";
+import { keelVersion, type NodeOptions } from "../config/mod.ts";
+import {
+  applyForkOverrides,
+  type ForkOverrides,
+  parseRollupConfigJson,
+  type RollupConfig,
+  rollupConfigFromPreset,
+} from "../protocol/mod.ts";
+import { rollupnodeNamespace } from "../rollup/rpc/mod.ts";
+import { DEFAULT_RPC_LIMITS, ListenerPool, MethodRegistry, RpcServer } from "../rpc/mod.ts";
+import { getNetworkPreset } from "../../networks/mod.ts";
+import { startExecutionRole } from "./execution_role.ts";
+import type { RoleRequest, RunningRole } from "./role.ts";
+import { startSharedServices } from "./services.ts";
+
+const OVERRIDES: [keyof NodeOptions & `override${string}`, keyof ForkOverrides][] = [
+  ["overrideCanyon", "canyon"],
+  ["overrideDelta", "delta"],
+  ["overrideEcotone", "ecotone"],
+  ["overrideFjord", "fjord"],
+  ["overrideGranite", "granite"],
+  ["overrideHolocene", "holocene"],
+  ["overrideIsthmus", "isthmus"],
+  ["overrideInterop", "interop"],
+  ["overrideJovian", "jovian"],
+  ["overridePectraBlobSchedule", "pectrablobschedule"],
+];
+
+/**
+ * The rollup config of `--network` or `--rollup.config`, with the `--override.*` fork times
+ * that were given (op-node applies an override only when the flag is set).
+ */
+export async function loadRollupConfig(
+  options: NodeOptions,
+  sources: Record<string, string>,
+): Promise<RollupConfig> {
+  let cfg: RollupConfig;
+  if (options.network) {
+    cfg = rollupConfigFromPreset(getNetworkPreset(options.network));
+  } else {
+    const path = options.rollupConfig!;
+    cfg = parseRollupConfigJson(JSON.parse(await Deno.readTextFile(path)));
+  }
+  const overrides: ForkOverrides = {};
+  for (const [field, fork] of OVERRIDES) {
+    if (sources[field] !== undefined && sources[field] !== "default") {
+      overrides[fork] = options[field] as bigint;
+    }
+  }
+  return Object.keys(overrides).length > 0 ? applyForkOverrides(cfg, overrides) : cfg;
+}
+
+export async function startNodeRole(request: Extract<RoleRequest, { role: "node" }>): Promise<RunningRole> {
+  const { options, execution, sources } = request;
+  const version = keelVersion();
+  const log = getLogger(["node"]);
+  const rollupConfig = await loadRollupConfig(options, sources);
+  const shared = await startSharedServices(options, version);
+  const listeners = new ListenerPool({});
+  const stops: (() => Promise<void>)[] = [() => shared.stop()];
+  const endpoints: Record<string, string> = { ...shared.endpoints };
+  try {
+    if (options.l2 === undefined) {
+      const engine = await startExecutionRole(
+        { ...execution, metricsEnabled: false, pprofEnabled: false },
+        sources,
+        { listeners, sharedServices: shared },
+      );
+      stops.push(() => engine.stop());
+      Object.assign(endpoints, engine.endpoints);
+    }
+    const registry = new MethodRegistry([rollupnodeNamespace({ version, rollupConfig })]);
+    const rpc = new RpcServer({
+      endpoints: [{
+        name: "rpc",
+        addr: options.rpcAddr,
+        port: options.rpcPort,
+        http: true,
+        ws: true,
+        namespaces: ["rollupnode"],
+        corsDomains: [],
+        vhosts: ["*"],
+      }],
+      limits: DEFAULT_RPC_LIMITS,
+      version,
+    }, { registry, pool: listeners });
+    await rpc.start();
+    stops.push(() => rpc.stop());
+    endpoints.rpc = rpc.url("rpc");
+    log.info("Rollup node RPC started", { url: endpoints.rpc, chainId: rollupConfig.l2ChainId });
+  } catch (err) {
+    for (const stop of stops.reverse()) await stop();
+    throw err;
+  }
+  let stopped: Promise<void> | undefined;
+  return {
+    endpoints,
+    stop() {
+      stopped ??= (async () => {
+        for (const stop of stops.reverse()) await stop();
+      })();
+      return stopped;
+    },
+  };
+}

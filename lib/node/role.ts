@@ -1,0 +1,23 @@
+/** What the composition root starts: one role, running, with its endpoints and a stop. */
+import type { ExecutionOptions, NodeOptions, ValueSource } from "../config/mod.ts";
+
+/** A started role. `stop` is idempotent. */
+export interface RunningRole {
+  /** Endpoint name → URL (e.g. `http` → `http://127.0.0.1:8545`), for logs and tests. */
+  readonly endpoints: Readonly<Record<string, string>>;
+  stop(): Promise<void>;
+}
+
+/** What the main thread hands the node Worker: plain, structured-clonable data. */
+export type RoleRequest =
+  | {
+    role: "node";
+    options: NodeOptions;
+    execution: ExecutionOptions;
+    sources: Record<string, ValueSource>;
+  }
+  | {
+    role: "execution";
+    options: ExecutionOptions;
+    sources: Record<string, ValueSource>;
+  };

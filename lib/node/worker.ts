@@ -1,0 +1,51 @@
+/**
+ * The node Worker's entry. The main thread starts it with file permissions narrowed to the
+ * paths of the options (permissions.ts), sends `{type: "start", request}`, and later
+ * `{type: "stop"}`. The Worker answers `ready` (with endpoints), `error` (one line), `stopped`.
+ */
+/// <reference lib="deno.worker" />
+import { formatPermissionError } from "./permissions.ts";
+import type { RoleRequest, RunningRole } from "./role.ts";
+import { startRole } from "./start_role.ts";
+
+export type WorkerCommand = { type: "start"; request: RoleRequest } | { type: "stop" };
+export type WorkerEvent =
+  | { type: "ready"; endpoints: Record<string, string> }
+  | { type: "error"; message: string }
+  | { type: "stopped" };
+
+function describe(err: unknown): string {
+  return formatPermissionError(err) ?? `keel: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+let running: RunningRole | undefined;
+let stopping = false;
+
+function post(event: WorkerEvent): void {
+  self.postMessage(event);
+}
+
+self.onmessage = async (e: MessageEvent<WorkerCommand>) => {
+  const command = e.data;
+  if (command.type === "start") {
+    try {
+      running = await startRole(command.request);
+      if (stopping) {
+        await running.stop();
+        post({ type: "stopped" });
+        return;
+      }
+      post({ type: "ready", endpoints: { ...running.endpoints } });
+    } catch (err) {
+      post({ type: "error", message: describe(err) });
+    }
+    return;
+  }
+  stopping = true;
+  try {
+    await running?.stop();
+    post({ type: "stopped" });
+  } catch (err) {
+    post({ type: "error", message: describe(err) });
+  }
+};

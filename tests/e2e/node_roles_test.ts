@@ -1,0 +1,164 @@
+/**
+ * The composition root end to end: `keel execution --dev`, `keel execution init`, and
+ * `keel node` as real processes under the baked permission set, on 127.0.0.1.
+ */
+import { assert, assertEquals, assertMatch } from "../assert.ts";
+import { freePort, rpcCall } from "./helpers/keel_process.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+interface Proc {
+  output(): string;
+  /** SIGTERM and wait; returns the exit code. */
+  stop(): Promise<number>;
+}
+
+function spawnKeel(args: string[]): Proc {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-P=keel", `--config=${ROOT}deno.json`, `${ROOT}main.ts`, ...args],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  let out = "";
+  const dec = new TextDecoder();
+  const pump = async (s: ReadableStream<Uint8Array>) => {
+    for await (const chunk of s) out += dec.decode(chunk, { stream: true });
+  };
+  const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
+  return {
+    output: () => out,
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // already exited
+      }
+      const status = await child.status;
+      await pumps;
+      return status.code;
+    },
+  };
+}
+
+async function waitFor(url: string, method: string, proc: Proc, timeoutMs = 120_000): Promise<unknown> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      // deno-lint-ignore no-explicit-any
+      const body = await rpcCall(url, method) as any;
+      if (body.result !== undefined) return body.result;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not answer ${method}:\n${proc.output()}`);
+}
+
+Deno.test("keel execution --dev serves, stops on SIGTERM, and a restart reopens the same chain", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "keel-roles-" });
+  try {
+    const port = freePort();
+    const args = [
+      "execution",
+      "--dev",
+      `--http.port=${port}`,
+      `--authrpc.port=${freePort()}`,
+      `--datadir=${dataDir}`,
+    ];
+    const url = `http://127.0.0.1:${port}`;
+    let proc = spawnKeel(args);
+    assertEquals(await waitFor(url, "eth_chainId", proc), "0x385");
+    // deno-lint-ignore no-explicit-any
+    const block0 = ((await rpcCall(url, "eth_getBlockByNumber", ["0x0", false])) as any).result;
+    assertMatch(block0.hash, /^0x[0-9a-f]{64}$/);
+    assertEquals(await proc.stop(), 0, proc.output());
+    const saved = JSON.parse(await Deno.readTextFile(`${dataDir}/genesis.json`));
+    assertEquals(saved.config.chainId, 901);
+    const secret = await Deno.stat(`${dataDir}/jwtsecret`);
+    assertEquals(secret.mode! & 0o777, 0o600);
+
+    proc = spawnKeel(args);
+    await waitFor(url, "eth_chainId", proc);
+    // deno-lint-ignore no-explicit-any
+    const again = ((await rpcCall(url, "eth_getBlockByNumber", ["0x0", false])) as any).result;
+    assertEquals(again.hash, block0.hash);
+    assertEquals(await proc.stop(), 0, proc.output());
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("keel execution init writes the genesis; keel execution then opens the data dir without it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "keel-init-" });
+  try {
+    const { buildDevGenesis } = await import("../../lib/execution/mod.ts");
+    const genesis = buildDevGenesis({ chainId: 4242n, timestamp: 1_700_000_000n });
+    await Deno.writeTextFile(`${dir}/genesis.json`, JSON.stringify(genesis));
+    const init = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-P=keel",
+        `--config=${ROOT}deno.json`,
+        `${ROOT}main.ts`,
+        "execution",
+        "init",
+        "--datadir",
+        `${dir}/data`,
+        `${dir}/genesis.json`,
+      ],
+      cwd: ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stdout = new TextDecoder().decode(init.stdout);
+    assertEquals(init.code, 0, new TextDecoder().decode(init.stderr));
+    const hash = /genesis (0x[0-9a-f]{64})/.exec(stdout)?.[1];
+    assert(hash, stdout);
+
+    const port = freePort();
+    const proc = spawnKeel([
+      "execution",
+      "--http",
+      `--http.port=${port}`,
+      `--authrpc.port=${freePort()}`,
+      `--datadir=${dir}/data`,
+    ]);
+    const url = `http://127.0.0.1:${port}`;
+    assertEquals(await waitFor(url, "eth_chainId", proc), "0x1092");
+    // deno-lint-ignore no-explicit-any
+    const block0 = ((await rpcCall(url, "eth_getBlockByNumber", ["0x0", false])) as any).result;
+    assertEquals(block0.hash, hash);
+    assertEquals(await proc.stop(), 0, proc.output());
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("keel node with an external engine serves rollupnode_version and rollupnode_rollupConfig", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "keel-node-" });
+  try {
+    const port = freePort();
+    const proc = spawnKeel([
+      "node",
+      "--network=op-sepolia",
+      "--l2=http://127.0.0.1:9",
+      `--l2.jwt-secret=${dir}/jwt.hex`,
+      "--rpc.addr=127.0.0.1",
+      `--rpc.port=${port}`,
+      `--datadir=${dir}/data`,
+      "--p2p.priv.path=" + `${dir}/p2p.txt`,
+    ]);
+    const url = `http://127.0.0.1:${port}`;
+    assertMatch(await waitFor(url, "rollupnode_version", proc) as string, /^keel\/v\d+\.\d+\.\d+/);
+    // deno-lint-ignore no-explicit-any
+    const cfg = ((await rpcCall(url, "rollupnode_rollupConfig")) as any).result;
+    assertEquals(cfg.l2_chain_id, 11155420);
+    assertEquals(await proc.stop(), 0, proc.output());
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
