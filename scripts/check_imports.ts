@@ -49,7 +49,9 @@ export function checkEdge(from: string, to: string): string | null {
   if (fLayer === tLayer) {
     // Inside execution/ or rollup/: a sibling sub-folder only through its mod.ts.
     if ((fLayer === "execution" || fLayer === "rollup") && f.length > 3 && t.length > 3 && f[2] !== t[2]) {
-      if (t.length !== 4 || t[3] !== "mod.ts") return `${from} imports ${to}: use lib/${tLayer}/${t[2]}/mod.ts`;
+      if (t.length !== 4 || t[3] !== "mod.ts") {
+        return `${from} imports ${to}: use lib/${tLayer}/${t[2]}/mod.ts`;
+      }
     }
     return null;
   }
