@@ -7,12 +7,12 @@
  */
 import type { AccountFields, StateManagerInterface } from "@ethereumjs/common";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
-import { Account, type Address, createAccountFromRLP } from "@ethereumjs/util";
+import { Account, type Address } from "@ethereumjs/util";
 import { BaseError, bytesToHex, keccak256 } from "../../common/mod.ts";
 
 interface Layer {
-  /** Serialized account, or null when deleted. */
-  accounts: Map<string, Uint8Array | null>;
+  /** Account, or null when deleted. */
+  accounts: Map<string, Account | null>;
   code: Map<string, Uint8Array>;
   /** Key: address hex + slot hex. */
   storage: Map<string, Uint8Array>;
@@ -26,6 +26,13 @@ function newLayer(): Layer {
 
 const EMPTY = new Uint8Array();
 
+/** Entries kept of base reads before the memo is dropped (the base is immutable: no staleness). */
+const BASE_MEMO_LIMIT = 50_000;
+
+function clone(a: Account): Account {
+  return new Account(a.nonce, a.balance, a.storageRoot, a.codeHash, a.codeSize, a.version);
+}
+
 export class OverlayState implements StateManagerInterface {
   readonly base: MerkleStateManager;
   /**
@@ -36,6 +43,10 @@ export class OverlayState implements StateManagerInterface {
   #layers: Layer[] = [newLayer()];
   #pinned = 1;
   readonly #original = new Map<string, Uint8Array>();
+  /** Reads of the base, kept across calls: a state root never changes. */
+  readonly #baseAccounts = new Map<string, Account | null>();
+  readonly #baseCode = new Map<string, Uint8Array>();
+  readonly #baseStorage = new Map<string, Uint8Array>();
 
   readonly originalStorageCache = {
     get: async (address: Address, key: Uint8Array): Promise<Uint8Array> => {
@@ -75,13 +86,23 @@ export class OverlayState implements StateManagerInterface {
     const k = address.toString();
     for (let i = this.#layers.length - 1; i >= 0; i--) {
       const v = this.#layers[i].accounts.get(k);
-      if (v !== undefined) return v === null ? undefined : createAccountFromRLP(v);
+      if (v !== undefined) return v === null ? undefined : clone(v);
     }
-    return await this.base.getAccount(address);
+    let base = this.#baseAccounts.get(k);
+    if (base === undefined) {
+      base = (await this.base.getAccount(address)) ?? null;
+      this.#memo(this.#baseAccounts, k, base);
+    }
+    return base === null ? undefined : clone(base);
+  }
+
+  #memo<V>(map: Map<string, V>, key: string, value: V): void {
+    if (map.size >= BASE_MEMO_LIMIT) map.clear();
+    map.set(key, value);
   }
 
   putAccount(address: Address, account?: Account): Promise<void> {
-    this.#top.accounts.set(address.toString(), account === undefined ? null : account.serialize());
+    this.#top.accounts.set(address.toString(), account === undefined ? null : clone(account));
     return Promise.resolve();
   }
 
@@ -117,7 +138,12 @@ export class OverlayState implements StateManagerInterface {
       const v = this.#layers[i].code.get(k);
       if (v !== undefined) return v;
     }
-    return await this.base.getCode(address);
+    let code = this.#baseCode.get(k);
+    if (code === undefined) {
+      code = await this.base.getCode(address);
+      this.#memo(this.#baseCode, k, code);
+    }
+    return code;
   }
 
   async getCodeSize(address: Address): Promise<number> {
@@ -139,7 +165,12 @@ export class OverlayState implements StateManagerInterface {
       if (v !== undefined) return v;
       if (layer.cleared.has(a)) return EMPTY;
     }
-    return await this.base.getStorage(address, key);
+    let value = this.#baseStorage.get(k);
+    if (value === undefined) {
+      value = await this.base.getStorage(address, key);
+      this.#memo(this.#baseStorage, k, value);
+    }
+    return value;
   }
 
   putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
