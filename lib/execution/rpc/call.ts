@@ -293,6 +293,14 @@ export class CallEnv {
    */
   async execute(args: CallArgs, gas: bigint): Promise<CallResult> {
     const from = args.from === undefined ? ZERO_ADDRESS : new Address(args.from);
+    if (
+      args.input !== undefined && args.data !== undefined && bytesToHex(args.input) !== bytesToHex(args.data)
+    ) {
+      // geth TransactionArgs.data()
+      throw RpcError.server(
+        `both "data" and "input" are set and not equal. Please use "input" to pass transaction call data`,
+      );
+    }
     const data = args.input ?? args.data ?? EMPTY;
     const value = args.value ?? 0n;
     const dynamic = args.maxFeePerGas !== undefined || args.maxPriorityFeePerGas !== undefined;

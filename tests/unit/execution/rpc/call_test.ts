@@ -70,6 +70,12 @@ Deno.test("eth_call: value beyond the balance and fee below base fee are geth's 
   assert(low.error!.message.startsWith("max fee per gas less than block base fee"), low.error!.message);
   const intrinsic = await f.rpc("eth_call", [{ from: hex(A.address), to: hex(B.address), gas: "0x5000" }]);
   assertEquals(intrinsic.error?.message, "intrinsic gas too low: have 20480, want 21000");
+  const both = await f.rpc("eth_call", [{ to: hex(B.address), data: "0x01", input: "0x02" }]);
+  assertEquals(
+    both.error?.message,
+    `both "data" and "input" are set and not equal. Please use "input" to pass transaction call data`,
+  );
+  assertEquals(await f.call("eth_call", [{ to: hex(B.address), data: "0x01", input: "0x01" }]), "0x");
 });
 
 Deno.test("eth_call: rpc.gascap bounds the gas (an infinite loop runs out of gas at the cap)", async () => {
