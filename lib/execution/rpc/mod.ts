@@ -2,6 +2,19 @@
  * The execution client's JSON-RPC namespaces: eth, net, web3 and txpool (issue 4), over the
  * small EthBackend interface the composition root fills, plus the polling-filter manager and
  * the wire formatters the subscription methods share.
+ *
+ * Wiring (composition root):
+ *
+ *   const backend: EthBackend = {
+ *     config: engine.config, chain: engine.chain, pool: txPool,
+ *     stateAt: (header) => engine.stateAt(header),
+ *     clientVersion, options: { ...DEFAULT_ETH_RPC_OPTIONS, gasCap, evmTimeoutMs, txFeeCap },
+ *   };
+ *   const filters = new FilterManager({}, { backend });
+ *   engine.onNewHeads((event) => filters.onNewHeads(event));   // NewHeadsEvent fits as it is
+ *   registry.register(ethNamespace(backend, filters)).register(netNamespace(backend))
+ *     .register(web3Namespace(backend)).register(txpoolNamespace(backend));
+ *   // on shutdown: filters.close()
  */
 export {
   DEFAULT_ETH_RPC_OPTIONS,
