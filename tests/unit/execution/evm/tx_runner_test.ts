@@ -337,3 +337,25 @@ Deno.test("user tx: a tx decoded under an earlier fork runs under the block's ru
   assertEquals(config.chainId, ecotone.chainId);
   await b.abort();
 });
+
+Deno.test("user tx (Ecotone activation block): pre-Ecotone L1Block values keep the Bedrock fee formula", async () => {
+  const config = opConfig("ecotone");
+  const sm = newState();
+  // Only the Bedrock fields are set, as before the first Ecotone L1-info deposit.
+  await setL1Block(sm, { ...FEES, baseFeeScalar: 0n, blobBaseFeeScalar: 0n, l1BlobBaseFee: 0n });
+  await fund(sm, SENDER, ETHER);
+  const b = await BlockBuilder.open(config, genesisHeader(config, "ecotone"), attributes("ecotone"), {
+    stateManager: sm,
+  });
+  const tx = transfer(config, 2n, 0n);
+  const r = await b.addTransaction(tx);
+  let zeroes = 0n;
+  for (const x of tx.serialize()) if (x === 0) zeroes++;
+  const ones = BigInt(tx.serialize().length) - zeroes;
+  const l1GasUsed = zeroes * 4n + ones * 16n + FEES.overhead;
+  assertEquals(r.l1Fee?.l1GasUsed, l1GasUsed);
+  assertEquals(r.l1Fee?.l1Fee, l1GasUsed * FEES.l1BaseFee * FEES.scalar / 1_000_000n);
+  assertEquals(r.l1Fee?.l1FeeScalar, "0.684");
+  assertEquals(await balanceOf(sm, L1_FEE_VAULT_ADDRESS), r.l1Fee!.l1Fee);
+  await b.abort();
+});
