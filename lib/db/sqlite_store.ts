@@ -67,7 +67,12 @@ export class SqliteStore extends BaseKvStore {
     const opts = { ...DEFAULT_SQLITE_STORE_OPTIONS, ...options };
     let db: DatabaseSync;
     try {
-      db = new DatabaseSync(path, { readOnly: opts.readOnly });
+      // Typed loosely on purpose: when an npm package brings its own @types/node, `deno check` of the
+      // whole tree sees an older node:sqlite declaration that lacks `readOnly` and `isTransaction`.
+      db = new DatabaseSync(
+        path,
+        { readOnly: opts.readOnly } as ConstructorParameters<typeof DatabaseSync>[1],
+      );
     } catch (cause) {
       throw new BaseError("DB_OPEN_FAILED", `Cannot open database ${path}: ${(cause as Error).message}`, {
         cause,
@@ -171,7 +176,7 @@ export class SqliteStore extends BaseKvStore {
   }
 
   protected rawRollback(): void {
-    if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+    if ((this.#db as unknown as { isTransaction: boolean }).isTransaction) this.#db.exec("ROLLBACK");
   }
 
   protected rawClose(): void {
