@@ -44,3 +44,19 @@ Deno.test("fastlz: incompressible input costs 33 bytes per 32", () => {
   const data = new Uint8Array(256).map((_, i) => i);
   assertEquals(flzCompressLen(data), 256 + 8);
 });
+
+Deno.test("fastlz: the shared table leaves no trace between calls", () => {
+  // A long repetitive input fills the table; a following input must compress as on a fresh table.
+  const fresh = flzCompressLen(CONTRACT_CALL_TX);
+  const noisy = new Uint8Array(5000);
+  for (let i = 0; i < noisy.length; i++) noisy[i] = (i * 7919) % 251;
+  flzCompressLen(noisy);
+  flzCompressLen(new Uint8Array(3000).fill(9));
+  assertEquals(flzCompressLen(CONTRACT_CALL_TX), fresh);
+  assertEquals(flzCompressLen(EMPTY_TX), 31);
+  // A prefix of the previous input: on a stale table its hashes find matches at the old positions.
+  const prefix = CONTRACT_CALL_TX.subarray(0, 120);
+  const alone = flzCompressLen(prefix.slice());
+  flzCompressLen(CONTRACT_CALL_TX);
+  assertEquals(flzCompressLen(prefix.slice()), alone);
+});
