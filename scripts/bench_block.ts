@@ -1,22 +1,29 @@
 /**
  * Block building and import benchmark (issue 3 "Benchmark").
  *
- *   deno run -A scripts/bench_block.ts [--blocks N] [--sqlite DIR] [--only eth|erc20] [--workers N]
+ *   deno run -A scripts/bench_block.ts [--memory] [--sqlite DIR] [--blocks N] [--transfers N]
+ *                                      [--only eth|erc20] [--cold] [--workers N] [--verbose]
  *
  * Builds and seals blocks of 1,000 ETH transfers and of 500 ERC-20 transfers (BenchToken from
  * ../shared/bench/rpc-bench.mjs) on an OP chain at Isthmus with the L1 fee charged, senders recovered in
- * advance; then imports the same blocks on a fresh state (full re-execution and validation, senders
- * recovered in a worker while earlier transactions execute).
- * Prints transfers/s, Mgas/s and RSS. With `--sqlite DIR` the state lives in a node:sqlite file in DIR
- * (one write group per block); otherwise in memory.
+ * advance (as the pool does); then imports the same blocks on a fresh state (full re-execution and
+ * validation, the newPayload path). Import finds the senders in the sender cache the builder filled
+ * (a block built or pooled here); `--cold` also imports with an empty cache, recovering every sender
+ * (on this thread, or in `--workers N` workers).
+ *
+ * State: a node:sqlite file per run (one write group per block, as the engine does) in a temp dir or
+ * `--sqlite DIR`; `--memory` keeps it in memory. `--blocks N` (default 5) blocks of each kind;
+ * `--transfers N` sets the ETH run to N transfers (N / 1,000 blocks), e.g. 100000 for the RSS target.
+ * Prints a table: transfers/s and Mgas/s of build and import, the import/build ratio, RSS at the end.
  */
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
-import { createFeeMarket1559Tx, createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
+import { createFeeMarket1559Tx, type TypedTransaction } from "@ethereumjs/tx";
 import {
   Account,
   Address,
   bigIntToBytes,
   createAddressFromPrivateKey,
+  generateAddress,
   setLengthLeft,
 } from "@ethereumjs/util";
 import { hexToBytes } from "../lib/common/bytes.ts";
@@ -27,7 +34,7 @@ import {
   importBlock,
   type SealedBlock,
   SenderRecovery,
-  txCommon,
+  sharedSenderCache,
 } from "../lib/execution/evm/mod.ts";
 import { createStateManager } from "../lib/execution/state/mod.ts";
 import {
@@ -50,9 +57,14 @@ function arg(name: string): string | undefined {
   return i >= 0 ? Deno.args[i + 1] : undefined;
 }
 const BLOCKS = Number(arg("--blocks") ?? 5);
-const SQLITE = arg("--sqlite");
+const TRANSFERS = arg("--transfers");
+const ETH_BLOCKS = TRANSFERS === undefined ? BLOCKS : Math.ceil(Number(TRANSFERS) / 1000);
+const MEMORY = Deno.args.includes("--memory");
+const SQLITE = MEMORY ? undefined : (arg("--sqlite") ?? await Deno.makeTempDir({ prefix: "keel_bench_" }));
+const TEMP_DIR = !MEMORY && arg("--sqlite") === undefined ? SQLITE : undefined;
 const ONLY = arg("--only"); // "eth" or "erc20"
 const VERBOSE = Deno.args.includes("--verbose");
+const COLD = Deno.args.includes("--cold");
 
 const CONFIG: ChainConfig = {
   chainId: 901n,
@@ -88,7 +100,6 @@ let run = 0;
 async function newState(): Promise<MerkleStateManager> {
   if (SQLITE === undefined) return new MerkleStateManager({ caches: new Caches() });
   store?.close();
-  recovery?.close();
   store = SqliteStore.open(`${SQLITE}/bench_${run++}.sqlite`);
   return await createStateManager(store);
 }
@@ -211,44 +222,69 @@ async function importChain(sm: MerkleStateManager, g: Header, sealed: SealedBloc
   return performance.now() - t0;
 }
 
-function report(label: string, txs: number, gas: bigint, ms: number) {
-  const s = ms / 1000;
-  console.log(
-    `${label.padEnd(28)} ${txs} tx in ${ms.toFixed(0)} ms: ${(txs / s).toFixed(0)} tx/s, ${
-      (Number(gas) / 1e6 / s).toFixed(1)
-    } Mgas/s`,
-  );
+interface Row {
+  workload: string;
+  txs: number;
+  gas: bigint;
+  buildMs: number;
+  importMs: number;
+  coldMs?: number;
+}
+const rows: Row[] = [];
+
+/** Imports `sealed` (after `pre`, imported untimed) on a fresh state: warm sender cache, then cold. */
+async function timeImport(g: Header, pre: SealedBlock[], sealed: SealedBlock[]) {
+  const once = async () => {
+    const sm = await newState();
+    await genesis(sm);
+    await importChain(sm, g, pre);
+    return await importChain(sm, pre.at(-1)?.block.header ?? g, sealed);
+  };
+  const ms = await once();
+  let cold: number | undefined;
+  if (COLD) {
+    sharedSenderCache.clear();
+    cold = await once();
+  }
+  return { ms, cold };
 }
 
+const rate = (n: number, ms: number) => (n / (ms / 1000)).toFixed(0);
+const mgas = (gas: bigint, ms: number) => (Number(gas) / 1e6 / (ms / 1000)).toFixed(1);
 const rss = () => `${(Deno.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`;
+const load = () => Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
+
 console.log(
-  `state: ${SQLITE === undefined ? "in memory (MerkleStateManager + Caches)" : `sqlite in ${SQLITE}`}; ` +
-    `import recovers senders ${WORKERS > 0 ? `in ${WORKERS} worker(s)` : "on the main thread"}; ` +
-    `load average ${Deno.loadavg().map((x) => x.toFixed(1)).join(" ")}`,
+  `state: ${
+    SQLITE === undefined ? "in memory (MerkleStateManager + Caches)" : `node:sqlite in ${SQLITE}`
+  }; ` +
+    `cold import recovers senders ${WORKERS > 0 ? `in ${WORKERS} worker(s)` : "on the main thread"}; ` +
+    `load average ${load()}`,
 );
 
-// 1. ETH transfers: BLOCKS blocks of 1,000 transfers, each sender once per block.
+// 1. ETH transfers: ETH_BLOCKS blocks of 1,000 transfers, each sender once per block.
 if (ONLY !== "erc20") {
   const blocks: TypedTransaction[][] = [];
-  for (let b = 0; b < BLOCKS; b++) {
-    blocks.push(addrs.map((_, i) => tx(i, BigInt(b), addrs[(i + 1) % SENDERS].bytes, 1n, 21_000n)));
-  }
   const sm = await newState();
   const g = await genesis(sm);
-  const built = await buildChain(sm, g, blocks);
-  report("build ETH transfers", built.txs, built.gas, built.ms);
-  const sm2 = await newState();
-  await genesis(sm2);
-  const ms = await importChain(sm2, g, built.sealed);
-  report("import ETH transfers", built.txs, built.gas, ms);
-  const t0 = performance.now();
-  for (const s of built.sealed) {
-    for (const raw of s.block.transactions) {
-      createTxFromRLP(raw, { common: txCommon(common) }).getSenderAddress();
-    }
+  // Signed in chunks so that a long run does not hold every transaction at once.
+  const sealed: SealedBlock[] = [];
+  let gas = 0n;
+  let txs = 0;
+  let ms = 0;
+  let parent = g;
+  for (let b = 0; b < ETH_BLOCKS; b++) {
+    blocks.push(addrs.map((_, i) => tx(i, BigInt(b), addrs[(i + 1) % SENDERS].bytes, 1n, 21_000n)));
+    const built = await buildChain(sm, parent, blocks.splice(0));
+    sealed.push(...built.sealed);
+    parent = built.sealed.at(-1)!.block.header;
+    gas += built.gas;
+    txs += built.txs;
+    ms += built.ms;
   }
-  console.log(`  of which decode + sender recovery: ${(performance.now() - t0).toFixed(0)} ms`);
-  console.log(`  import speed-up ${(built.ms / ms).toFixed(2)}x, RSS ${rss()}`);
+  const imp = await timeImport(g, [], sealed);
+  rows.push({ workload: "ETH transfers", txs, gas, buildMs: ms, importMs: imp.ms, coldMs: imp.cold });
+  console.log(`  ETH: ${txs} transfers built and imported, RSS ${rss()}`);
 }
 
 // 2. ERC-20 transfers: deploy, distribute to 500 senders, then BLOCKS blocks of 500 transfers.
@@ -256,9 +292,7 @@ if (ONLY !== "eth") {
   const N = 500;
   const deployer = 0;
   const setup: TypedTransaction[][] = [[tx(deployer, 0n, undefined, 0n, 1_000_000n, TOKEN_INITCODE)]];
-  const token = new Address(
-    (await import("@ethereumjs/util")).generateAddress(addrs[deployer].bytes, bigIntToBytes(0n)),
-  );
+  const token = new Address(generateAddress(addrs[deployer].bytes, bigIntToBytes(0n)));
   setup.push(
     Array.from(
       { length: N },
@@ -279,13 +313,37 @@ if (ONLY !== "eth") {
   const g = await genesis(sm);
   const pre = await buildChain(sm, g, setup);
   const built = await buildChain(sm, pre.sealed.at(-1)!.block.header, blocks);
-  report("build ERC-20 transfers", built.txs, built.gas, built.ms);
-  const sm2 = await newState();
-  await genesis(sm2);
-  await importChain(sm2, g, pre.sealed);
-  const ms = await importChain(sm2, pre.sealed.at(-1)!.block.header, built.sealed);
-  report("import ERC-20 transfers", built.txs, built.gas, ms);
-  console.log(`  import speed-up ${(built.ms / ms).toFixed(2)}x, RSS ${rss()}`);
+  const imp = await timeImport(g, pre.sealed, built.sealed);
+  rows.push({
+    workload: "ERC-20 transfers",
+    txs: built.txs,
+    gas: built.gas,
+    buildMs: built.ms,
+    importMs: imp.ms,
+    coldMs: imp.cold,
+  });
 }
+
+console.log(
+  `\n| workload | state | txs | build tx/s | build Mgas/s | import tx/s | import Mgas/s | import/build |` +
+    (COLD ? " cold import tx/s | cold import/build |" : ""),
+);
+console.log(`|---|---|---|---|---|---|---|---|` + (COLD ? "---|---|" : ""));
+for (const r of rows) {
+  const cells = [
+    r.workload,
+    MEMORY ? "memory" : "sqlite",
+    String(r.txs),
+    rate(r.txs, r.buildMs),
+    mgas(r.gas, r.buildMs),
+    rate(r.txs, r.importMs),
+    mgas(r.gas, r.importMs),
+    `${(r.buildMs / r.importMs).toFixed(2)}x`,
+  ];
+  if (r.coldMs !== undefined) cells.push(rate(r.txs, r.coldMs), `${(r.buildMs / r.coldMs).toFixed(2)}x`);
+  console.log(`| ${cells.join(" | ")} |`);
+}
+console.log(`RSS at the end: ${rss()}; load average ${load()}`);
 store?.close();
 recovery?.close();
+if (TEMP_DIR !== undefined) await Deno.remove(TEMP_DIR, { recursive: true });

@@ -40,7 +40,8 @@ import { expectedBlobFields, expectedExtraData, nextBlockBaseFee } from "./heade
 import { type L1FeeSource, loadL1FeeSource } from "./l1_fee.ts";
 import { orderedTrieRoot } from "./ordered_trie.ts";
 import { opPrecompiles } from "./precompiles.ts";
-import { runDeposit, runUserTx, type TxContext, type TxResult } from "./tx_runner.ts";
+import { rememberEncoding, runDeposit, runUserTx, type TxContext, type TxResult } from "./tx_runner.ts";
+import { type SenderCache, sharedSenderCache } from "./sender_cache.ts";
 
 /** What the consensus layer asks for (Engine API payload attributes, in internal form). */
 export interface BlockAttributes {
@@ -63,6 +64,11 @@ export interface BlockBuilderDeps {
   stateManager: StateManagerInterface;
   /** Hash of an earlier canonical block, for BLOCKHASH (unknown: zero). */
   getBlockHash?: (number: bigint) => Promise<Uint8Array | undefined>;
+  /**
+   * Senders recovered before, by tx hash: the builder records every executed transaction's sender,
+   * block import looks them up instead of recovering (default: the process-wide `sharedSenderCache`).
+   */
+  senderCache?: SenderCache;
 }
 
 export interface SealedBlock {
@@ -289,7 +295,9 @@ export class BlockBuilder {
       return decodeDepositTx(input);
     }
     try {
-      return createTxFromRLP(input, { common: txCommon(this.rules.common) });
+      const tx = createTxFromRLP(input, { common: txCommon(this.rules.common) });
+      rememberEncoding(tx, input);
+      return tx;
     } catch (e) {
       throw new BaseError("INVALID_TX", `Cannot decode transaction: ${(e as Error).message}`, { cause: e });
     }
@@ -342,6 +350,7 @@ export class BlockBuilder {
         throw new BaseError("GAS_LIMIT_REACHED", "Cannot apply transaction: block blob gas limit reached");
       }
       result = await runUserTx(this.#vm, tx, this.#ctx, this.#gasUsed);
+      (this.#deps.senderCache ?? sharedSenderCache).remember(tx);
       this.#daFootprint += result.l1Fee?.blobGasUsed ?? 0n;
       this.#blobGasUsed += result.blobGasUsed ?? 0n;
     }

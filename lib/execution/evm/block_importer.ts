@@ -22,6 +22,7 @@ import type { ChainConfig } from "../../protocol/chain_config.ts";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { BlockBuilder, type BlockBuilderDeps, type BuilderTx, type SealedBlock } from "./block_builder.ts";
 import type { SenderRecovery } from "./sender_recovery.ts";
+import { sharedSenderCache } from "./sender_cache.ts";
 import { forkRules, opActive } from "./common.ts";
 import { checkExtraData, expectedBlobFields, nextBlockBaseFee } from "./header_rules.ts";
 
@@ -160,13 +161,17 @@ export async function importBlock(
         throw invalid(n, "transactions", `transaction ${i} is invalid: ${(e as Error).message}`, e);
       }
     }
-    // Senders are recovered in workers while earlier transactions execute.
+    // Senders seen before (built here, or recovered by the pool) come from the cache; the others are
+    // recovered in workers while earlier transactions execute, or on this thread when executed.
+    const senders = deps.senderCache ?? sharedSenderCache;
+    const unknown: number[] = [];
+    txs.forEach((t, i) => {
+      if (t instanceof Uint8Array || "sourceHash" in t) return;
+      if (!senders.apply(t, block.transactions[i])) unknown.push(i);
+    });
     const recovered = new Map<number, Promise<string | undefined>>();
-    if (options.senderRecovery !== undefined) {
-      const idx: number[] = [];
-      txs.forEach((t, i) => {
-        if (!(t instanceof Uint8Array) && !("sourceHash" in t)) idx.push(i);
-      });
+    if (options.senderRecovery !== undefined && unknown.length > 0) {
+      const idx = unknown;
       const started = options.senderRecovery.start(
         config,
         h.timestamp,

@@ -9,3 +9,4 @@ export * from "./tx_runner.ts";
 export * from "./block_builder.ts";
 export * from "./block_importer.ts";
 export * from "./sender_recovery.ts";
+export * from "./sender_cache.ts";

@@ -242,10 +242,34 @@ async function credit(vm: VM, address: Uint8Array, amount: bigint): Promise<void
   await vm.stateManager.putAccount(a, account);
 }
 
+/**
+ * Consensus encodings of transactions decoded from bytes (block import, raw pool input): kept so
+ * that execution does not re-encode them (`serialize()` re-runs RLP on every call).
+ */
+const ENCODINGS = new WeakMap<TypedTransaction, Uint8Array>();
+
+/** Records that `tx` was decoded from `raw` (its exact consensus encoding). */
+export function rememberEncoding(tx: TypedTransaction, raw: Uint8Array): void {
+  ENCODINGS.set(tx, raw);
+}
+
+/** The consensus encoding of `tx`, from decoding when known; its hash is cached on the way. */
+export function encodingOf(tx: TypedTransaction): Uint8Array {
+  let encoded = ENCODINGS.get(tx);
+  if (encoded === undefined) {
+    encoded = tx.serialize();
+    ENCODINGS.set(tx, encoded);
+  }
+  if (Object.isFrozen(tx) && tx.cache.hash === undefined) {
+    (tx.cache as { hash?: Uint8Array }).hash = keccak256(encoded);
+  }
+  return encoded;
+}
+
 /** The same signed transaction on the block's Common, keeping the already recovered sender. */
 function rebase(tx: TypedTransaction, rules: ForkRules): TypedTransaction {
   const pub = tx.cache.senderPubKey;
-  const out = createTxFromRLP(tx.serialize(), { common: txCommon(rules.common) });
+  const out = createTxFromRLP(encodingOf(tx), { common: txCommon(rules.common) });
   if (pub !== undefined) (out.cache as { senderPubKey?: Uint8Array }).senderPubKey = pub;
   return out;
 }
@@ -283,7 +307,7 @@ export async function runUserTx(
     }
   }
   const sender = tx.getSenderAddress();
-  const encoded = tx.serialize();
+  const encoded = encodingOf(tx);
   let l1Fee: L1FeeInfo | undefined;
   let opFeeMax = 0n;
   let source: L1FeeSource | undefined;
