@@ -41,6 +41,13 @@ export interface DevMinerOptions {
   coinbase: Uint8Array;
   /** Seal empty blocks on the timer (geth --dev.period does); automine never seals empty blocks. */
   sealEmpty: boolean;
+  /**
+   * Automine: before sealing, yield to the event loop (one macrotask turn at a time) until a turn
+   * brings no new transaction, at most this many turns. Requests that arrived while the previous
+   * block was being built then enter the pool and share the next block instead of each getting a
+   * block of its own (anvil likewise mines whatever is ready when it seals).
+   */
+  settleTurns: number;
 }
 
 export const DEFAULT_DEV_MINER_OPTIONS: DevMinerOptions = {
@@ -49,6 +56,7 @@ export const DEFAULT_DEV_MINER_OPTIONS: DevMinerOptions = {
   // geth --dev uses the developer account; keel's L1 dev chain burns nothing and pays the zero address.
   coinbase: new Uint8Array(20),
   sealEmpty: true,
+  settleTurns: 8,
 };
 
 export interface DevMinerDeps {
@@ -128,6 +136,11 @@ export class DevMiner {
   #running: Promise<void> | undefined;
   #again = false;
   #started = false;
+  #stopped = false;
+  /** Transactions announced by the pool so far (the settle loop watches it). */
+  #arrivals = 0;
+  #settleTimer?: ReturnType<typeof setTimeout>;
+  #settleWake?: () => void;
 
   constructor(options: Partial<DevMinerOptions>, deps: DevMinerDeps) {
     this.options = { ...DEFAULT_DEV_MINER_OPTIONS, ...options };
@@ -147,21 +160,29 @@ export class DevMiner {
   start(): void {
     if (this.#started) return;
     this.#started = true;
+    this.#stopped = false;
     if (this.options.period > 0) {
       this.#timer = setInterval(() => this.trigger(true), this.options.period * 1000);
     } else if (this.#subscribe !== undefined) {
-      this.#unsubscribe = this.#subscribe(() => this.trigger());
+      this.#unsubscribe = this.#subscribe(() => {
+        this.#arrivals++;
+        this.trigger();
+      });
     }
   }
 
   /** Stops sealing and waits for a block in progress. Idempotent. */
   async stop(): Promise<void> {
     this.#started = false;
+    this.#stopped = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
     this.#again = false;
+    if (this.#settleTimer !== undefined) clearTimeout(this.#settleTimer);
+    this.#settleTimer = undefined;
+    this.#settleWake?.();
     await this.#running;
   }
 
@@ -179,9 +200,32 @@ export class DevMiner {
     while (this.#running !== undefined) await this.#running;
   }
 
+  /** One macrotask turn (I/O callbacks such as HTTP requests run before it ends). */
+  #turn(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#settleWake = resolve;
+      this.#settleTimer = setTimeout(() => {
+        this.#settleTimer = undefined;
+        this.#settleWake = undefined;
+        resolve();
+      }, 0);
+    });
+  }
+
+  /** Automine: wait while transactions keep arriving (bounded by settleTurns). */
+  async #settle(): Promise<void> {
+    for (let i = 0; i < this.options.settleTurns && !this.#stopped; i++) {
+      const seen = this.#arrivals;
+      await this.#turn();
+      if (this.#arrivals === seen) return;
+    }
+  }
+
   async #loop(empty: boolean): Promise<void> {
     let allowEmpty = empty && this.options.sealEmpty;
     for (;;) {
+      if (!allowEmpty && this.options.period === 0) await this.#settle();
+      if (this.#stopped) return;
       this.#again = false;
       try {
         await this.mine({ allowEmpty });

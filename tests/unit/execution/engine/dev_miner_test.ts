@@ -1,0 +1,110 @@
+/** Dev miner automine: a burst of arriving transactions is coalesced into few blocks, in nonce order. */
+import { createTxFromRLP } from "@ethereumjs/tx";
+import { ExecutionEngine } from "../../../../lib/execution/engine/mod.ts";
+import { decodingCommon } from "../../../../lib/execution/txpool/mod.ts";
+import { assert, assertEquals } from "../../../assert.ts";
+import { DevMiner, isthmusGenesis, transfer } from "./helpers.ts";
+
+/** The user transactions' nonces of blocks 1..head, one array per block (the L1-info deposit left out). */
+function userNonces(engine: ExecutionEngine): bigint[][] {
+  const out: bigint[][] = [];
+  const head = engine.head().header.number;
+  const common = decodingCommon(engine.config.chainId);
+  for (let n = 1n; n <= head; n++) {
+    const block = engine.chain.getBlockByNumber(n)!;
+    out.push(
+      block.transactions.filter((raw) => raw[0] !== 0x7e).map((raw) =>
+        createTxFromRLP(raw, { common }).nonce
+      ),
+    );
+  }
+  return out;
+}
+
+async function waitMined(engine: ExecutionEngine, miner: DevMiner, count: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (userNonces(engine).flat().length < count && Date.now() < deadline) {
+    await miner.idle();
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Adds each raw transaction from its own macrotask, as HTTP requests arrive; resolves when all are in. */
+function arriveOnePerTask(engine: ExecutionEngine, raws: Uint8Array[], order: number[]): Promise<unknown> {
+  return Promise.all(order.map((i) =>
+    new Promise((resolve, reject) => {
+      setTimeout(() => engine.pool.add(raws[i], { local: true }).then(resolve, reject), 0);
+    })
+  ));
+}
+
+Deno.test("dev miner: a burst arriving one request per event-loop task shares one block, by nonce", async () => {
+  const engine = await ExecutionEngine.open({ genesis: isthmusGenesis() });
+  const miner = new DevMiner({}, { engine, now: () => 0 });
+  miner.start();
+  try {
+    const count = 60;
+    const raws = Array.from({ length: count }, (_, i) => transfer(engine, 0, BigInt(i)).serialize());
+    // Arrival order is not nonce order: gapped ones wait in the queue until the gap closes.
+    const order = raws.map((_, i) => i).sort((a, b) => (a % 7) - (b % 7) || a - b);
+    // Without the settle wait the first arrival's block is built (all microtasks) before the
+    // second task runs, and every transaction gets a block of its own.
+    await arriveOnePerTask(engine, raws, order);
+    await waitMined(engine, miner, count);
+    const blocks = userNonces(engine);
+    assertEquals(blocks.length, 1, `${count} transactions in ${blocks.length} blocks`);
+    assertEquals(blocks[0], raws.map((_, i) => BigInt(i)));
+  } finally {
+    await miner.stop();
+    await engine.close();
+  }
+});
+
+Deno.test("dev miner: arrivals during a build go into the next block, in nonce order", async () => {
+  const engine = await ExecutionEngine.open({ genesis: isthmusGenesis() });
+  const miner = new DevMiner({}, { engine, now: () => 0 });
+  miner.start();
+  try {
+    const count = 90;
+    const raws = Array.from({ length: count }, (_, i) => transfer(engine, 0, BigInt(i)).serialize());
+    const ids = raws.map((_, i) => i);
+    // Three waves: each lands while the previous wave's block is sealing or after it.
+    for (let wave = 0; wave < 3; wave++) {
+      await arriveOnePerTask(engine, raws, ids.slice(wave * 30, wave * 30 + 30));
+    }
+    await waitMined(engine, miner, count);
+    const blocks = userNonces(engine);
+    assertEquals(blocks.flat(), ids.map(BigInt), "every transaction mined once, by nonce");
+    assert(blocks.length >= 1 && blocks.length <= 3, `${count} transactions in ${blocks.length} blocks`);
+    assert(blocks.every((b) => b.length > 0), "automine seals no empty blocks");
+  } finally {
+    await miner.stop();
+    await engine.close();
+  }
+});
+
+Deno.test("dev miner: settleTurns 0 seals at once; stop() during the settle wait seals nothing", async () => {
+  const engine = await ExecutionEngine.open({ genesis: isthmusGenesis() });
+  const eager = new DevMiner({ settleTurns: 0 }, { engine, now: () => 0 });
+  eager.start();
+  try {
+    await engine.pool.add(transfer(engine, 0, 0n).serialize(), { local: true });
+    await eager.idle();
+    assertEquals(userNonces(engine), [[0n]]);
+  } finally {
+    await eager.stop();
+  }
+  const miner = new DevMiner({ settleTurns: 1000 }, { engine, now: () => 0 });
+  miner.start();
+  try {
+    // The arrival starts the settle wait (a timer); stop() ends it before any block is built.
+    await engine.pool.add(transfer(engine, 0, 1n).serialize(), { local: true });
+    await engine.pool.add(transfer(engine, 0, 2n).serialize(), { local: true });
+    await miner.stop();
+    assertEquals(engine.head().header.number, 1n, "no block after stop()");
+    assertEquals(engine.pool.status().pending, 2);
+  } finally {
+    await miner.stop();
+    await engine.close();
+  }
+});
