@@ -16,7 +16,7 @@
  * `--transfers N` sets the ETH run to N transfers (N / 1,000 blocks), e.g. 100000 for the RSS target.
  * Prints a table: transfers/s and Mgas/s of build and import, the import/build ratio, RSS at the end.
  */
-import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { createFeeMarket1559Tx, type TypedTransaction } from "@ethereumjs/tx";
 import {
   Account,
@@ -27,7 +27,7 @@ import {
   setLengthLeft,
 } from "@ethereumjs/util";
 import { hexToBytes } from "../lib/common/bytes.ts";
-import { SqliteStore } from "../lib/db/mod.ts";
+import { MemoryStore, SqliteStore } from "../lib/db/mod.ts";
 import {
   BlockBuilder,
   forkRules,
@@ -98,7 +98,7 @@ const addrs = keys.map((k) => createAddressFromPrivateKey(k));
 let store: SqliteStore | undefined;
 let run = 0;
 async function newState(): Promise<MerkleStateManager> {
-  if (SQLITE === undefined) return new MerkleStateManager({ caches: new Caches() });
+  if (SQLITE === undefined) return await createStateManager(new MemoryStore());
   store?.close();
   store = SqliteStore.open(`${SQLITE}/bench_${run++}.sqlite`);
   return await createStateManager(store);
@@ -192,7 +192,9 @@ async function buildChain(sm: MerkleStateManager, g: Header, blocks: TypedTransa
       const sealed = await b.seal();
       if (VERBOSE) {
         console.log(
-          `  block ${i}: execute ${(t1 - t0).toFixed(0)} ms, seal ${(performance.now() - t1).toFixed(0)} ms`,
+          `  block ${parent.number + 1n}: execute ${(t1 - t0).toFixed(0)} ms, seal ${
+            (performance.now() - t1).toFixed(0)
+          } ms`,
         );
       }
       return sealed;
@@ -256,7 +258,7 @@ const load = () => Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
 
 console.log(
   `state: ${
-    SQLITE === undefined ? "in memory (MerkleStateManager + Caches)" : `node:sqlite in ${SQLITE}`
+    SQLITE === undefined ? "in memory (KeelStateManager on a MemoryStore)" : `node:sqlite in ${SQLITE}`
   }; ` +
     `cold import recovers senders ${WORKERS > 0 ? `in ${WORKERS} worker(s)` : "on the main thread"}; ` +
     `load average ${load()}`,

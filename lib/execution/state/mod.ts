@@ -1,3 +1,4 @@
 /** State storage: the @ethereumjs/mpt DB adapter over keel's KvStore and the state-manager factory. */
 export * from "./trie_db.ts";
 export * from "./state_manager.ts";
+export * from "./batch_trie.ts";

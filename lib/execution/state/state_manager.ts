@@ -5,12 +5,80 @@
  */
 import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
-import { bytesToHex, equalBytes } from "../../common/bytes.ts";
+import { RLP } from "@ethereumjs/rlp";
+import { Caches, MerkleStateManager, type MerkleStateManagerOpts } from "@ethereumjs/statemanager";
+import { Account, Address } from "@ethereumjs/util";
+import { bytesToHex, concatBytes, equalBytes, hexToBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import type { KvStore } from "../../db/kv_store.ts";
 import { EMPTY_TRIE_ROOT } from "../../protocol/block.ts";
+import { keccak256 } from "../../common/hash.ts";
+import { applyTrieUpdates, type TrieUpdate } from "./batch_trie.ts";
 import { TrieDb } from "./trie_db.ts";
+
+/** Prefix of contract code rows in the trie database (@ethereumjs/statemanager CODEHASH_PREFIX, "c"). */
+const CODE_PREFIX = new Uint8Array([0x63]);
+
+/**
+ * MerkleStateManager whose cache flush writes each trie in one batch (batch_trie.ts): all storage
+ * slots of an account, then all accounts, each touched trie node hashed once. The upstream flush puts
+ * key by key, re-hashing the path to the root every time (~280 ms for the storage of a 500-transfer
+ * ERC-20 block, measured). Same tries, same roots, same database rows.
+ */
+export class KeelStateManager extends MerkleStateManager {
+  constructor(opts: MerkleStateManagerOpts = {}) {
+    super(opts);
+  }
+
+  override async flush(): Promise<void> {
+    const caches = this._caches;
+    const trieOpts = (this._trie as unknown as { _opts: { useKeyHashing?: boolean; keyPrefix?: Uint8Array } })
+      ._opts;
+    if (
+      caches === undefined || this._prefixStorageTrieKeys || trieOpts.useKeyHashing !== true ||
+      trieOpts.keyPrefix !== undefined
+    ) {
+      return await super.flush();
+    }
+    for (const [addressHex, elem] of caches.code?.flush() ?? []) {
+      const code = elem.code;
+      if (code === undefined) continue;
+      const address = new Address(hexToBytes(`0x${addressHex}`));
+      const codeHash = keccak256(code);
+      await this._getCodeDB().put(
+        this._prefixCodeHashes ? concatBytes(CODE_PREFIX, codeHash) : codeHash,
+        code,
+      );
+      const account = (await this.getAccount(address)) ?? new Account();
+      account.codeHash = codeHash;
+      await this.putAccount(address, account);
+    }
+    const slots = new Map<string, TrieUpdate[]>();
+    for (const [addressHex, keyHex, value] of caches.storage?.flush() ?? []) {
+      const decoded = RLP.decode(value ?? new Uint8Array()) as Uint8Array;
+      let list = slots.get(addressHex);
+      if (list === undefined) slots.set(addressHex, list = []);
+      list.push({
+        key: keccak256(hexToBytes(`0x${keyHex}`)),
+        value: decoded.length === 0 ? null : RLP.encode(decoded),
+      });
+    }
+    for (const [addressHex, updates] of slots) {
+      const address = new Address(hexToBytes(`0x${addressHex}`));
+      const account = await this.getAccount(address);
+      if (account === undefined) continue;
+      const trie = this._getStorageTrie(address, account);
+      trie.root(account.storageRoot);
+      account.storageRoot = await applyTrieUpdates(trie, updates);
+      await this.putAccount(address, account);
+    }
+    const accounts: TrieUpdate[] = [];
+    for (const [addressHex, elem] of caches.account?.flush() ?? []) {
+      accounts.push({ key: keccak256(hexToBytes(`0x${addressHex}`)), value: elem.accountRLP ?? null });
+    }
+    await applyTrieUpdates(this._trie, accounts);
+  }
+}
 
 export interface StateManagerOptions {
   /** Chain rules for the state manager (defaults to @ethereumjs mainnet). */
@@ -32,7 +100,7 @@ export async function createStateManager(
   store: KvStore,
   stateRoot: Uint8Array = EMPTY_TRIE_ROOT,
   options: Partial<StateManagerOptions> = {},
-): Promise<MerkleStateManager> {
+): Promise<KeelStateManager> {
   const opts = { ...DEFAULT_STATE_MANAGER_OPTIONS, ...options };
   const trie = new MerklePatriciaTrie({
     db: new TrieDb(store),
@@ -43,7 +111,7 @@ export async function createStateManager(
     cacheSize: opts.trieCacheSize,
     common: opts.common,
   });
-  const sm = new MerkleStateManager({
+  const sm = new KeelStateManager({
     trie,
     common: opts.common,
     caches: opts.caches ? new Caches() : undefined,

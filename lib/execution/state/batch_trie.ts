@@ -1,0 +1,319 @@
+/**
+ * Applies many updates to a Merkle-Patricia trie in one pass (yellow paper appendix D), hashing each
+ * touched node once. `MerklePatriciaTrie.put` re-encodes and re-hashes the whole path from the leaf to
+ * the root on every call, so flushing a block that changed 1,000 accounts hashed the root branch 1,000
+ * times; here the updates are sorted, each subtree is rebuilt once and only new nodes are written.
+ *
+ * Works on tries with fixed-length keys (the state and storage tries: 32-byte hashed keys), so no
+ * branch carries a value. Nodes are read from and written to the trie's own database
+ * (`trie.database()`, the checkpointing layer), exactly as `put` would store them; nodes are never
+ * deleted (archive semantics, trie_db.ts).
+ */
+import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { RLP } from "@ethereumjs/rlp";
+import { BaseError } from "../../common/errors.ts";
+import { keccak256 } from "../../common/hash.ts";
+import { EMPTY_TRIE_ROOT } from "../../protocol/block.ts";
+
+/** One update: a (hashed) key and its new value, or null to delete. */
+export interface TrieUpdate {
+  key: Uint8Array;
+  value: Uint8Array | null;
+}
+
+type Raw = Uint8Array | Raw[];
+
+interface Leaf {
+  t: 0;
+  path: Uint8Array;
+  value: Uint8Array;
+}
+interface Ext {
+  t: 1;
+  path: Uint8Array;
+  child: Node;
+}
+interface Branch {
+  t: 2;
+  children: (Node | null)[];
+}
+/** A subtree not loaded (yet): its 32-byte hash. */
+interface Ref {
+  t: 3;
+  hash: Uint8Array;
+}
+type Node = Leaf | Ext | Branch | Ref;
+
+interface Item {
+  nibbles: Uint8Array;
+  value: Uint8Array | null;
+}
+
+interface NodeDb {
+  get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  put(key: Uint8Array, value: Uint8Array): Promise<void>;
+}
+
+const EMPTY = new Uint8Array();
+
+function toNibbles(key: Uint8Array): Uint8Array {
+  const out = new Uint8Array(key.length * 2);
+  for (let i = 0; i < key.length; i++) {
+    out[2 * i] = key[i] >> 4;
+    out[2 * i + 1] = key[i] & 15;
+  }
+  return out;
+}
+
+/** Hex-prefix encoding (yellow paper appendix C). */
+function encodePath(nibbles: Uint8Array, leaf: boolean): Uint8Array {
+  const odd = nibbles.length % 2 === 1;
+  const out = new Uint8Array((nibbles.length >> 1) + 1);
+  const flag = (leaf ? 2 : 0) + (odd ? 1 : 0);
+  let i = 0;
+  if (odd) out[0] = (flag << 4) | nibbles[i++];
+  else out[0] = flag << 4;
+  for (let j = 1; i < nibbles.length; j++, i += 2) out[j] = (nibbles[i] << 4) | nibbles[i + 1];
+  return out;
+}
+
+function decodePath(encoded: Uint8Array): { nibbles: Uint8Array; leaf: boolean } {
+  const flag = encoded[0] >> 4;
+  const odd = (flag & 1) === 1;
+  const len = (encoded.length - 1) * 2 + (odd ? 1 : 0);
+  const out = new Uint8Array(len);
+  let j = 0;
+  if (odd) out[j++] = encoded[0] & 15;
+  for (let i = 1; i < encoded.length; i++) {
+    out[j++] = encoded[i] >> 4;
+    out[j++] = encoded[i] & 15;
+  }
+  return { nibbles: out, leaf: flag >= 2 };
+}
+
+function concatNibbles(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+function corrupt(message: string): BaseError {
+  return new BaseError("TRIE_CORRUPT", `Cannot update trie: ${message}`);
+}
+
+/** A child reference inside a decoded node: a hash, an inlined node, or empty. */
+function fromRaw(raw: Raw): Node | null {
+  if (raw instanceof Uint8Array) {
+    if (raw.length === 0) return null;
+    if (raw.length !== 32) throw corrupt(`child reference of ${raw.length} bytes`);
+    return { t: 3, hash: raw };
+  }
+  return decodeNode(raw);
+}
+
+function decodeNode(raw: Raw[]): Node {
+  if (raw.length === 17) {
+    if ((raw[16] as Uint8Array).length !== 0) {
+      throw corrupt("a branch carries a value (keys of unequal length)");
+    }
+    const children: (Node | null)[] = new Array(16);
+    for (let i = 0; i < 16; i++) children[i] = fromRaw(raw[i]);
+    return { t: 2, children };
+  }
+  if (raw.length !== 2 || !(raw[0] instanceof Uint8Array)) throw corrupt("malformed node");
+  const { nibbles, leaf } = decodePath(raw[0]);
+  if (leaf) {
+    if (!(raw[1] instanceof Uint8Array)) throw corrupt("leaf value is a list");
+    return { t: 0, path: nibbles, value: raw[1] };
+  }
+  const child = fromRaw(raw[1]);
+  if (child === null) throw corrupt("extension without child");
+  return { t: 1, path: nibbles, child };
+}
+
+class Batch {
+  readonly #db: NodeDb;
+
+  constructor(db: NodeDb) {
+    this.#db = db;
+  }
+
+  async load(node: Node): Promise<Exclude<Node, Ref>> {
+    if (node.t !== 3) return node;
+    const value = await this.#db.get(node.hash);
+    if (value === undefined) throw corrupt("missing node in database");
+    const raw = RLP.decode(value) as Raw;
+    if (raw instanceof Uint8Array) throw corrupt("node is not a list");
+    return decodeNode(raw) as Exclude<Node, Ref>;
+  }
+
+  /** Applies items[lo, hi) (sorted, distinct, all sharing nibbles [0, depth)) under `node`. */
+  async apply(node: Node | null, depth: number, items: Item[], lo: number, hi: number): Promise<Node | null> {
+    if (lo === hi) return node;
+    if (node === null) return build(items, lo, hi, depth);
+    const n = await this.load(node);
+    if (n.t === 0) {
+      // A leaf holds one entry: merge it with the updates and rebuild.
+      const key = concatNibbles(items[lo].nibbles.subarray(0, depth), n.path);
+      return build(mergeOne(items, lo, hi, { nibbles: key, value: n.value }), 0, -1, depth);
+    }
+    if (n.t === 1) {
+      // An extension is a chain of one-child branches: expand its first step, apply, normalise.
+      const first = n.path[0];
+      const rest: Node = n.path.length === 1 ? n.child : { t: 1, path: n.path.subarray(1), child: n.child };
+      const children: (Node | null)[] = new Array(16).fill(null);
+      children[first] = rest;
+      return await this.#branch(children, depth, items, lo, hi);
+    }
+    return await this.#branch(n.children.slice(), depth, items, lo, hi);
+  }
+
+  async #branch(
+    children: (Node | null)[],
+    depth: number,
+    items: Item[],
+    lo: number,
+    hi: number,
+  ): Promise<Node | null> {
+    for (let i = lo; i < hi;) {
+      const nib = items[i].nibbles[depth];
+      let j = i + 1;
+      while (j < hi && items[j].nibbles[depth] === nib) j++;
+      children[nib] = await this.apply(children[nib], depth + 1, items, i, j);
+      i = j;
+    }
+    let only = -1;
+    let count = 0;
+    for (let i = 0; i < 16; i++) {
+      if (children[i] !== null) {
+        count++;
+        only = i;
+      }
+    }
+    if (count === 0) return null;
+    if (count > 1) return { t: 2, children };
+    // One child left: the branch collapses into the child's path.
+    const child = await this.load(children[only]!);
+    const step = Uint8Array.of(only);
+    if (child.t === 0) return { t: 0, path: concatNibbles(step, child.path), value: child.value };
+    if (child.t === 1) return { t: 1, path: concatNibbles(step, child.path), child: child.child };
+    return { t: 1, path: step, child };
+  }
+
+  /** Encodes `node`, storing every node of 32 bytes or more (and the root) under its hash. */
+  async commit(node: Node, root: boolean): Promise<Raw> {
+    if (node.t === 3) return node.hash;
+    let raw: Raw;
+    if (node.t === 0) raw = [encodePath(node.path, true), node.value];
+    else if (node.t === 1) raw = [encodePath(node.path, false), await this.commit(node.child, false)];
+    else {
+      const list: Raw[] = new Array(17);
+      for (let i = 0; i < 16; i++) {
+        const c = node.children[i];
+        list[i] = c === null ? EMPTY : await this.commit(c, false);
+      }
+      list[16] = EMPTY;
+      raw = list;
+    }
+    const encoded = RLP.encode(raw);
+    if (encoded.length < 32 && !root) return raw;
+    const hash = keccak256(encoded);
+    await this.#db.put(hash, encoded);
+    return hash;
+  }
+}
+
+/** Items [lo, hi) with `extra` merged in (an update of the same key wins). */
+function mergeOne(items: Item[], lo: number, hi: number, extra: Item): Item[] {
+  const out: Item[] = [];
+  let placed = false;
+  for (let i = lo; i < hi; i++) {
+    const c = compare(items[i].nibbles, extra.nibbles);
+    if (!placed && c >= 0) {
+      placed = true;
+      if (c > 0) out.push(extra);
+    }
+    out.push(items[i]);
+  }
+  if (!placed) out.push(extra);
+  return out;
+}
+
+/** A subtree holding the non-deleted items of items[lo, hi) (hi < 0: to the end). */
+function build(items: Item[], lo: number, hi: number, depth: number): Node | null {
+  const live: Item[] = [];
+  for (let i = lo; i < (hi < 0 ? items.length : hi); i++) if (items[i].value !== null) live.push(items[i]);
+  return live.length === 0 ? null : buildLive(live, 0, live.length, depth);
+}
+
+function buildLive(items: Item[], lo: number, hi: number, depth: number): Node {
+  if (hi - lo === 1) return { t: 0, path: items[lo].nibbles.subarray(depth), value: items[lo].value! };
+  const first = items[lo].nibbles;
+  const last = items[hi - 1].nibbles;
+  let common = depth;
+  while (common < first.length && first[common] === last[common]) common++;
+  if (common > depth) {
+    return { t: 1, path: first.subarray(depth, common), child: buildLive(items, lo, hi, common) };
+  }
+  const children: (Node | null)[] = new Array(16).fill(null);
+  for (let i = lo; i < hi;) {
+    const nib = items[i].nibbles[depth];
+    let j = i + 1;
+    while (j < hi && items[j].nibbles[depth] === nib) j++;
+    children[nib] = buildLive(items, i, j, depth + 1);
+    i = j;
+  }
+  return { t: 2, children };
+}
+
+function compare(a: Uint8Array, b: Uint8Array): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return 0;
+}
+
+/**
+ * Applies `updates` (keys already hashed if the trie hashes keys; all the same length; a later update
+ * of the same key wins) to `trie` and sets its new root. Returns the root.
+ */
+export async function applyTrieUpdates(trie: MerklePatriciaTrie, updates: TrieUpdate[]): Promise<Uint8Array> {
+  if (updates.length === 0) return trie.root();
+  if ((trie as unknown as { _opts: { keyPrefix?: Uint8Array } })._opts.keyPrefix !== undefined) {
+    throw new BaseError("TRIE_KEY_PREFIX", "Cannot update trie in a batch: its database keys are prefixed");
+  }
+  const byKey = new Map<string, Item>();
+  const keyLen = updates[0].key.length;
+  for (const u of updates) {
+    if (u.key.length !== keyLen) {
+      throw new BaseError("TRIE_BAD_KEY", "Cannot update trie: keys of different lengths in one batch");
+    }
+    const nibbles = toNibbles(u.key);
+    byKey.set(hexKey(u.key), { nibbles, value: u.value === null || u.value.length === 0 ? null : u.value });
+  }
+  const items = [...byKey.values()].sort((a, b) => compare(a.nibbles, b.nibbles));
+  const db = trie.database() as unknown as NodeDb;
+  const batch = new Batch(db);
+  const current = trie.root();
+  const start: Node | null = equal(current, EMPTY_TRIE_ROOT) ? null : { t: 3, hash: current };
+  const next = await batch.apply(start, 0, items, 0, items.length);
+  let root: Uint8Array;
+  if (next === null) root = EMPTY_TRIE_ROOT;
+  else if (next.t === 3) root = next.hash;
+  else root = (await batch.commit(next, true)) as Uint8Array;
+  trie.root(root);
+  return root;
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+function hexKey(key: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < key.length; i++) s += HEX[key[i]];
+  return s;
+}
+
+function equal(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

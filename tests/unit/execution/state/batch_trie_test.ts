@@ -1,0 +1,136 @@
+import { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
+import { Account, Address } from "@ethereumjs/util";
+import { assertEquals, assertRejects } from "../../../assert.ts";
+import { keccak256 } from "../../../../lib/common/hash.ts";
+import { MemoryStore } from "../../../../lib/db/mod.ts";
+import {
+  applyTrieUpdates,
+  createStateManager,
+  type TrieUpdate,
+} from "../../../../lib/execution/state/mod.ts";
+import { EMPTY_TRIE_ROOT } from "../../../../lib/protocol/block.ts";
+
+/** Deterministic pseudo-random numbers (xorshift32). */
+function rng(seed: number) {
+  let x = seed;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 2 ** 32;
+  };
+}
+
+function bytes(rand: () => number, n: number): Uint8Array {
+  return Uint8Array.from({ length: n }, () => Math.floor(rand() * 256));
+}
+
+Deno.test("applyTrieUpdates: same roots as put/del one by one, over rounds of inserts, updates and deletes", async () => {
+  const rand = rng(7);
+  const reference = new MerklePatriciaTrie();
+  const batched = new MerklePatriciaTrie();
+  const keys: Uint8Array[] = [];
+  // Small key pools make shared prefixes, extensions and collapsing branches likely.
+  for (let round = 0; round < 40; round++) {
+    const updates: TrieUpdate[] = [];
+    const n = 1 + Math.floor(rand() * 60);
+    for (let i = 0; i < n; i++) {
+      const r = rand();
+      let key: Uint8Array;
+      if (keys.length > 0 && r < 0.5) key = keys[Math.floor(rand() * keys.length)];
+      else if (keys.length > 0 && r < 0.7) {
+        key = keys[Math.floor(rand() * keys.length)].slice();
+        key[31] ^= 1 + Math.floor(rand() * 255); // a sibling sharing 31 bytes
+      } else key = bytes(rand, 32);
+      keys.push(key);
+      // Values of 1..40 bytes: both inlined (< 32 bytes encoded) and hashed nodes.
+      const value = rand() < 0.3 ? null : bytes(rand, 1 + Math.floor(rand() * 40));
+      updates.push({ key, value });
+    }
+    for (const u of updates) {
+      if (u.value === null) await reference.del(u.key);
+      else await reference.put(u.key, u.value);
+    }
+    const root = await applyTrieUpdates(batched, updates);
+    assertEquals(root, reference.root(), `round ${round}`);
+    assertEquals(batched.root(), root);
+  }
+  // Every value reads back through the ordinary trie from the nodes the batches wrote.
+  for (const k of keys) assertEquals(await batched.get(k), await reference.get(k));
+  // Deleting everything gives the empty root.
+  const all = keys.map((key) => ({ key, value: null }));
+  assertEquals(await applyTrieUpdates(batched, all), EMPTY_TRIE_ROOT);
+});
+
+Deno.test("applyTrieUpdates: a tiny trie (root under 32 bytes) and a later update of the same key winning", async () => {
+  const reference = new MerklePatriciaTrie();
+  const batched = new MerklePatriciaTrie();
+  const k = new Uint8Array(32).fill(1);
+  await reference.put(k, new Uint8Array([2]));
+  const root = await applyTrieUpdates(batched, [
+    { key: k, value: new Uint8Array([1]) },
+    { key: k, value: new Uint8Array([2]) },
+  ]);
+  assertEquals(root, reference.root());
+  assertEquals(await batched.get(k), new Uint8Array([2]));
+});
+
+Deno.test("applyTrieUpdates: keys of different lengths and a missing node are refused", async () => {
+  const trie = new MerklePatriciaTrie();
+  await assertRejects(() =>
+    applyTrieUpdates(trie, [{ key: new Uint8Array(32), value: new Uint8Array([1]) }, {
+      key: new Uint8Array(31),
+      value: new Uint8Array([1]),
+    }])
+  );
+  trie.root(keccak256(new Uint8Array([1])));
+  const err = await assertRejects(() =>
+    applyTrieUpdates(trie, [{ key: new Uint8Array(32), value: new Uint8Array([1]) }])
+  );
+  assertEquals((err as { code?: string }).code, "TRIE_CORRUPT");
+});
+
+Deno.test("KeelStateManager: batched flush gives the upstream state roots, across checkpoints, reverts and storage deletes", async () => {
+  const rand = rng(11);
+  const ours = await createStateManager(new MemoryStore());
+  const upstream = new MerkleStateManager({ caches: new Caches() });
+  const addrs = Array.from({ length: 40 }, () => new Address(bytes(rand, 20)));
+  const slot = () => {
+    const k = new Uint8Array(32);
+    k[31] = Math.floor(rand() * 12);
+    return k;
+  };
+  for (let block = 0; block < 12; block++) {
+    const ops: ((sm: MerkleStateManager) => Promise<void>)[] = [];
+    for (let i = 0; i < 30; i++) {
+      const a = addrs[Math.floor(rand() * addrs.length)];
+      const r = rand();
+      const nonce = BigInt(Math.floor(rand() * 5));
+      const balance = BigInt(Math.floor(rand() * 1e9));
+      const key = slot();
+      const value = rand() < 0.25 ? new Uint8Array() : bytes(rand, 1 + Math.floor(rand() * 32));
+      const code = bytes(rand, 10);
+      if (r < 0.5) ops.push((sm) => sm.putAccount(a, new Account(nonce, balance)));
+      else if (r < 0.85) {
+        ops.push(async (sm) => {
+          if ((await sm.getAccount(a)) === undefined) await sm.putAccount(a, new Account(0n, 1n));
+          await sm.putStorage(a, key, value);
+        });
+      } else if (r < 0.9) ops.push((sm) => sm.putCode(a, code));
+      else ops.push((sm) => sm.deleteAccount(a));
+    }
+    const revert = rand() < 0.25;
+    for (const sm of [ours, upstream]) {
+      await sm.getStateRoot(); // flush before the checkpoint, as the block builder does
+      await sm.checkpoint();
+      for (const op of ops) await op(sm);
+      if (revert) await sm.revert();
+      else await sm.commit();
+    }
+    assertEquals(await ours.getStateRoot(), await upstream.getStateRoot(), `block ${block}`);
+  }
+  for (const a of addrs) {
+    assertEquals((await ours.getAccount(a))?.storageRoot, (await upstream.getAccount(a))?.storageRoot);
+  }
+});
