@@ -214,6 +214,9 @@ export function table(keel?: BenchResult, anvil?: BenchResult): string {
   const cpu = (r?: BenchResult) =>
     ["a", "b", "c"].map((k) => r?.scenarios[k]?.serverCpuMsPerRequest?.toFixed(3) ?? "–").join(" / ");
   lines.push(`| server CPU ms/req a / b / c | ${cpu(keel)} | ${cpu(anvil)} | | |`);
+  const cpuTx = (r?: BenchResult) =>
+    ["d", "e"].map((k) => r?.scenarios[k]?.serverCpuMsPerTx?.toFixed(2) ?? "–").join(" / ");
+  lines.push(`| server CPU ms/tx d / e | ${cpuTx(keel)} | ${cpuTx(anvil)} | | |`);
   return lines.join("\n");
 }
 
