@@ -1,6 +1,8 @@
 /**
- * Compiled artifacts of `@eth-optimism/contracts-bedrock@0.17.3` that the L2 genesis needs,
- * imported as JSON so `deno compile` embeds them in the binary.
+ * Compiled artifacts the L2 genesis needs, imported as JSON so `deno compile` embeds them in the binary:
+ * those of `@eth-optimism/contracts-bedrock@0.17.3`, except L1Block and GasPriceOracle, which predate
+ * Isthmus there and come from keel's own Isthmus-level contracts (contracts/*.sol, compiled by
+ * scripts/gen_predeploys.ts into keel_predeploys.json).
  */
 import BaseFeeVaultJson from "@eth-optimism/contracts-bedrock/forge-artifacts/BaseFeeVault.sol/BaseFeeVault.json" with {
   type: "json",
@@ -66,6 +68,7 @@ import SchemaRegistryJson from "@eth-optimism/contracts-bedrock/forge-artifacts/
 import SequencerFeeVaultJson from "@eth-optimism/contracts-bedrock/forge-artifacts/SequencerFeeVault.sol/SequencerFeeVault.json" with {
   type: "json",
 };
+import KeelPredeploysJson from "./keel_predeploys.json" with { type: "json" };
 import WETHJson from "@eth-optimism/contracts-bedrock/forge-artifacts/WETH.sol/WETH.json" with {
   type: "json",
 };
@@ -94,6 +97,23 @@ export interface Artifact {
 
 const as = (json: unknown) => json as Artifact;
 
+/** keel's compiled contracts (no AST: they declare no immutables). */
+export const KEEL_PREDEPLOYS = {
+  /** solc version the bytecode was compiled with. */
+  compiler: KeelPredeploysJson.compiler,
+  L1Block: as({ ...KeelPredeploysJson.contracts.L1Block, ast: null }),
+  GasPriceOracle: as({ ...KeelPredeploysJson.contracts.GasPriceOracle, ast: null }),
+} as const;
+
+/**
+ * contracts-bedrock 0.17.3's (pre-Isthmus) L1Block and GasPriceOracle, kept to check that keel's
+ * contracts keep their storage layout and public interface.
+ */
+export const BEDROCK_PREDEPLOYS = {
+  L1Block: as(L1BlockJson),
+  GasPriceOracle: as(GasPriceOracleJson),
+} as const;
+
 /** Artifacts by contract name. */
 export const ARTIFACTS = {
   BaseFeeVault: as(BaseFeeVaultJson),
@@ -102,8 +122,8 @@ export const ARTIFACTS = {
   EIP712: as(EIP712Json),
   EIP1271Verifier: as(EIP1271VerifierJson),
   FeeVault: as(FeeVaultJson),
-  GasPriceOracle: as(GasPriceOracleJson),
-  L1Block: as(L1BlockJson),
+  GasPriceOracle: KEEL_PREDEPLOYS.GasPriceOracle,
+  L1Block: KEEL_PREDEPLOYS.L1Block,
   L1BlockNumber: as(L1BlockNumberJson),
   L1FeeVault: as(L1FeeVaultJson),
   L2CrossDomainMessenger: as(L2CrossDomainMessengerJson),

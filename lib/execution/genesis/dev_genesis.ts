@@ -1,7 +1,8 @@
 /**
  * The `keel execution --dev` genesis (issue 3 part 8): an op-geth-style genesis JSON with every OP
  * fork up to `upTo` active at 0, the test mnemonic's accounts funded, and the L2 predeploys from
- * `buildL2Alloc` with L1Block preset to plausible L1 values and GasPriceOracle in Ecotone + Fjord mode.
+ * `buildL2Alloc` (keel's Isthmus-level L1Block and GasPriceOracle) with L1Block preset to plausible L1
+ * values and the GasPriceOracle flags set for every active fork (Ecotone, Fjord, Isthmus).
  * The devnet builds its L2 genesis through the same `buildL2Alloc` with its real L1 addresses.
  */
 import { HDKey, privateKeyToAddress } from "viem/accounts";
@@ -208,6 +209,7 @@ export function buildDevGenesis(options: DevGenesisOptions = {}): GenesisJson {
   const batcher = options.batcher ?? accounts[2] ?? accounts[0];
   const ecotone = has(upTo, "ecotone");
   const fjord = has(upTo, "fjord");
+  const isthmus = has(upTo, "isthmus");
   const vault: FeeVaultConfig = {
     recipient,
     minWithdrawalAmount: d.minWithdrawalAmount,
@@ -236,6 +238,7 @@ export function buildDevGenesis(options: DevGenesisOptions = {}): GenesisJson {
     sequencerFeeVault: vault,
     baseFeeVault: vault,
     l1FeeVault: vault,
+    operatorFeeVault: vault,
     l1CrossDomainMessenger: options.l1Addresses?.l1CrossDomainMessenger ?? zero,
     l1StandardBridge: options.l1Addresses?.l1StandardBridge ?? zero,
     l1ERC721Bridge: options.l1Addresses?.l1ERC721Bridge ?? zero,
@@ -250,7 +253,7 @@ export function buildDevGenesis(options: DevGenesisOptions = {}): GenesisJson {
       }
       : undefined,
     implementationCode: options.implementationCode,
-    gasPriceOracle: { ecotone, fjord },
+    gasPriceOracle: { ecotone, fjord, isthmus },
     preinstalls: true,
     historyStorage: has(upTo, "isthmus"),
     precompileBalances: true,

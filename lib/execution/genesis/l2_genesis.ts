@@ -10,6 +10,10 @@
  *   implementation code lives (immutables filled in from the artifact's `immutableReferences`).
  * - Storage that `initialize(...)` would write is set directly, computed from each artifact's
  *   `storageLayout`, in the proxy and (where L2Genesis initializes it too) in the implementation.
+ * - L1Block and GasPriceOracle are keel's own Isthmus-level contracts (artifacts.ts `KEEL_PREDEPLOYS`:
+ *   operator fee values, `setL1BlockValuesIsthmus`, `getOperatorFee`, `isIsthmus`), with the storage
+ *   layout of the 0.17.3 ones extended; the OperatorFeeVault (isthmus/predeploys.md, predeploys.md) is
+ *   the FeeVault code of BaseFeeVault with its own immutables.
  */
 import { bigIntToBytes, bytesToBigInt, bytesToHex, concatBytes, hexToBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
@@ -30,6 +34,7 @@ import {
   L2_STANDARD_BRIDGE_ADDRESS,
   L2_TO_L1_MESSAGE_PASSER_ADDRESS,
   LEGACY_MESSAGE_PASSER_ADDRESS,
+  OPERATOR_FEE_VAULT_ADDRESS,
   OPTIMISM_MINTABLE_ERC20_FACTORY_ADDRESS,
   OPTIMISM_MINTABLE_ERC721_FACTORY_ADDRESS,
   PROXY_ADMIN_ADDRESS,
@@ -98,9 +103,10 @@ export interface L1BlockValues {
 }
 
 /**
- * L1Block slot 8 (Isthmus operator fee, Jovian DA footprint scalar). The 0.17.3 artifact predates these
- * variables, so they are written at op-geth's slot and offsets (protocol/l1_block_info.ts
- * `L1_BLOCK_SLOTS.operatorFee`; isthmus/exec-engine.md, jovian/exec-engine.md).
+ * L1Block slot 8 (Isthmus operator fee, Jovian DA footprint scalar), written at op-geth's slot and
+ * offsets (protocol/l1_block_info.ts `L1_BLOCK_SLOTS.operatorFee`; isthmus/exec-engine.md,
+ * jovian/exec-engine.md). keel's L1Block declares operatorFeeConstant and operatorFeeScalar there; it has
+ * no Jovian setter, so daFootprintGasScalar is only ever the genesis value.
  */
 export interface L1BlockOperatorFee {
   operatorFeeConstant: bigint;
@@ -118,6 +124,8 @@ export interface L2AllocOptions {
   sequencerFeeVault: FeeVaultConfig;
   baseFeeVault: FeeVaultConfig;
   l1FeeVault: FeeVaultConfig;
+  /** The Isthmus OperatorFeeVault; default: the `baseFeeVault` settings. */
+  operatorFeeVault?: FeeVaultConfig;
   /** L1 proxies the L2 bridges point at; the zero address when there is no L1 deployment. */
   l1CrossDomainMessenger: Uint8Array;
   l1StandardBridge: Uint8Array;
@@ -131,8 +139,11 @@ export interface L2AllocOptions {
    * (e.g. a newer L1Block for Isthmus); its storage is still laid out from the artifact.
    */
   implementationCode?: Record<string, Uint8Array>;
-  /** GasPriceOracle flags, as `setEcotone()` / `setFjord()` from the depositor account would set them. */
-  gasPriceOracle: { ecotone: boolean; fjord: boolean };
+  /**
+   * GasPriceOracle flags, as `setEcotone()` / `setFjord()` / `setIsthmus()` from the depositor account
+   * would set them (each requires the one before; `isthmus` defaults to false).
+   */
+  gasPriceOracle: { ecotone: boolean; fjord: boolean; isthmus?: boolean };
   /** Preinstalls (preinstalls.md) with nonce 1; on by default. */
   preinstalls: boolean;
   /** The EIP-2935 history contract (Isthmus) with nonce 1. */
@@ -233,7 +244,11 @@ export const PREDEPLOY_TABLE: readonly PredeployEntry[] = [
     address: GAS_PRICE_ORACLE_ADDRESS,
     proxied: true,
     artifact: "GasPriceOracle",
-    storage: (c) => ({ isEcotone: c.gasPriceOracle.ecotone, isFjord: c.gasPriceOracle.fjord }),
+    storage: (c) => ({
+      isEcotone: c.gasPriceOracle.ecotone,
+      isFjord: c.gasPriceOracle.fjord,
+      isIsthmus: c.gasPriceOracle.isthmus ?? false,
+    }),
   },
   {
     name: "L2StandardBridge",
@@ -319,6 +334,15 @@ export const PREDEPLOY_TABLE: readonly PredeployEntry[] = [
     artifact: "L1FeeVault",
     immutableSources: ["FeeVault"],
     immutables: (c) => vaultImmutables(c.l1FeeVault),
+  },
+  {
+    name: "OperatorFeeVault",
+    address: OPERATOR_FEE_VAULT_ADDRESS,
+    proxied: true,
+    // The same FeeVault contract as the other vaults (predeploys.md "OperatorFeeVault").
+    artifact: "BaseFeeVault",
+    immutableSources: ["FeeVault"],
+    immutables: (c) => vaultImmutables(c.operatorFeeVault ?? c.baseFeeVault),
   },
   { name: "SchemaRegistry", address: SCHEMA_REGISTRY_ADDRESS, proxied: true, artifact: "SchemaRegistry" },
   {
@@ -470,6 +494,14 @@ function toJson(a: AccountDraft): GenesisAccountJson {
  * Extra accounts (e.g. funded dev accounts) are added by the caller.
  */
 export function buildL2Alloc(options: L2AllocOptions): Record<string, GenesisAccountJson> {
+  const gpo = options.gasPriceOracle;
+  if ((gpo.fjord && !gpo.ecotone) || (gpo.isthmus && !gpo.fjord)) {
+    throw new BaseError(
+      "INVALID_L2_GENESIS",
+      "Cannot build L2 alloc: GasPriceOracle flags need Ecotone before Fjord and Fjord before Isthmus",
+      { meta: { ...gpo } },
+    );
+  }
   const accounts = new Map<string, AccountDraft>();
   const at = (address: Uint8Array): AccountDraft => {
     const key = bytesToHex(address);

@@ -2,6 +2,12 @@
 export * from "./genesis.ts";
 export * from "./l2_genesis.ts";
 export * from "./dev_genesis.ts";
-export { type Artifact, type ArtifactName, ARTIFACTS } from "./artifacts.ts";
+export {
+  type Artifact,
+  type ArtifactName,
+  ARTIFACTS,
+  BEDROCK_PREDEPLOYS,
+  KEEL_PREDEPLOYS,
+} from "./artifacts.ts";
 export { immutableNames, type ImmutableValue, runtimeCode } from "./bytecode.ts";
 export { packStorage, type SlotLocation, slotOf, type StorageValue, unpackWord } from "./storage_layout.ts";
