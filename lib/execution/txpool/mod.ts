@@ -37,6 +37,7 @@ export {
   type GasRules,
   intrinsicGas,
   MAX_INITCODE_SIZE,
+  sharedTxCommon,
   tipCap,
   TX_TYPE,
   txCost,

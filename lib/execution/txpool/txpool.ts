@@ -11,6 +11,7 @@ import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { Capability } from "@ethereumjs/tx";
 import { bytesToHex, type Hex } from "../../common/bytes.ts";
+import { encodingOf, rememberEncoding } from "../evm/mod.ts";
 import { txPoolError } from "./errors.ts";
 import { type OrderedCandidate, TransactionsByPriceAndNonce } from "./ordering.ts";
 import {
@@ -22,6 +23,7 @@ import {
   intrinsicGas,
   MAX_INITCODE_SIZE,
   MAX_UINT64,
+  sharedTxCommon,
   tipCap,
   TX_TYPE,
   txCost,
@@ -382,8 +384,15 @@ export class TxPool {
       if (size > opts.maxTxSize) {
         throw txPoolError("OVERSIZED_DATA", `transaction size ${size}, limit ${opts.maxTxSize}`);
       }
-      const common = this.#deps.common?.() ?? decodingCommon(head.chainId);
-      tx = decodeRawTransaction(input, common, head.allowedTypes);
+      const common = this.#deps.common?.();
+      tx = decodeRawTransaction(
+        input,
+        common === undefined ? decodingCommon(head.chainId) : sharedTxCommon(common),
+        head.allowedTypes,
+      );
+      // The raw bytes are the canonical encoding (the decoder refuses non-canonical RLP and leading
+      // zeros): the hash is theirs, and the block builder reuses them instead of re-serialising.
+      rememberEncoding(tx, input);
     } else {
       tx = input;
       refuseType(tx.type, head);
@@ -401,6 +410,7 @@ export class TxPool {
       }
     }
     if (!tx.isSigned()) throw txPoolError("INVALID_SENDER", "transaction is not signed");
+    encodingOf(tx); // caches tx.hash() from the encoding
     const hash = bytesToHex(tx.hash());
     if (this.#all.has(hash)) throw txPoolError("ALREADY_KNOWN", undefined, { hash });
     if (this.#deps.senderRecovery !== undefined) {

@@ -4,7 +4,8 @@
  * (IntrinsicGas, FloorDataGas) and the EIPs cited at each constant.
  */
 import { type Common, createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
-import { createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
+import { createTxFromRLP, paramsTx, type TypedTransaction } from "@ethereumjs/tx";
+import { txCommon } from "../evm/mod.ts";
 import { txPoolError } from "./errors.ts";
 
 /** Transaction type numbers (EIP-2718). */
@@ -104,15 +105,34 @@ export function floorDataGas(tx: TypedTransaction): bigint {
 }
 
 const commonCache = new Map<bigint, Common>();
+const completed = new WeakSet<Common>();
 
 /**
- * A Common under which every pool-acceptable type decodes (Prague rules, the given chain id).
- * Fork gating is the pool's own check (`allowedTypes`, {@link GasRules}).
+ * `common` as a shared decoding view (evm `txCommon`): every @ethereumjs tx constructor otherwise
+ * copies its Common and re-merges the tx parameters, which costs more than the rest of the pool's
+ * work per transaction with a fully configured Common. The tx parameters are merged into `common`
+ * once, so the view's no-op `updateParams` loses nothing. The view refuses hardfork changes; the
+ * block builder re-decodes a transaction pooled under another fork (tx_runner `rebase`).
+ */
+export function sharedTxCommon(common: Common): Common {
+  if (!completed.has(common)) {
+    common.updateParams(paramsTx);
+    completed.add(common);
+  }
+  return txCommon(common);
+}
+
+/**
+ * A Common under which every pool-acceptable type decodes (Prague rules, the given chain id), as a
+ * shared view ({@link sharedTxCommon}). Fork gating is the pool's own check (`allowedTypes`,
+ * {@link GasRules}).
  */
 export function decodingCommon(chainId: bigint): Common {
   let common = commonCache.get(chainId);
   if (common === undefined) {
-    common = createCustomCommon({ chainId: Number(chainId) }, Mainnet, { hardfork: Hardfork.Prague });
+    common = sharedTxCommon(
+      createCustomCommon({ chainId: Number(chainId) }, Mainnet, { hardfork: Hardfork.Prague }),
+    );
     commonCache.set(chainId, common);
   }
   return common;

@@ -9,9 +9,13 @@ import {
   feeCap,
   floorDataGas,
   intrinsicGas,
+  sharedTxCommon,
   tipCap,
   txCost,
 } from "../../../../lib/execution/txpool/mod.ts";
+import { forkRules } from "../../../../lib/execution/evm/mod.ts";
+import { buildDevGenesis } from "../../../../lib/execution/genesis/mod.ts";
+import { parseChainConfig } from "../../../../lib/protocol/mod.ts";
 import { CHAIN_ID, GWEI, tx1559, tx2930, tx7702, txLegacy } from "./fixtures.ts";
 
 const PRAGUE = { isShanghai: true, isPrague: true };
@@ -103,4 +107,24 @@ Deno.test("decodeRawTransaction: types, chain id, bad bytes", () => {
     codeOf(() => decodeRawTransaction(new Uint8Array(), common, ALL)),
     "INVALID_TRANSACTION|invalid transaction: typed transaction too short",
   );
+});
+
+Deno.test("sharedTxCommon: decoded transactions share one Common (no per-tx copy) and keep its rules", () => {
+  const base = createCustomCommon({ chainId: Number(CHAIN_ID) }, Mainnet, { hardfork: Hardfork.Prague });
+  const shared = sharedTxCommon(base);
+  assert(sharedTxCommon(base) === shared, "one view per Common");
+  const a = decodeRawTransaction(tx1559().serialize(), shared, ALL);
+  const b = decodeRawTransaction(tx1559({ nonce: 1n }).serialize(), shared, ALL);
+  assert(a.common === b.common, "no copy per transaction");
+  // The tx parameters were merged once, so @ethereumjs still finds them.
+  assertEquals(a.common.param("txGas"), 21000n);
+  assertEquals(a.getIntrinsicGas(), 21000n);
+  assertEquals(b.common.hardfork(), Hardfork.Prague);
+  assert(decodingCommon(CHAIN_ID).copy() === decodingCommon(CHAIN_ID), "the decoding Common is a view");
+  // A fully configured fork Common (the engine's) works the same way.
+  const config = parseChainConfig(buildDevGenesis({ chainId: CHAIN_ID }).config);
+  const rules = forkRules(config, 0n).common;
+  const c = decodeRawTransaction(tx1559().serialize(), sharedTxCommon(rules), ALL);
+  assertEquals(c.hash(), tx1559().hash());
+  assertEquals(c.common.hardfork(), rules.hardfork());
 });
