@@ -24,6 +24,7 @@ import {
   bigIntToBytes,
   createAddressFromPrivateKey,
   generateAddress,
+  privateToPublic,
   setLengthLeft,
 } from "@ethereumjs/util";
 import { hexToBytes } from "../lib/common/bytes.ts";
@@ -32,12 +33,13 @@ import {
   BlockBuilder,
   forkRules,
   importBlock,
-  type SealedBlock,
   SenderRecovery,
   sharedSenderCache,
+  txCommon,
 } from "../lib/execution/evm/mod.ts";
 import { createStateManager } from "../lib/execution/state/mod.ts";
 import {
+  type Block,
   EMPTY_OMMERS_HASH,
   EMPTY_REQUESTS_HASH,
   EMPTY_TRIE_ROOT,
@@ -94,6 +96,7 @@ function key(i: number): Uint8Array {
 const SENDERS = 1000;
 const keys = Array.from({ length: SENDERS }, (_, i) => key(i));
 const addrs = keys.map((k) => createAddressFromPrivateKey(k));
+const pubs = keys.map((k) => privateToPublic(k));
 
 let store: SqliteStore | undefined;
 let run = 0;
@@ -156,8 +159,9 @@ function tx(
     maxFeePerGas: GWEI,
     maxPriorityFeePerGas: 1000n,
     data,
-  }, { common }).sign(keys[sender]);
-  t.getSenderAddress(); // recover now, as the pool does
+  }, { common: txCommon(common) }).sign(keys[sender]);
+  // Sender known in advance, as after the pool's recovery (set from the key: the setup stays quick).
+  (t.cache as { senderPubKey?: Uint8Array }).senderPubKey = pubs[sender];
   return t;
 }
 
@@ -170,7 +174,8 @@ function transferCall(to: Address, amount: bigint): Uint8Array {
 }
 
 async function buildChain(sm: MerkleStateManager, g: Header, blocks: TypedTransaction[][]) {
-  const out: SealedBlock[] = [];
+  // Only the blocks are kept (the receipts and results would dominate memory over a long run).
+  const out: Block[] = [];
   let parent = g;
   let gas = 0n;
   let txs = 0;
@@ -191,35 +196,36 @@ async function buildChain(sm: MerkleStateManager, g: Header, blocks: TypedTransa
       const t1 = performance.now();
       const sealed = await b.seal();
       if (VERBOSE) {
+        const m = Deno.memoryUsage();
         console.log(
           `  block ${parent.number + 1n}: execute ${(t1 - t0).toFixed(0)} ms, seal ${
             (performance.now() - t1).toFixed(0)
-          } ms`,
+          } ms; rss ${mib(m.rss)}, heap ${mib(m.heapUsed)}, external ${mib(m.external)}`,
         );
       }
       return sealed;
     };
     const sealed = store !== undefined ? await store.transactionAsync(write) : await write();
     ms += performance.now() - t0;
-    out.push(sealed);
+    out.push(sealed.block);
     parent = sealed.block.header;
     gas += parent.gasUsed;
     txs += blocks[i].length;
   }
-  return { sealed: out, gas, txs, ms };
+  return { blocks: out, gas, txs, ms };
 }
 
 /** `--workers 0` recovers senders on the main thread, in the executing loop. */
 const WORKERS = Number(arg("--workers") ?? 0);
 const recovery = WORKERS > 0 ? new SenderRecovery({ workers: WORKERS }) : undefined;
 
-async function importChain(sm: MerkleStateManager, g: Header, sealed: SealedBlock[]) {
+async function importChain(sm: MerkleStateManager, g: Header, blocks: Block[]) {
   let parent = g;
   const t0 = performance.now();
-  for (const s of sealed) {
-    const go = () => importBlock(CONFIG, parent, s.block, { stateManager: sm }, { senderRecovery: recovery });
+  for (const block of blocks) {
+    const go = () => importBlock(CONFIG, parent, block, { stateManager: sm }, { senderRecovery: recovery });
     await (store !== undefined ? store.transactionAsync(go) : go());
-    parent = s.block.header;
+    parent = block.header;
   }
   return performance.now() - t0;
 }
@@ -231,16 +237,18 @@ interface Row {
   buildMs: number;
   importMs: number;
   coldMs?: number;
+  rssBuild: string;
+  rssImport: string;
 }
 const rows: Row[] = [];
 
-/** Imports `sealed` (after `pre`, imported untimed) on a fresh state: warm sender cache, then cold. */
-async function timeImport(g: Header, pre: SealedBlock[], sealed: SealedBlock[]) {
+/** Imports `blocks` (after `pre`, imported untimed) on a fresh state: warm sender cache, then cold. */
+async function timeImport(g: Header, pre: Block[], blocks: Block[]) {
   const once = async () => {
     const sm = await newState();
     await genesis(sm);
     await importChain(sm, g, pre);
-    return await importChain(sm, pre.at(-1)?.block.header ?? g, sealed);
+    return await importChain(sm, pre.at(-1)?.header ?? g, blocks);
   };
   const ms = await once();
   let cold: number | undefined;
@@ -253,7 +261,8 @@ async function timeImport(g: Header, pre: SealedBlock[], sealed: SealedBlock[]) 
 
 const rate = (n: number, ms: number) => (n / (ms / 1000)).toFixed(0);
 const mgas = (gas: bigint, ms: number) => (Number(gas) / 1e6 / (ms / 1000)).toFixed(1);
-const rss = () => `${(Deno.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`;
+const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
+const rss = () => mib(Deno.memoryUsage().rss);
 const load = () => Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
 
 console.log(
@@ -261,7 +270,7 @@ console.log(
     SQLITE === undefined ? "in memory (KeelStateManager on a MemoryStore)" : `node:sqlite in ${SQLITE}`
   }; ` +
     `cold import recovers senders ${WORKERS > 0 ? `in ${WORKERS} worker(s)` : "on the main thread"}; ` +
-    `load average ${load()}`,
+    `load average ${load()}; RSS at start ${rss()}`,
 );
 
 // 1. ETH transfers: ETH_BLOCKS blocks of 1,000 transfers, each sender once per block.
@@ -270,23 +279,32 @@ if (ONLY !== "erc20") {
   const sm = await newState();
   const g = await genesis(sm);
   // Signed in chunks so that a long run does not hold every transaction at once.
-  const sealed: SealedBlock[] = [];
+  const built: Block[] = [];
   let gas = 0n;
   let txs = 0;
   let ms = 0;
   let parent = g;
   for (let b = 0; b < ETH_BLOCKS; b++) {
     blocks.push(addrs.map((_, i) => tx(i, BigInt(b), addrs[(i + 1) % SENDERS].bytes, 1n, 21_000n)));
-    const built = await buildChain(sm, parent, blocks.splice(0));
-    sealed.push(...built.sealed);
-    parent = built.sealed.at(-1)!.block.header;
-    gas += built.gas;
-    txs += built.txs;
-    ms += built.ms;
+    const chunk = await buildChain(sm, parent, blocks.splice(0));
+    built.push(...chunk.blocks);
+    parent = chunk.blocks.at(-1)!.header;
+    gas += chunk.gas;
+    txs += chunk.txs;
+    ms += chunk.ms;
   }
-  const imp = await timeImport(g, [], sealed);
-  rows.push({ workload: "ETH transfers", txs, gas, buildMs: ms, importMs: imp.ms, coldMs: imp.cold });
-  console.log(`  ETH: ${txs} transfers built and imported, RSS ${rss()}`);
+  const rssBuild = rss();
+  const imp = await timeImport(g, [], built);
+  rows.push({
+    workload: "ETH transfers",
+    txs,
+    gas,
+    buildMs: ms,
+    importMs: imp.ms,
+    coldMs: imp.cold,
+    rssBuild,
+    rssImport: rss(),
+  });
 }
 
 // 2. ERC-20 transfers: deploy, distribute to 500 senders, then BLOCKS blocks of 500 transfers.
@@ -314,8 +332,9 @@ if (ONLY !== "eth") {
   const sm = await newState();
   const g = await genesis(sm);
   const pre = await buildChain(sm, g, setup);
-  const built = await buildChain(sm, pre.sealed.at(-1)!.block.header, blocks);
-  const imp = await timeImport(g, pre.sealed, built.sealed);
+  const built = await buildChain(sm, pre.blocks.at(-1)!.header, blocks);
+  const rssBuild = rss();
+  const imp = await timeImport(g, pre.blocks, built.blocks);
   rows.push({
     workload: "ERC-20 transfers",
     txs: built.txs,
@@ -323,14 +342,16 @@ if (ONLY !== "eth") {
     buildMs: built.ms,
     importMs: imp.ms,
     coldMs: imp.cold,
+    rssBuild,
+    rssImport: rss(),
   });
 }
 
 console.log(
-  `\n| workload | state | txs | build tx/s | build Mgas/s | import tx/s | import Mgas/s | import/build |` +
+  `\n| workload | state | txs | build tx/s | build Mgas/s | import tx/s | import Mgas/s | import/build | RSS after build | after import |` +
     (COLD ? " cold import tx/s | cold import/build |" : ""),
 );
-console.log(`|---|---|---|---|---|---|---|---|` + (COLD ? "---|---|" : ""));
+console.log(`|---|---|---|---|---|---|---|---|---|---|` + (COLD ? "---|---|" : ""));
 for (const r of rows) {
   const cells = [
     r.workload,
@@ -341,6 +362,8 @@ for (const r of rows) {
     rate(r.txs, r.importMs),
     mgas(r.gas, r.importMs),
     `${(r.buildMs / r.importMs).toFixed(2)}x`,
+    r.rssBuild,
+    r.rssImport,
   ];
   if (r.coldMs !== undefined) cells.push(rate(r.txs, r.coldMs), `${(r.buildMs / r.coldMs).toFixed(2)}x`);
   console.log(`| ${cells.join(" | ")} |`);
