@@ -195,6 +195,21 @@ contract GasPriceOracle {
         }
     }
 
+    /// @dev The hash table holds 32-bit positions, 4 bytes per entry (8192 entries in 32 KiB of memory
+    ///      rather than 256 KiB of words: memory expansion stays near 5,000 gas instead of 155,000).
+    function _tableGet(bytes memory _t, uint256 _h) private pure returns (uint256 v) {
+        assembly {
+            v := shr(224, mload(add(add(_t, 32), shl(2, _h))))
+        }
+    }
+
+    function _tableSet(bytes memory _t, uint256 _h, uint256 _v) private pure {
+        assembly {
+            let p := add(add(_t, 32), shl(2, _h))
+            mstore(p, or(and(mload(p), shr(32, not(0))), shl(224, _v)))
+        }
+    }
+
     function _hash(uint256 _v) private pure returns (uint256) {
         return ((2654435769 * _v) & 0xffffffff) >> (32 - HASH_LOG);
     }
@@ -222,7 +237,8 @@ contract GasPriceOracle {
 
     function _flzCompressLen(bytes memory _d) internal pure returns (uint256 n) {
         uint256 len = _d.length;
-        uint256[] memory table = new uint256[](HASH_SIZE);
+        // 32 spare bytes: _tableSet rewrites a whole word from the entry on.
+        bytes memory table = new bytes(HASH_SIZE * 4 + 32);
         uint256 anchor = 0;
         uint256 ipLimit = len < 13 ? 0 : len - 13;
         uint256 ip = 2;
@@ -231,8 +247,8 @@ contract GasPriceOracle {
             for (;;) {
                 uint256 seq = _u24(_d, ip);
                 uint256 h = _hash(seq);
-                ref = table[h];
-                table[h] = ip;
+                ref = _tableGet(table, h);
+                _tableSet(table, h, ip);
                 uint256 distance = ip - ref;
                 if (ip >= ipLimit) break;
                 ip++;
@@ -244,9 +260,9 @@ contract GasPriceOracle {
             uint256 l = _cmp(_d, ref + 3, ip + 3, ipLimit + 9);
             n += _matchLen(l);
             ip += l;
-            table[_hash(_u24(_d, ip))] = ip;
+            _tableSet(table, _hash(_u24(_d, ip)), ip);
             ip++;
-            table[_hash(_u24(_d, ip))] = ip;
+            _tableSet(table, _hash(_u24(_d, ip)), ip);
             ip++;
             anchor = ip;
         }
