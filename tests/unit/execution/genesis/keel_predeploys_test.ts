@@ -44,7 +44,12 @@ import {
   type L1BlockInfo,
   l1BlockStorage,
 } from "../../../../lib/protocol/l1_block_info.ts";
-import { compilePredeploys, OUTPUT_FILE, readSources } from "../../../../scripts/gen_predeploys.ts";
+import {
+  compilePredeploys,
+  OUTPUT_FILE,
+  readSources,
+  SOLC_SETTINGS,
+} from "../../../../scripts/gen_predeploys.ts";
 
 const TIMESTAMP = 1_700_000_000n;
 const MAX_UINT256 = (1n << 256n) - 1n;
@@ -68,11 +73,12 @@ async function run(
   sm: MerkleStateManager,
   to: Uint8Array,
   data: Uint8Array,
-  options: { caller?: Uint8Array; commit?: boolean } = {},
+  options: { caller?: Uint8Array; commit?: boolean; hardfork?: Hardfork } = {},
 ): Promise<CallResult> {
   const caller = options.caller ?? new Uint8Array(20);
   const commit = options.commit ?? false;
-  const common = createCustomCommon({ chainId: 901 }, Mainnet, { hardfork: Hardfork.Prague });
+  const hardfork = options.hardfork ?? Hardfork.Prague;
+  const common = createCustomCommon({ chainId: 901 }, Mainnet, { hardfork });
   const evm = await createEVM({ common, stateManager: commit ? sm : sm.shallowCopy() });
   const res = await evm.runCall({
     to: new Address(to),
@@ -84,8 +90,13 @@ async function run(
   return { ok: res.execResult.exceptionError === undefined, data: res.execResult.returnValue };
 }
 
-async function call(sm: MerkleStateManager, to: Uint8Array, data: Uint8Array): Promise<bigint> {
-  const r = await run(sm, to, data);
+async function call(
+  sm: MerkleStateManager,
+  to: Uint8Array,
+  data: Uint8Array,
+  hardfork: Hardfork = Hardfork.Prague,
+): Promise<bigint> {
+  const r = await run(sm, to, data, { hardfork });
   if (!r.ok) throw new Error(`call reverted: ${bytesToHex(r.data)}`);
   return bytesToBigInt(r.data);
 }
@@ -105,12 +116,12 @@ const word = async (sm: MerkleStateManager, address: Uint8Array, slot: bigint) =
 
 Deno.test({
   name: "keel predeploys: keel_predeploys.json equals a fresh solc run of contracts/*.sol",
-  // solc's emscripten build reads its own files; the compile itself is deterministic.
   async fn() {
     const fresh = compilePredeploys(await readSources());
     assertEquals(fresh, await Deno.readTextFile(OUTPUT_FILE), "run scripts/gen_predeploys.ts");
     assert(KEEL_PREDEPLOYS.compiler.startsWith("0.8.30+"), KEEL_PREDEPLOYS.compiler);
-    // Paris target: no PUSH0 (0x5f) in the dispatcher's first bytes, so pre-Canyon chains can run it.
+    // Paris target (no PUSH0) so pre-Canyon chains can run the code; the fee test below runs it on London.
+    assertEquals(SOLC_SETTINGS.evmVersion, "paris");
     for (const name of ["L1Block", "GasPriceOracle"] as const) {
       const code = hexToBytes(KEEL_PREDEPLOYS[name].deployedBytecode.object);
       assertEquals(
@@ -265,11 +276,18 @@ function sample(seed: number, length: number): Uint8Array {
 Deno.test("keel predeploys: getL1Fee, getL1GasUsed, getL1FeeUpperBound equal the 0.17.3 GasPriceOracle's", async () => {
   const bedrockAt = bigIntToBytes(0xb0b0n, 20);
   const bedrockCode = hexToBytes(BEDROCK_PREDEPLOYS.GasPriceOracle.deployedBytecode.object);
-  for (const upTo of ["delta", "ecotone", "isthmus"] as const) {
+  const modes = [
+    // Regolith runs London rules (no PUSH0): the code must run there too.
+    { upTo: "regolith", flags: 0n, hardfork: Hardfork.London },
+    { upTo: "ecotone", flags: 0x01n, hardfork: Hardfork.Cancun },
+    { upTo: "isthmus", flags: 0x0101n, hardfork: Hardfork.Prague },
+  ] as const;
+  for (const { upTo, flags: expectedFlags, hardfork } of modes) {
     const sm = await devState({ upTo });
     // The 0.17.3 oracle next to ours, with the same flags in slot 0, reading the same L1Block.
     await sm.putCode(new Address(bedrockAt), bedrockCode);
     const flags = await word(sm, GAS_PRICE_ORACLE_ADDRESS, 0n) & 0xffffn;
+    assertEquals(flags, expectedFlags, `${upTo} GasPriceOracle flags`);
     await sm.putStorage(new Address(bedrockAt), u256(0n), u256(flags));
     await sm.checkpoint();
     await sm.commit();
@@ -289,8 +307,8 @@ Deno.test("keel predeploys: getL1Fee, getL1GasUsed, getL1FeeUpperBound equal the
       for (const sig of ["getL1Fee(bytes)", "getL1GasUsed(bytes)"]) {
         const data = bytesArg(sig, tx);
         assertEquals(
-          await call(sm, GAS_PRICE_ORACLE_ADDRESS, data),
-          await call(sm, bedrockAt, data),
+          await call(sm, GAS_PRICE_ORACLE_ADDRESS, data, hardfork),
+          await call(sm, bedrockAt, data, hardfork),
           `${upTo} ${sig} of ${tx.length} bytes`,
         );
       }
