@@ -6,15 +6,17 @@
  *
  * Builds and seals blocks of 1,000 ETH transfers and of 500 ERC-20 transfers (BenchToken from
  * ../shared/bench/rpc-bench.mjs) on an OP chain at Isthmus with the L1 fee charged, senders recovered in
- * advance (as the pool does); then imports the same blocks on a fresh state (full re-execution and
- * validation, the newPayload path). Import finds the senders in the sender cache the builder filled
- * (a block built or pooled here); `--cold` also imports with an empty cache, recovering every sender
- * (on this thread, or in `--workers N` workers).
+ * advance (as the pool does); a second node imports the same blocks (full re-execution and
+ * validation, the newPayload path), chunk by chunk (10 blocks) after they are built. Import finds the
+ * senders in the sender cache the builder filled (a block built or pooled here); `--cold` adds a third
+ * node that imports with an empty cache, recovering every sender (on this thread, or in
+ * `--workers N` workers).
  *
  * State: a node:sqlite file per run (one write group per block, as the engine does) in a temp dir or
  * `--sqlite DIR`; `--memory` keeps it in memory. `--blocks N` (default 5) blocks of each kind;
  * `--transfers N` sets the ETH run to N transfers (N / 1,000 blocks), e.g. 100000 for the RSS target.
- * Prints a table: transfers/s and Mgas/s of build and import, the import/build ratio, RSS at the end.
+ * Prints a table: transfers/s and Mgas/s of build and import, the import/build ratio, and the RSS
+ * of this process (builder and importers together) after the run.
  */
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { createFeeMarket1559Tx, type TypedTransaction } from "@ethereumjs/tx";
@@ -98,13 +100,25 @@ const keys = Array.from({ length: SENDERS }, (_, i) => key(i));
 const addrs = keys.map((k) => createAddressFromPrivateKey(k));
 const pubs = keys.map((k) => privateToPublic(k));
 
-let store: SqliteStore | undefined;
+/** One node's state: a state manager, on its own sqlite file unless `--memory`. */
+interface Node {
+  sm: MerkleStateManager;
+  store?: SqliteStore;
+  /** Head of the node's chain. */
+  head?: Header;
+}
+const stores: SqliteStore[] = [];
 let run = 0;
-async function newState(): Promise<MerkleStateManager> {
-  if (SQLITE === undefined) return await createStateManager(new MemoryStore());
-  store?.close();
-  store = SqliteStore.open(`${SQLITE}/bench_${run++}.sqlite`);
-  return await createStateManager(store);
+async function newNode(): Promise<Node> {
+  if (SQLITE === undefined) return { sm: await createStateManager(new MemoryStore()) };
+  const store = SqliteStore.open(`${SQLITE}/bench_${run++}.sqlite`);
+  stores.push(store);
+  return { sm: await createStateManager(store), store };
+}
+
+/** Runs `fn` as one write group on the node's database (as the engine does per block). */
+function atomically<T>(node: Node, fn: () => Promise<T>): Promise<T> {
+  return node.store !== undefined ? node.store.transactionAsync(fn) : fn();
 }
 
 async function genesis(sm: MerkleStateManager): Promise<Header> {
@@ -173,10 +187,11 @@ function transferCall(to: Address, amount: bigint): Uint8Array {
   return out;
 }
 
-async function buildChain(sm: MerkleStateManager, g: Header, blocks: TypedTransaction[][]) {
+/** Builds one block per entry of `blocks` on the node's head; returns the blocks and the time taken. */
+async function buildChain(node: Node, blocks: TypedTransaction[][]) {
   // Only the blocks are kept (the receipts and results would dominate memory over a long run).
   const out: Block[] = [];
-  let parent = g;
+  let parent = node.head!;
   let gas = 0n;
   let txs = 0;
   let ms = 0;
@@ -190,12 +205,13 @@ async function buildChain(sm: MerkleStateManager, g: Header, blocks: TypedTransa
       parentBeaconBlockRoot: new Uint8Array(32),
       eip1559Params: new Uint8Array(8),
     };
-    const write = async () => {
-      const b = await BlockBuilder.open(CONFIG, parent, attrs, { stateManager: sm });
+    const sealed = await atomically(node, async () => {
+      const b = await BlockBuilder.open(CONFIG, parent, attrs, { stateManager: node.sm });
       for (const t of blocks[i]) await b.addTransaction(t);
       const t1 = performance.now();
       const sealed = await b.seal();
       if (VERBOSE) {
+        (globalThis as { gc?: () => void }).gc?.(); // with --v8-flags=--expose-gc: live memory
         const m = Deno.memoryUsage();
         console.log(
           `  block ${parent.number + 1n}: execute ${(t1 - t0).toFixed(0)} ms, seal ${
@@ -204,14 +220,14 @@ async function buildChain(sm: MerkleStateManager, g: Header, blocks: TypedTransa
         );
       }
       return sealed;
-    };
-    const sealed = store !== undefined ? await store.transactionAsync(write) : await write();
+    });
     ms += performance.now() - t0;
     out.push(sealed.block);
     parent = sealed.block.header;
     gas += parent.gasUsed;
     txs += blocks[i].length;
   }
+  node.head = parent;
   return { blocks: out, gas, txs, ms };
 }
 
@@ -219,13 +235,16 @@ async function buildChain(sm: MerkleStateManager, g: Header, blocks: TypedTransa
 const WORKERS = Number(arg("--workers") ?? 0);
 const recovery = WORKERS > 0 ? new SenderRecovery({ workers: WORKERS }) : undefined;
 
-async function importChain(sm: MerkleStateManager, g: Header, blocks: Block[]) {
-  let parent = g;
+/** Imports `blocks` on the node's head (the newPayload path); returns the time taken. */
+async function importChain(node: Node, blocks: Block[]) {
   const t0 = performance.now();
   for (const block of blocks) {
-    const go = () => importBlock(CONFIG, parent, block, { stateManager: sm }, { senderRecovery: recovery });
-    await (store !== undefined ? store.transactionAsync(go) : go());
-    parent = block.header;
+    const parent = node.head!;
+    await atomically(
+      node,
+      () => importBlock(CONFIG, parent, block, { stateManager: node.sm }, { senderRecovery: recovery }),
+    );
+    node.head = block.header;
   }
   return performance.now() - t0;
 }
@@ -237,26 +256,47 @@ interface Row {
   buildMs: number;
   importMs: number;
   coldMs?: number;
-  rssBuild: string;
-  rssImport: string;
+  /** After the run (builder and importers in this one process). */
+  rss: string;
 }
 const rows: Row[] = [];
 
-/** Imports `blocks` (after `pre`, imported untimed) on a fresh state: warm sender cache, then cold. */
-async function timeImport(g: Header, pre: Block[], blocks: Block[]) {
-  const once = async () => {
-    const sm = await newState();
-    await genesis(sm);
-    await importChain(sm, g, pre);
-    return await importChain(sm, pre.at(-1)?.header ?? g, blocks);
-  };
-  const ms = await once();
-  let cold: number | undefined;
+/**
+ * A builder node and an importing node (plus, with --cold, one importing with an empty sender cache)
+ * from the same genesis. Each chunk of blocks is built, then imported by the others: a verifier
+ * imports a block shortly after the sequencer built it, while the sender cache still holds it.
+ */
+async function nodes() {
+  const builder = await newNode();
+  const g = await genesis(builder.sm);
+  builder.head = g;
+  const importer = await newNode();
+  await genesis(importer.sm);
+  importer.head = g;
+  let cold: Node | undefined;
   if (COLD) {
-    sharedSenderCache.clear();
-    cold = await once();
+    cold = await newNode();
+    await genesis(cold.sm);
+    cold.head = g;
   }
-  return { ms, cold };
+  const totals = { txs: 0, gas: 0n, buildMs: 0, importMs: 0, coldMs: 0 };
+  /** Builds `blocks` and imports them; `timed` false for setup blocks. */
+  const step = async (blocks: TypedTransaction[][], timed = true) => {
+    const built = await buildChain(builder, blocks);
+    const importMs = await importChain(importer, built.blocks);
+    let coldMs = 0;
+    if (cold !== undefined) {
+      sharedSenderCache.clear();
+      coldMs = await importChain(cold, built.blocks);
+    }
+    if (!timed) return;
+    totals.txs += built.txs;
+    totals.gas += built.gas;
+    totals.buildMs += built.ms;
+    totals.importMs += importMs;
+    totals.coldMs += coldMs;
+  };
+  return { step, totals };
 }
 
 const rate = (n: number, ms: number) => (n / (ms / 1000)).toFixed(0);
@@ -273,52 +313,32 @@ console.log(
     `load average ${load()}; RSS at start ${rss()}`,
 );
 
-// 1. ETH transfers: ETH_BLOCKS blocks of 1,000 transfers, each sender once per block.
+// 1. ETH transfers: ETH_BLOCKS blocks of 1,000 transfers, each sender once per block, signed and
+// built and imported in chunks of 10 blocks.
 if (ONLY !== "erc20") {
-  const blocks: TypedTransaction[][] = [];
-  const sm = await newState();
-  const g = await genesis(sm);
-  // Signed in chunks so that a long run does not hold every transaction at once.
-  const built: Block[] = [];
-  let gas = 0n;
-  let txs = 0;
-  let ms = 0;
-  let parent = g;
-  for (let b = 0; b < ETH_BLOCKS; b++) {
-    blocks.push(addrs.map((_, i) => tx(i, BigInt(b), addrs[(i + 1) % SENDERS].bytes, 1n, 21_000n)));
-    const chunk = await buildChain(sm, parent, blocks.splice(0));
-    built.push(...chunk.blocks);
-    parent = chunk.blocks.at(-1)!.header;
-    gas += chunk.gas;
-    txs += chunk.txs;
-    ms += chunk.ms;
+  const { step, totals } = await nodes();
+  for (let b = 0; b < ETH_BLOCKS; b += 10) {
+    const chunk: TypedTransaction[][] = [];
+    for (let k = b; k < Math.min(b + 10, ETH_BLOCKS); k++) {
+      chunk.push(addrs.map((_, i) => tx(i, BigInt(k), addrs[(i + 1) % SENDERS].bytes, 1n, 21_000n)));
+    }
+    await step(chunk);
   }
-  const rssBuild = rss();
-  const imp = await timeImport(g, [], built);
-  rows.push({
-    workload: "ETH transfers",
-    txs,
-    gas,
-    buildMs: ms,
-    importMs: imp.ms,
-    coldMs: imp.cold,
-    rssBuild,
-    rssImport: rss(),
-  });
+  rows.push({ workload: "ETH transfers", ...totals, coldMs: COLD ? totals.coldMs : undefined, rss: rss() });
 }
 
 // 2. ERC-20 transfers: deploy, distribute to 500 senders, then BLOCKS blocks of 500 transfers.
 if (ONLY !== "eth") {
   const N = 500;
   const deployer = 0;
-  const setup: TypedTransaction[][] = [[tx(deployer, 0n, undefined, 0n, 1_000_000n, TOKEN_INITCODE)]];
   const token = new Address(generateAddress(addrs[deployer].bytes, bigIntToBytes(0n)));
-  setup.push(
+  const setup: TypedTransaction[][] = [
+    [tx(deployer, 0n, undefined, 0n, 1_000_000n, TOKEN_INITCODE)],
     Array.from(
       { length: N },
       (_, i) => tx(deployer, BigInt(i + 1), token.bytes, 0n, 80_000n, transferCall(addrs[i + 1], 10n ** 20n)),
     ),
-  );
+  ];
   const blocks: TypedTransaction[][] = [];
   for (let b = 0; b < BLOCKS; b++) {
     blocks.push(
@@ -329,29 +349,22 @@ if (ONLY !== "eth") {
       }),
     );
   }
-  const sm = await newState();
-  const g = await genesis(sm);
-  const pre = await buildChain(sm, g, setup);
-  const built = await buildChain(sm, pre.blocks.at(-1)!.header, blocks);
-  const rssBuild = rss();
-  const imp = await timeImport(g, pre.blocks, built.blocks);
+  const { step, totals } = await nodes();
+  await step(setup, false);
+  await step(blocks);
   rows.push({
     workload: "ERC-20 transfers",
-    txs: built.txs,
-    gas: built.gas,
-    buildMs: built.ms,
-    importMs: imp.ms,
-    coldMs: imp.cold,
-    rssBuild,
-    rssImport: rss(),
+    ...totals,
+    coldMs: COLD ? totals.coldMs : undefined,
+    rss: rss(),
   });
 }
 
 console.log(
-  `\n| workload | state | txs | build tx/s | build Mgas/s | import tx/s | import Mgas/s | import/build | RSS after build | after import |` +
+  `\n| workload | state | txs | build tx/s | build Mgas/s | import tx/s | import Mgas/s | import/build | RSS |` +
     (COLD ? " cold import tx/s | cold import/build |" : ""),
 );
-console.log(`|---|---|---|---|---|---|---|---|---|---|` + (COLD ? "---|---|" : ""));
+console.log(`|---|---|---|---|---|---|---|---|---|` + (COLD ? "---|---|" : ""));
 for (const r of rows) {
   const cells = [
     r.workload,
@@ -362,13 +375,12 @@ for (const r of rows) {
     rate(r.txs, r.importMs),
     mgas(r.gas, r.importMs),
     `${(r.buildMs / r.importMs).toFixed(2)}x`,
-    r.rssBuild,
-    r.rssImport,
+    r.rss,
   ];
   if (r.coldMs !== undefined) cells.push(rate(r.txs, r.coldMs), `${(r.buildMs / r.coldMs).toFixed(2)}x`);
   console.log(`| ${cells.join(" | ")} |`);
 }
 console.log(`RSS at the end: ${rss()}; load average ${load()}`);
-store?.close();
+for (const s of stores) s.close();
 recovery?.close();
 if (TEMP_DIR !== undefined) await Deno.remove(TEMP_DIR, { recursive: true });
