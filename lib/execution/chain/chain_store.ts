@@ -451,6 +451,8 @@ export class ChainStore {
       if (!matcher.bloom(raw)) continue;
       const entry = decodeLogIndex(raw);
       const number = readU64(key, 1);
+      // One copy per block, shared by its logs (they are only read).
+      const blockHash = entry.blockHash.slice();
       for (const tx of entry.txs) {
         tx.logs.forEach((log, i) => {
           if (!matcher.log(log.address, log.topics)) return;
@@ -461,7 +463,7 @@ export class ChainStore {
           }
           out.push({
             ...log,
-            blockHash: entry.blockHash.slice(),
+            blockHash,
             blockNumber: number,
             blockTimestamp: entry.timestamp,
             transactionHash: tx.hash,

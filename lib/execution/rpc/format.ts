@@ -8,7 +8,7 @@
  */
 import { RLP } from "@ethereumjs/rlp";
 import { createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
-import { bytesToHex, type Hex, keccak256 } from "../../common/mod.ts";
+import { type Hex, keccak256 } from "../../common/mod.ts";
 import {
   type Block,
   decodeDepositTx,
@@ -25,7 +25,15 @@ export function q(v: bigint | number): Hex {
   return `0x${v.toString(16)}` as Hex;
 }
 
-const h = bytesToHex;
+/**
+ * Hex of bytes with the runtime's native `Uint8Array.prototype.toHex` (Deno 2.9 / V8): a flat
+ * string built in one step. The common `bytesToHex` appends two characters at a time, which leaves
+ * a rope that JSON.stringify must flatten again; on eth_getLogs pages of 1,000 logs that was most of
+ * the request's time.
+ */
+export function h(bytes: Uint8Array): Hex {
+  return `0x${bytes.toHex()}` as Hex;
+}
 
 /** A decoded block transaction: a signed user tx or a deposit. */
 export type AnyTx = TypedTransaction | DepositTx;

@@ -253,3 +253,16 @@ Deno.test("revertReason decodes Error(string) and Panic(uint256) like geth", () 
   assertEquals(revertReason(panicData(0x99)), "unknown panic code: 0x99");
   assertEquals(revertReason(hexToBytes("0xdeadbeef")), undefined);
 });
+
+Deno.test("format h: the native hex writer matches bytesToHex (empty, one byte, hash-sized, 0x00 and 0xff)", async () => {
+  const { h } = await import("../../../../lib/execution/rpc/format.ts");
+  const cases = [
+    new Uint8Array(),
+    new Uint8Array([0]),
+    new Uint8Array([0xff]),
+    Uint8Array.from({ length: 32 }, (_, i) => i * 8),
+    hexToBytes("0x00ff10ab"),
+  ];
+  for (const c of cases) assertEquals(h(c), bytesToHex(c));
+  assertEquals(h(new Uint8Array([0xab, 0x01])), "0xab01");
+});
