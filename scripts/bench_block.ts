@@ -2,7 +2,7 @@
  * Block building and import benchmark (issue 3 "Benchmark").
  *
  *   deno run -A scripts/bench_block.ts [--memory] [--sqlite DIR] [--blocks N] [--transfers N]
- *                                      [--only eth|erc20] [--cold] [--workers N] [--verbose]
+ *                                      [--only eth|erc20] [--cold] [--workers N] [--no-import] [--verbose]
  *
  * Builds and seals blocks of 1,000 ETH transfers and of 500 ERC-20 transfers (BenchToken from
  * ../shared/bench/rpc-bench.mjs) on an OP chain at Isthmus with the L1 fee charged, senders recovered in
@@ -16,7 +16,8 @@
  * `--sqlite DIR`; `--memory` keeps it in memory. `--blocks N` (default 5) blocks of each kind;
  * `--transfers N` sets the ETH run to N transfers (N / 1,000 blocks), e.g. 100000 for the RSS target.
  * Prints a table: transfers/s and Mgas/s of build and import, the import/build ratio, and the RSS
- * of this process (builder and importers together) after the run.
+ * of this process (builder and importers together) after the run; `--no-import` runs the builder
+ * node alone (its RSS alone).
  */
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { createFeeMarket1559Tx, type TypedTransaction } from "@ethereumjs/tx";
@@ -69,6 +70,8 @@ const TEMP_DIR = !MEMORY && arg("--sqlite") === undefined ? SQLITE : undefined;
 const ONLY = arg("--only"); // "eth" or "erc20"
 const VERBOSE = Deno.args.includes("--verbose");
 const COLD = Deno.args.includes("--cold");
+/** Build only: one node in the process (its RSS alone). */
+const NO_IMPORT = Deno.args.includes("--no-import");
 
 const CONFIG: ChainConfig = {
   chainId: 901n,
@@ -270,9 +273,12 @@ async function nodes() {
   const builder = await newNode();
   const g = await genesis(builder.sm);
   builder.head = g;
-  const importer = await newNode();
-  await genesis(importer.sm);
-  importer.head = g;
+  let importer: Node | undefined;
+  if (!NO_IMPORT) {
+    importer = await newNode();
+    await genesis(importer.sm);
+    importer.head = g;
+  }
   let cold: Node | undefined;
   if (COLD) {
     cold = await newNode();
@@ -283,7 +289,7 @@ async function nodes() {
   /** Builds `blocks` and imports them; `timed` false for setup blocks. */
   const step = async (blocks: TypedTransaction[][], timed = true) => {
     const built = await buildChain(builder, blocks);
-    const importMs = await importChain(importer, built.blocks);
+    const importMs = importer === undefined ? NaN : await importChain(importer, built.blocks);
     let coldMs = 0;
     if (cold !== undefined) {
       sharedSenderCache.clear();
@@ -372,9 +378,9 @@ for (const r of rows) {
     String(r.txs),
     rate(r.txs, r.buildMs),
     mgas(r.gas, r.buildMs),
-    rate(r.txs, r.importMs),
-    mgas(r.gas, r.importMs),
-    `${(r.buildMs / r.importMs).toFixed(2)}x`,
+    NO_IMPORT ? "-" : rate(r.txs, r.importMs),
+    NO_IMPORT ? "-" : mgas(r.gas, r.importMs),
+    NO_IMPORT ? "-" : `${(r.buildMs / r.importMs).toFixed(2)}x`,
     r.rss,
   ];
   if (r.coldMs !== undefined) cells.push(rate(r.txs, r.coldMs), `${(r.buildMs / r.coldMs).toFixed(2)}x`);
