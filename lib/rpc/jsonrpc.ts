@@ -212,6 +212,9 @@ function success(
 ): Answer | undefined {
   if (!hasId) return undefined;
   let resultJson: string | undefined;
+  if (result instanceof RawJson) {
+    return { text: answerText(idJson, result.json), resultBytes: result.json.length };
+  }
   try {
     resultJson = JSON.stringify(result);
   } catch (err) {
@@ -229,7 +232,23 @@ function success(
     };
   }
   if (resultJson === undefined) resultJson = "null";
-  return { text: `{"jsonrpc":"2.0","id":${idJson},"result":${resultJson}}`, resultBytes: resultJson.length };
+  return { text: answerText(idJson, resultJson), resultBytes: resultJson.length };
+}
+
+function answerText(idJson: string, resultJson: string): string {
+  return `{"jsonrpc":"2.0","id":${idJson},"result":${resultJson}}`;
+}
+
+/**
+ * A method result that is already JSON text. Handlers of large results (eth_getLogs pages of
+ * thousands of logs) write it directly instead of building objects for JSON.stringify; the text
+ * must be one valid JSON value.
+ */
+export class RawJson {
+  readonly json: string;
+  constructor(json: string) {
+    this.json = json;
+  }
 }
 
 function callMethod(def: AnyMethodDef, rawParams: unknown, ctx: DispatchContext): unknown {

@@ -34,6 +34,7 @@ export {
   type EnvelopeLimits,
   handleRpcText,
   handleRpcValue,
+  RawJson,
 } from "./jsonrpc.ts";
 export { ConnectionSubscriptions, newSubscriptionId } from "./subscriptions.ts";
 export {

@@ -174,6 +174,29 @@ export function formatLog(log: LogEntry): Record<string, unknown> {
   };
 }
 
+/**
+ * The JSON text of {@link formatLog}'s object (same fields, same order), written directly: every
+ * value is a hex string or a boolean, so nothing needs escaping.
+ */
+export function logJson(log: LogEntry): string {
+  let topics = "";
+  for (let i = 0; i < log.topics.length; i++) topics += `${i === 0 ? "" : ","}"${h(log.topics[i])}"`;
+  return `{"address":"${h(log.address)}","topics":[${topics}],"data":"${h(log.data)}","blockNumber":"${
+    q(log.blockNumber)
+  }","transactionHash":"${h(log.transactionHash)}","transactionIndex":"${
+    q(log.transactionIndex)
+  }","blockHash":"${h(log.blockHash)}","blockTimestamp":"${q(log.blockTimestamp)}","logIndex":"${
+    q(log.logIndex)
+  }","removed":${log.removed}}`;
+}
+
+/** A JSON array of logs as {@link logJson} writes them. */
+export function logsJson(logs: readonly LogEntry[]): string {
+  const parts = new Array<string>(logs.length);
+  for (let i = 0; i < logs.length; i++) parts[i] = logJson(logs[i]);
+  return `[${parts.join(",")}]`;
+}
+
 /** A receipt (spec 2.2 and op-geth's L1 fee and deposit fields). */
 export function formatReceipt(
   r: StoredReceipt,

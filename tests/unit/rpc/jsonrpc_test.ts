@@ -1,6 +1,11 @@
 import { assertEquals, assertStringIncludes } from "../../assert.ts";
 import { BaseError } from "../../../lib/common/mod.ts";
-import { DEFAULT_ENVELOPE_LIMITS, type DispatchContext, handleRpcText } from "../../../lib/rpc/jsonrpc.ts";
+import {
+  DEFAULT_ENVELOPE_LIMITS,
+  type DispatchContext,
+  handleRpcText,
+  RawJson,
+} from "../../../lib/rpc/jsonrpc.ts";
 import { defineMethod, MethodRegistry } from "../../../lib/rpc/registry.ts";
 import { RpcError } from "../../../lib/rpc/rpc_error.ts";
 import { s } from "../../../lib/rpc/schema.ts";
@@ -65,6 +70,12 @@ const registry = new MethodRegistry([{
     },
   }),
   sized: defineMethod({ name: "test_sized", params: [s.uint64()], handler: ([n]) => "x".repeat(Number(n)) }),
+  raw: defineMethod({
+    name: "test_raw",
+    params: [s.uint64()],
+    handler: ([n]) =>
+      new RawJson(`[${Array.from({ length: Number(n) }, (_, i) => `{"i":"0x${i}"}`).join(",")}]`),
+  }),
 }]);
 
 function ctx(limits = DEFAULT_ENVELOPE_LIMITS, logger: RpcLogger = recordingLogger()): DispatchContext {
@@ -252,4 +263,26 @@ Deno.test("subscribe over a transport without subscriptions: 'notifications not 
     logger: recordingLogger(),
   });
   assertEquals(r, { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "notifications not supported" } });
+});
+
+Deno.test("RawJson: pre-serialised results go out as they are, counted against the batch size limit", async () => {
+  assertEquals(await call(req(7, "test_raw", ["0x2"])), {
+    jsonrpc: "2.0",
+    id: 7,
+    result: [{ i: "0x0" }, { i: "0x1" }],
+  });
+  const text = await handleRpcText(JSON.stringify(req(8, "test_raw", ["0x0"])), ctx());
+  assertEquals(text, '{"jsonrpc":"2.0","id":8,"result":[]}');
+  // 20 items make 251 characters: the first call crosses 250 bytes (still answered, as geth does);
+  // the next one gets the error.
+  const first = JSON.stringify((await call(req(0, "test_raw", ["0x14"])) as { result: unknown }).result);
+  assertEquals(first.length, 251);
+  const limits = { ...DEFAULT_ENVELOPE_LIMITS, batchResponseMaxSize: 250 };
+  const out = await call([req(1, "test_raw", ["0x14"]), req(2, "test_raw", ["0x1"])], ctx(limits)) as {
+    result?: unknown[];
+    error?: { message: string };
+  }[];
+  assertEquals(out.length, 2);
+  assertEquals(out[0].result?.length, 20);
+  assertStringIncludes(out[1].error?.message ?? "", "response too large");
 });

@@ -266,3 +266,26 @@ Deno.test("format h: the native hex writer matches bytesToHex (empty, one byte, 
   for (const c of cases) assertEquals(h(c), bytesToHex(c));
   assertEquals(h(new Uint8Array([0xab, 0x01])), "0xab01");
 });
+
+Deno.test("logJson / logsJson: the same JSON as formatLog, field by field and in order", async () => {
+  const { formatLog, logJson, logsJson } = await import("../../../../lib/execution/rpc/format.ts");
+  const base = {
+    address: hexToBytes("0x00000000000000000000000000000000000000aa"),
+    data: hexToBytes("0x0001ff"),
+    blockHash: Uint8Array.from({ length: 32 }, (_, i) => i),
+    blockNumber: 300n,
+    blockTimestamp: 1_700_000_000n,
+    transactionHash: Uint8Array.from({ length: 32 }, (_, i) => 255 - i),
+    transactionIndex: 0,
+    logIndex: 17,
+    removed: false,
+  };
+  const logs = [
+    { ...base, topics: [] },
+    { ...base, topics: [LOG_TOPIC], removed: true },
+    { ...base, topics: [LOG_TOPIC, new Uint8Array(32), new Uint8Array(32).fill(1)], data: new Uint8Array() },
+  ];
+  for (const log of logs) assertEquals(logJson(log), JSON.stringify(formatLog(log)));
+  assertEquals(logsJson(logs), JSON.stringify(logs.map(formatLog)));
+  assertEquals(logsJson([]), "[]");
+});
