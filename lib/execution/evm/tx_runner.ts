@@ -380,7 +380,8 @@ export async function runUserTx(
       type: tx.type,
       status,
       cumulativeGasUsed: gasUsedBefore + gasUsed,
-      logsBloom: logsBloom(logs),
+      // runTx already computed the bloom of these logs.
+      logsBloom: result.bloom?.bitvector ?? logsBloom(logs),
       logs,
     },
     encoded,

@@ -1,5 +1,5 @@
 import { Address } from "@ethereumjs/util";
-import { assertEquals, assertRejects, assertStringIncludes } from "../../../assert.ts";
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../../assert.ts";
 import { BaseError } from "../../../../lib/common/errors.ts";
 import type { Block, Header } from "../../../../lib/protocol/block.ts";
 import type { ChainConfig } from "../../../../lib/protocol/chain_config.ts";
@@ -9,7 +9,7 @@ import {
   BEACON_ROOTS_ADDRESS,
   L2_TO_L1_MESSAGE_PASSER_ADDRESS,
 } from "../../../../lib/protocol/predeploys.ts";
-import { BlockBuilder, importBlock, SenderRecovery } from "../../../../lib/execution/evm/mod.ts";
+import { BlockBuilder, importBlock, logsBloom, SenderRecovery } from "../../../../lib/execution/evm/mod.ts";
 import {
   attributes,
   ETHER,
@@ -71,6 +71,9 @@ for (const fork of ["regolith", "ecotone", "holocene", "isthmus", "jovian"] as O
     assertEquals(await sm.getStateRoot(), sealed.stateRoot);
     assertEquals(imported.receipts.length, 3);
     assertEquals(imported.receipts[2].logs.length, 1);
+    // The receipt's bloom (taken from runTx) is the bloom of its logs.
+    assertEquals(imported.receipts[2].receipt.logsBloom, logsBloom(imported.receipts[2].logs));
+    assert(imported.receipts[2].receipt.logsBloom.some((b) => b !== 0));
   });
 }
 
