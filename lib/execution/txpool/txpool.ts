@@ -10,7 +10,7 @@
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { Capability } from "@ethereumjs/tx";
-import { bytesToHex, type Hex } from "../../common/bytes.ts";
+import type { Hex } from "../../common/bytes.ts";
 import { encodingOf, rememberEncoding } from "../evm/mod.ts";
 import { txPoolError } from "./errors.ts";
 import { type OrderedCandidate, TransactionsByPriceAndNonce } from "./ordering.ts";
@@ -180,6 +180,14 @@ function refuseType(type: number, head: PoolHead): void {
 
 function numSlots(size: number): number {
   return Math.ceil(size / TX_SLOT_SIZE);
+}
+
+/**
+ * Hex with the runtime's native `toHex`: one flat string. (The common bytesToHex builds a rope two
+ * characters at a time, which every Map lookup and JSON answer then flattens again.)
+ */
+function bytesToHex(bytes: Uint8Array): Hex {
+  return `0x${bytes.toHex()}` as Hex;
 }
 
 function hashKey(hash: Uint8Array | Hex): Hex {
