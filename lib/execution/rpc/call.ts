@@ -186,6 +186,37 @@ function stripZeros(v: Uint8Array): Uint8Array {
   return v.subarray(i);
 }
 
+/** EVMs of call environments: their jump-destination analyses are cached (see patchJumpAnalysis). */
+const CALL_EVMS = new WeakSet<object>();
+const JUMP_ANALYSES = new WeakMap<object, WeakMap<Uint8Array, unknown>>();
+let jumpAnalysisPatched = false;
+
+type Analyse = (this: { _evm: object }, code: Uint8Array) => unknown;
+
+/**
+ * Caches @ethereumjs's jump-destination analysis per EVM and code object for the EVMs of call
+ * environments, as geth keeps its analysis per code hash: eth_call repeats the same contract at the
+ * same state, and re-analysing its code was about a tenth of a balanceOf call. The analysis (valid
+ * JUMPDESTs, PUSH values, opcode table entries) is read-only to the interpreter and depends only on
+ * the code and the EVM's opcode table. The Interpreter class is not exported: its prototype is taken
+ * from the first run's interpreter (`runState.interpreter`). Other EVMs keep the original path.
+ */
+function patchJumpAnalysis(interpreter: unknown): void {
+  if (jumpAnalysisPatched || typeof interpreter !== "object" || interpreter === null) return;
+  jumpAnalysisPatched = true;
+  const proto = Object.getPrototypeOf(interpreter) as { _getValidJumpDestinations?: Analyse };
+  const original = proto._getValidJumpDestinations;
+  if (typeof original !== "function") return;
+  proto._getValidJumpDestinations = function (code) {
+    if (!CALL_EVMS.has(this._evm)) return original.call(this, code);
+    let perEvm = JUMP_ANALYSES.get(this._evm);
+    if (perEvm === undefined) JUMP_ANALYSES.set(this._evm, perEvm = new WeakMap());
+    let analysis = perEvm.get(code);
+    if (analysis === undefined) perEvm.set(code, analysis = original.call(this, code));
+    return analysis;
+  };
+}
+
 /** One prepared execution environment: a VM on a state manager at a block. */
 export class CallEnv {
   readonly header: Header;
@@ -232,6 +263,7 @@ export class CallEnv {
       blockchain,
       evmOpts: { customPrecompiles: opPrecompiles(rules.opFork, rules.common) },
     });
+    CALL_EVMS.add(vm.evm);
     const block = createBlock(
       {
         header: {
@@ -397,6 +429,9 @@ export class CallEnv {
         gasPrice: price,
       });
       const exec = res.execResult;
+      if (!jumpAnalysisPatched) {
+        patchJumpAnalysis((exec.runState as { interpreter?: unknown } | undefined)?.interpreter);
+      }
       let used = intrinsic + exec.executionGasUsed;
       const maxRefund = used / 5n; // EIP-3529
       const refund = (exec.gasRefund ?? 0n) < maxRefund ? exec.gasRefund ?? 0n : maxRefund;
