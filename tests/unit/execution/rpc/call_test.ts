@@ -151,3 +151,25 @@ Deno.test("eth_call: rpc.evmtimeout aborts a long call; the next call runs", asy
   assertEquals(await g.call("eth_call", [{ to: hex(d.logger), data: WORD }]), "0x");
   assert(performance.now() - started < 2_000, "the aborted call stopped");
 });
+
+Deno.test("eth_call: jump tables are per code: two contracts in one call, each called repeatedly", async () => {
+  const k = "00000000000000000000000000000000000000cc";
+  const j = "0x00000000000000000000000000000000000000dd";
+  // K: PUSH1 4 JUMP INVALID JUMPDEST(4) PUSH1 7 PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN -> 7.
+  const kCode = "0x600456fe5b60076000526020" + "6000f3";
+  // J: PUSH1 6 JUMP INVALID INVALID INVALID JUMPDEST(6), then CALL K (32 bytes out at 0) and return
+  // them. Offset 4 is no JUMPDEST in J: had K run with J's analysis, its JUMP would fail (0 out).
+  const jCode = "0x600656fefefe5b" + "6020600060006000600073" + k + "5af150" + "60206000f3";
+  const overrides = { [j]: { code: jCode }, [`0x${k}`]: { code: kCode } };
+  for (let i = 0; i < 3; i++) {
+    assertEquals(BigInt(await f.call<string>("eth_call", [{ to: j }, "latest", overrides])), 7n);
+    assertEquals(BigInt(await f.call<string>("eth_call", [{ to: `0x${k}` }, "latest", overrides])), 7n);
+  }
+  // The cached environment (no overrides) too: a deployed contract, many times.
+  for (let i = 0; i < 3; i++) {
+    assertEquals(
+      (await f.rpc("eth_call", [{ to: hex(d.reverter) }, "latest"])).error?.message,
+      "execution reverted: nope",
+    );
+  }
+});
