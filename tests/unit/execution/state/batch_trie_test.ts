@@ -2,12 +2,13 @@ import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { Account, Address } from "@ethereumjs/util";
-import { assertEquals, assertRejects } from "../../../assert.ts";
+import { assert, assertEquals, assertRejects } from "../../../assert.ts";
 import { keccak256 } from "../../../../lib/common/hash.ts";
 import { MemoryStore } from "../../../../lib/db/mod.ts";
 import {
   applyTrieUpdates,
   createStateManager,
+  LazyAccountCache,
   type TrieUpdate,
 } from "../../../../lib/execution/state/mod.ts";
 import { EMPTY_TRIE_ROOT } from "../../../../lib/protocol/block.ts";
@@ -178,4 +179,28 @@ Deno.test("KeelStateManager: a storage write stays in the cache until the flush,
   await reference.put(k, new Uint8Array([9]));
   assertEquals((await sm.getAccount(a))?.storageRoot, reference.root());
   assertEquals(root.length, 32);
+});
+
+Deno.test("LazyAccountCache: accounts are kept as copies and encoded when the flush reads them", async () => {
+  const sm = await createStateManager(new MemoryStore());
+  const a = new Address(new Uint8Array(20).fill(5));
+  const acc = new Account(3n, 1000n);
+  await sm.putAccount(a, acc);
+  acc.balance = 1n; // the caller's object is not the cached one
+  const got = await sm.getAccount(a);
+  assertEquals(got?.balance, 1000n);
+  got!.nonce = 99n; // neither is the returned one
+  assertEquals((await sm.getAccount(a))?.nonce, 3n);
+  const caches = (sm as unknown as { _caches: Caches })._caches;
+  assert(caches.account instanceof LazyAccountCache);
+  assertEquals(caches.account!.get(a)?.accountRLP, new Account(3n, 1000n).serialize());
+  // Deleted accounts and reverts behave as upstream.
+  await sm.checkpoint();
+  await sm.deleteAccount(a);
+  assertEquals(await sm.getAccount(a), undefined);
+  await sm.revert();
+  assertEquals((await sm.getAccount(a))?.balance, 1000n);
+  const reference = new MerklePatriciaTrie({ useKeyHashing: true });
+  await reference.put(a.bytes, new Account(3n, 1000n).serialize());
+  assertEquals(await sm.getStateRoot(), reference.root());
 });
