@@ -51,11 +51,22 @@ import {
   importBlock,
   loadL1FeeSource,
   nextBlockBaseFee,
+  sharedSenderCache,
   type TxResult,
 } from "../evm/mod.ts";
 import { buildGenesis, type Genesis, type GenesisJson, parseGenesis } from "../genesis/mod.ts";
 import { createStateManager } from "../state/mod.ts";
 import { type PoolHead, TxPool, type TxPoolOptions } from "../txpool/mod.ts";
+
+/** Recovers a pool transaction's sender (an invalid signature is left for the pool to report). */
+function recoverAndRemember(tx: TypedTransaction): void {
+  try {
+    tx.getSenderPublicKey();
+  } catch {
+    return;
+  }
+  sharedSenderCache.remember(tx);
+}
 
 /** What the block builder needs of a transaction pool (the engine adapts its TxPool to it). */
 export interface EngineTxPool {
@@ -285,6 +296,9 @@ export class ExecutionEngine {
       head: () => this.pendingRules(),
       l1Cost: (tx) => this.#l1Cost(tx),
       common: () => forkRules(this.config, this.pendingRules().timestamp).common,
+      // The sender recovered on arrival is remembered by tx hash, so importing a block that carries
+      // the transaction (newPayload from another sequencer) skips ecrecover (evm/sender_cache.ts).
+      senderRecovery: { recover: (tx) => Promise.resolve(recoverAndRemember(tx)) },
     });
     this.#builderPool = deps.pool ?? this.#adaptPool(this.pool);
   }
