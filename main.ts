@@ -63,17 +63,17 @@ async function run(parsed: ParsedCommand): Promise<number> {
       return 0;
     case "node": {
       // Loaded only when a role runs, so --help and --version stay fast.
-      const { runNode } = await import("./lib/node/mod.ts");
+      const { runNode } = await import("./lib/node/run.ts");
       await runNode(parsed);
       return 0;
     }
     case "execution": {
-      const { runExecution } = await import("./lib/node/mod.ts");
+      const { runExecution } = await import("./lib/node/run.ts");
       await runExecution(parsed.options, parsed.sources);
       return 0;
     }
     case "execution-init": {
-      const { initExecution } = await import("./lib/node/mod.ts");
+      const { initExecution } = await import("./lib/node/run.ts");
       await initExecution(parsed.datadir, parsed.genesisPath);
       return 0;
     }

@@ -23,7 +23,8 @@ import {
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
 /** Extra modules the binary must embed that static analysis does not see (e.g. a Worker entry). */
-export const COMPILE_INCLUDES: readonly string[] = [];
+/** Modules loaded by URL at run time (Workers), which the static module graph does not reach. */
+export const COMPILE_INCLUDES: readonly string[] = ["lib/node/worker.ts"];
 
 export interface CompileOptions {
   output: string;

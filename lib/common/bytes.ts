@@ -9,8 +9,13 @@ export type Hex = `0x${string}`;
 const HEX_CHARS = "0123456789abcdef";
 const BYTE_TO_HEX: string[] = Array.from({ length: 256 }, (_, i) => HEX_CHARS[i >> 4] + HEX_CHARS[i & 15]);
 
+type NativeToHex = (this: Uint8Array) => string;
+/** The runtime's `Uint8Array.prototype.toHex` (TC39 base64/hex proposal, in V8): one flat string. */
+const nativeToHex = (Uint8Array.prototype as unknown as { toHex?: NativeToHex }).toHex;
+
 /** Bytes to lower-case 0x-prefixed hex. */
 export function bytesToHex(bytes: Uint8Array): Hex {
+  if (nativeToHex !== undefined) return `0x${nativeToHex.call(bytes)}`;
   let out = "0x";
   for (let i = 0; i < bytes.length; i++) out += BYTE_TO_HEX[bytes[i]];
   return out as Hex;

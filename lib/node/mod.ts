@@ -1,66 +1,11 @@
 /**
- * The composition root: what `main.ts` calls for `keel node`, `keel execution` and
- * `keel execution init`. Each role runs in the node Worker, whose file access is exactly the
- * paths of its options (permissions.ts); the main thread supervises it and forwards signals.
+ * The composition root: `run.ts` is what `main.ts` calls for `keel node`, `keel execution` and
+ * `keel execution init`. Each role runs in the node Worker, whose file access is exactly the paths
+ * of its options (permissions.ts); the main thread supervises it and forwards signals.
  */
-import { bytesToHex } from "../common/mod.ts";
-import type { ExecutionOptions, ParsedExecution, ParsedNode } from "../config/mod.ts";
-import { type GenesisJson, initGenesis, parseJsonExact } from "../execution/mod.ts";
-import { SqliteStore } from "../db/mod.ts";
-import { type LaunchHooks, launchRole } from "./launcher.ts";
-
+export { initExecution, runExecution, runNode } from "./run.ts";
 export type { RoleRequest, RunningRole } from "./role.ts";
 export { startRole } from "./start_role.ts";
 export { startExecutionRole } from "./execution_role.ts";
 export { loadRollupConfig, startNodeRole } from "./node_role.ts";
-export { launchRole } from "./launcher.ts";
-
-function executionWrites(o: ExecutionOptions): (string | undefined)[] {
-  return [o.authrpcJwtSecret, o.pprofPath];
-}
-
-/** `keel node`: the rollup node with its embedded (or an external) execution engine. */
-export async function runNode(parsed: ParsedNode, hooks?: LaunchHooks): Promise<void> {
-  const { options, execution, sources } = parsed;
-  await launchRole({ role: "node", options, execution, sources }, {
-    dataDir: execution.datadir,
-    write: [
-      ...executionWrites(execution),
-      options.l2JwtSecret,
-      options.pprofPath,
-      options.rpcAdminState,
-      options.safedbPath,
-      options.snapshotLogFile,
-      options.p2pPrivPath,
-      options.p2pPeerstorePath === "memory" ? undefined : options.p2pPeerstorePath,
-      options.p2pDiscoveryPath === "memory" ? undefined : options.p2pDiscoveryPath,
-    ],
-    read: [options.rollupConfig, execution.genesis, options.interopDependencySet],
-  }, hooks);
-}
-
-/** `keel execution`: the execution client alone. */
-export async function runExecution(
-  options: ExecutionOptions,
-  sources: ParsedExecution["sources"] = {},
-  hooks?: LaunchHooks,
-): Promise<void> {
-  await launchRole({ role: "execution", options, sources }, {
-    dataDir: options.datadir,
-    write: executionWrites(options),
-    read: [options.genesis],
-  }, hooks);
-}
-
-/** `keel execution init --datadir D genesis.json`: like `geth init`; prints the genesis hash. */
-export async function initExecution(datadir: string, genesisPath: string): Promise<Uint8Array> {
-  const genesis = parseJsonExact(await Deno.readTextFile(genesisPath)) as GenesisJson;
-  const store = SqliteStore.openDataDir(datadir);
-  try {
-    const hash = await initGenesis(store, genesis);
-    console.log(`keel: initialised ${datadir} with genesis ${bytesToHex(hash)}`);
-    return hash;
-  } finally {
-    store.close();
-  }
-}
+export { type LaunchHooks, launchRole } from "./launcher.ts";

@@ -32,6 +32,7 @@ import {
   SEQUENCER_FEE_VAULT_ADDRESS,
 } from "../../protocol/mod.ts";
 import { forkRules } from "../evm/mod.ts";
+import { EIP1967_IMPLEMENTATION_SLOT } from "../genesis/mod.ts";
 import type { BuiltBlock, ExecutionEngine } from "./execution_engine.ts";
 
 export interface DevMinerOptions {
@@ -106,9 +107,25 @@ const FORMATS: L1InfoFormat[] = ["bedrock", "ecotone", "isthmus", "jovian"];
 
 /**
  * The newest L1-info format up to `wanted` whose setter the deployed L1Block has (its selector follows a
- * PUSH4 in the dispatcher). The `--dev` genesis uses the contracts-bedrock 0.17.3 L1Block, which stops at
- * Ecotone: an Isthmus-format call would revert and leave the L1Block values frozen.
+ * PUSH4 in the dispatcher). A genesis with an older L1Block (contracts-bedrock 0.17.3 stops at Ecotone)
+ * would revert an Isthmus-format call and leave the L1Block values frozen.
  */
+/**
+ * The code that answers calls to the L1Block predeploy: behind its EIP-1967 proxy (predeploys.md:
+ * the 0x4200… predeploys are proxies), the implementation's; the account's own code otherwise.
+ */
+export async function l1BlockImplementationCode(
+  state: {
+    getCode(a: Address): Promise<Uint8Array>;
+    getStorage(a: Address, k: Uint8Array): Promise<Uint8Array>;
+  },
+): Promise<Uint8Array> {
+  const l1Block = new Address(L1_BLOCK_ADDRESS);
+  const impl = await state.getStorage(l1Block, EIP1967_IMPLEMENTATION_SLOT);
+  if (impl.length === 0 || impl.every((b) => b === 0)) return await state.getCode(l1Block);
+  return await state.getCode(new Address(setLengthLeft(impl, 32).subarray(12)));
+}
+
 export function callableL1InfoFormat(code: Uint8Array, wanted: L1InfoFormat): L1InfoFormat {
   for (let i = FORMATS.indexOf(wanted); i > 0; i--) {
     if (containsPush4(code, L1_INFO_SELECTORS[FORMATS[i]])) return FORMATS[i];
@@ -258,7 +275,7 @@ export class DevMiner {
       if (isForkActive(op.forks, "jovian", timestamp)) attrs.minBaseFee = 0n;
       const info = await readL1BlockInfo(this.#engine, parent);
       info.sequenceNumber += 1n;
-      const code = await (await this.#engine.stateAt(parent)).getCode(new Address(L1_BLOCK_ADDRESS));
+      const code = await l1BlockImplementationCode(await this.#engine.stateAt(parent));
       const format = callableL1InfoFormat(
         code,
         l1InfoFormatAt(op.forks, timestamp, timestamp - parent.timestamp),

@@ -108,3 +108,22 @@ Deno.test("dev miner: settleTurns 0 seals at once; stop() during the settle wait
     await engine.close();
   }
 });
+
+Deno.test("dev miner: on the --dev genesis the L1-info deposit uses the active fork's format through the L1Block proxy", async () => {
+  const { buildDevGenesis } = await import("../../../../lib/execution/genesis/mod.ts");
+  const { decodeDepositTx, L1_INFO_SELECTORS } = await import("../../../../lib/protocol/mod.ts");
+  const engine = await ExecutionEngine.open({ genesis: buildDevGenesis({ timestamp: 1_700_000_000n }) });
+  const miner = new DevMiner({}, { engine, now: () => 1_700_000_100_000 });
+  try {
+    await miner.mine({ allowEmpty: true });
+    const block = engine.chain.getBlockByNumber(1n)!;
+    const deposit = decodeDepositTx(block.transactions[0]);
+    // Isthmus is active at genesis and keel's L1Block implements setL1BlockValuesIsthmus.
+    assertEquals(deposit.data.subarray(0, 4), L1_INFO_SELECTORS.isthmus);
+    const receipts = engine.chain.getReceipts(engine.chain.getCanonicalHash(1n)!)!;
+    assertEquals(receipts[0].status, 1);
+  } finally {
+    await miner.stop();
+    await engine.close();
+  }
+});

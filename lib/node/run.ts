@@ -1,0 +1,62 @@
+/**
+ * What `main.ts` calls for `keel node`, `keel execution` and `keel execution init`. Kept apart from
+ * the role modules so the supervising main thread loads only the launcher: the roles themselves
+ * load inside the node Worker (each copy of the code costs memory).
+ */
+import type { ExecutionOptions, ParsedExecution, ParsedNode } from "../config/mod.ts";
+import { type LaunchHooks, launchRole } from "./launcher.ts";
+
+function executionWrites(o: ExecutionOptions): (string | undefined)[] {
+  return [o.authrpcJwtSecret, o.pprofPath];
+}
+
+/** `keel node`: the rollup node with its embedded (or an external) execution engine. */
+export async function runNode(parsed: ParsedNode, hooks?: LaunchHooks): Promise<void> {
+  const { options, execution, sources } = parsed;
+  await launchRole({ role: "node", options, execution, sources }, {
+    dataDir: execution.datadir,
+    write: [
+      ...executionWrites(execution),
+      options.l2JwtSecret,
+      options.pprofPath,
+      options.rpcAdminState,
+      options.safedbPath,
+      options.snapshotLogFile,
+      options.p2pPrivPath,
+      options.p2pPeerstorePath === "memory" ? undefined : options.p2pPeerstorePath,
+      options.p2pDiscoveryPath === "memory" ? undefined : options.p2pDiscoveryPath,
+    ],
+    read: [options.rollupConfig, execution.genesis, options.interopDependencySet],
+  }, hooks);
+}
+
+/** `keel execution`: the execution client alone. */
+export async function runExecution(
+  options: ExecutionOptions,
+  sources: ParsedExecution["sources"] = {},
+  hooks?: LaunchHooks,
+): Promise<void> {
+  await launchRole({ role: "execution", options, sources }, {
+    dataDir: options.datadir,
+    write: executionWrites(options),
+    read: [options.genesis],
+  }, hooks);
+}
+
+/** `keel execution init --datadir D genesis.json`: like `geth init`; prints the genesis hash. */
+export async function initExecution(datadir: string, genesisPath: string): Promise<Uint8Array> {
+  const [{ bytesToHex }, { initGenesis, parseJsonExact }, { SqliteStore }] = await Promise.all([
+    import("../common/bytes.ts"),
+    import("../execution/mod.ts"),
+    import("../db/mod.ts"),
+  ]);
+  const genesis = parseJsonExact(await Deno.readTextFile(genesisPath)) as Parameters<typeof initGenesis>[1];
+  const store = SqliteStore.openDataDir(datadir);
+  try {
+    const hash = await initGenesis(store, genesis);
+    console.log(`keel: initialised ${datadir} with genesis ${bytesToHex(hash)}`);
+    return hash;
+  } finally {
+    store.close();
+  }
+}
