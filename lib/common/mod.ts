@@ -4,3 +4,4 @@ export * from "./errors.ts";
 export * from "./hash.ts";
 export * from "./logger.ts";
 export * from "./metrics.ts";
+export * from "./duration.ts";

@@ -3,7 +3,7 @@
  * tracer name and its config, the Go duration `timeout`, and the struct logger switches; and the
  * runner that turns one transaction replay into the chosen tracer's result.
  */
-import { BaseError } from "../../../common/mod.ts";
+import { BaseError, parseDuration } from "../../../common/mod.ts";
 import { RpcError, s } from "../../../rpc/mod.ts";
 import { DEFAULT_TRACE_TIMEOUT_MS } from "./backend.ts";
 import { CallTracer, fourByteResult } from "./call_tracer.ts";
@@ -44,37 +44,13 @@ export const traceCallConfigSchema = s.object({
   stateOverrides: s.optional(stateOverrideSchema),
 });
 
-const UNITS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  "µs": 1e-3,
-  "μs": 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
-/** Go's time.ParseDuration, in milliseconds ("5s", "1m30s", "1.5s", "300ms"). */
+/** Go's time.ParseDuration, in milliseconds ("5s", "1m30s", "1.5s", "300ms"), with geth's error text. */
 export function parseGoDuration(text: string): number {
-  const bad = () => new BaseError("TRACE_BAD_DURATION", `time: invalid duration ${JSON.stringify(text)}`);
-  let rest = text;
-  let sign = 1;
-  if (rest.startsWith("-") || rest.startsWith("+")) {
-    if (rest[0] === "-") sign = -1;
-    rest = rest.slice(1);
+  const ms = parseDuration(text);
+  if (ms === undefined) {
+    throw new BaseError("TRACE_BAD_DURATION", `time: invalid duration ${JSON.stringify(text)}`);
   }
-  if (rest === "0") return 0;
-  if (rest === "") throw bad();
-  let total = 0;
-  const re = /^([0-9]*\.?[0-9]*)(ns|us|µs|μs|ms|s|m|h)/;
-  while (rest.length > 0) {
-    const m = re.exec(rest);
-    if (m === null || m[1] === "" || m[1] === ".") throw bad();
-    total += Number(m[1]) * UNITS[m[2]];
-    rest = rest.slice(m[0].length);
-  }
-  return sign * total;
+  return ms;
 }
 
 /** The tracerConfig of the native tracers, checked. */

@@ -1,5 +1,5 @@
 import { assertEquals, assertThrows } from "../../assert.ts";
-import { formatDuration, parseDuration } from "../../../lib/config/mod.ts";
+import { formatDuration, parseDuration } from "../../../lib/common/mod.ts";
 
 Deno.test("parses Go durations into milliseconds", () => {
   const cases: [string, number][] = [
