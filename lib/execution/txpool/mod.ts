@@ -9,8 +9,11 @@ export {
 export { type OrderedCandidate, TransactionsByPriceAndNonce } from "./ordering.ts";
 export {
   DEFAULT_SENDER_RECOVERY_OPTIONS,
+  loadWasmSecp256k1,
+  recoverSenderInto,
   type RecoveryRequest,
   type RecoveryResponse,
+  type Secp256k1Recover,
   SenderRecovery,
   type SenderRecoveryOptions,
 } from "./sender_recovery.ts";
