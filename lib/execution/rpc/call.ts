@@ -13,7 +13,7 @@ import { createVM, type VM } from "@ethereumjs/vm";
 import { BaseError, bytesToHex, type Hex } from "../../common/mod.ts";
 import type { Header } from "../../protocol/mod.ts";
 import { type Infer, RpcError, s, SchemaError } from "../../rpc/mod.ts";
-import { forkRules, opPrecompiles } from "../evm/mod.ts";
+import { forkRules, installFastOpcodes, opPrecompiles } from "../evm/mod.ts";
 import type { EthContext } from "./backend.ts";
 import { OverlayState } from "./overlay_state.ts";
 
@@ -296,6 +296,7 @@ export class CallEnv {
       evmOpts: { customPrecompiles: opPrecompiles(rules.opFork, common) },
     });
     CALL_EVMS.add(vm.evm);
+    installFastOpcodes(vm.evm);
     const block = createBlock(
       {
         header: {
