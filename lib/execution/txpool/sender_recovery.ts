@@ -8,27 +8,13 @@
  */
 import { Capability, type TypedTransaction } from "@ethereumjs/tx";
 import { bigIntToUnpaddedBytes } from "@ethereumjs/util";
-import { initWasmSecp256k1 } from "@solar-republic/wasm-secp256k1";
+import { loadWasmSecp256k1, type Secp256k1Recover } from "./sender_recovery_wasm.ts";
+
+export { loadWasmSecp256k1, type Secp256k1Recover };
 
 /** secp256k1 group order n, and n/2 (EIP-2: higher s values are invalid). */
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const SECP256K1_N_DIV_2 = SECP256K1_N / 2n;
-
-/** What keel uses of libsecp256k1 compiled to WebAssembly (the module embeds its bytes: no file read). */
-export interface Secp256k1Recover {
-  /** The 65-byte uncompressed public key of `sig` (r || s, 64 bytes) over `hash`; throws if none. */
-  recover(sig: Uint8Array, hash: Uint8Array, recovery: number, uncompressed: true): Uint8Array;
-}
-
-let wasmSecp256k1: Promise<Secp256k1Recover> | undefined;
-
-/**
- * libsecp256k1 (WebAssembly), instantiated once per thread. ecrecover there costs ~0.3 ms against
- * ~0.6 ms for @noble/curves on the 2-core reference machine (measured, Deno 2.9.6).
- */
-export function loadWasmSecp256k1(): Promise<Secp256k1Recover> {
-  return wasmSecp256k1 ??= initWasmSecp256k1();
-}
 
 function bigIntTo32(value: bigint, out: Uint8Array, offset: number): void {
   for (let i = 31; i >= 0; i--) {
@@ -37,50 +23,77 @@ function bigIntTo32(value: bigint, out: Uint8Array, offset: number): void {
   }
 }
 
+/** The inputs of libsecp256k1's recovery: r || s (64 bytes) and the recovery id (0 or 1). */
+export interface RecoveryInput {
+  sig: Uint8Array;
+  recovery: number;
+}
+
+/**
+ * The recovery inputs of a signed, frozen transaction, or undefined unless @ethereumjs would accept
+ * its signature: s at most n/2 (EIP-2), r and s in [1, n-1], recovery id 0 or 1, derived from v
+ * exactly as @ethereumjs/util `ecrecover` does (EIP-155 for protected legacy transactions).
+ */
+export function recoveryInput(tx: TypedTransaction): RecoveryInput | undefined {
+  if (!Object.isFrozen(tx) || !tx.isSigned()) return undefined;
+  const { v, r, s } = tx;
+  if (v === undefined || r === undefined || s === undefined) return undefined;
+  if (r === 0n || s === 0n || r >= SECP256K1_N || s > SECP256K1_N_DIV_2) return undefined;
+  let recovery: bigint;
+  if (v === 0n || v === 1n) recovery = v;
+  else if (tx.supports(Capability.EIP155ReplayProtection)) recovery = v - (tx.common.chainId() * 2n + 35n);
+  else recovery = v - 27n;
+  if (recovery !== 0n && recovery !== 1n) return undefined;
+  const sig = new Uint8Array(64);
+  bigIntTo32(r, sig, 0);
+  bigIntTo32(s, sig, 32);
+  return { sig, recovery: Number(recovery) };
+}
+
+/** Caches a 65-byte uncompressed key (0x04 || x || y) as the sender's; false if it is not one. */
+function cacheSenderKey(tx: TypedTransaction, pub: Uint8Array | null | undefined): boolean {
+  if (pub === null || pub === undefined || pub.length !== 65 || pub[0] !== 4) return false;
+  tx.cache.senderPubKey = pub.slice(1);
+  return true;
+}
+
 /**
  * Recovers the sender of a signed, frozen transaction with `secp` and stores the 64-byte public key
  * in `tx.cache.senderPubKey`, where @ethereumjs/tx's getSenderPublicKey() reads it first. Only a
- * signature that @ethereumjs would accept is recovered here (s at most n/2, r and s in [1, n-1],
- * recovery id 0 or 1, derived from v exactly as @ethereumjs/util `ecrecover` does); anything else is
+ * signature that @ethereumjs would accept is recovered here ({@link recoveryInput}); anything else is
  * left uncached, so getSenderAddress() recovers it itself and throws its usual error.
  * Returns whether the key was cached.
  */
 export function recoverSenderInto(secp: Secp256k1Recover, tx: TypedTransaction): boolean {
   if (tx.cache.senderPubKey !== undefined) return true;
-  if (!Object.isFrozen(tx) || !tx.isSigned()) return false;
-  const { v, r, s } = tx;
-  if (v === undefined || r === undefined || s === undefined) return false;
-  if (r === 0n || s === 0n || r >= SECP256K1_N || s > SECP256K1_N_DIV_2) return false;
-  let recovery: bigint;
-  if (v === 0n || v === 1n) recovery = v;
-  else if (tx.supports(Capability.EIP155ReplayProtection)) recovery = v - (tx.common.chainId() * 2n + 35n);
-  else recovery = v - 27n;
-  if (recovery !== 0n && recovery !== 1n) return false;
-  const sig = new Uint8Array(64);
-  bigIntTo32(r, sig, 0);
-  bigIntTo32(s, sig, 32);
-  let pub: Uint8Array;
+  const input = recoveryInput(tx);
+  if (input === undefined) return false;
   try {
-    pub = secp.recover(sig, tx.getMessageToVerifySignature(), Number(recovery), true);
+    return cacheSenderKey(
+      tx,
+      secp.recover(input.sig, tx.getMessageToVerifySignature(), input.recovery, true),
+    );
   } catch {
     return false;
   }
-  if (pub.length !== 65 || pub[0] !== 4) return false;
-  tx.cache.senderPubKey = pub.slice(1);
-  return true;
 }
 
-/** One request to a worker. */
-export interface RecoveryRequest {
+/** Recovery through @ethereumjs itself (its checks, its errors); a failure is left for the caller. */
+function recoverWithEthereumjs(tx: TypedTransaction): void {
+  try {
+    tx.getSenderPublicKey();
+  } catch {
+    // Left for the caller's getSenderAddress() to report.
+  }
+}
+
+/** One request to a worker: the signing hash and {@link RecoveryInput}. */
+export interface RecoveryRequest extends RecoveryInput {
   id: number;
-  msgHash: Uint8Array;
-  v: bigint;
-  r: Uint8Array;
-  s: Uint8Array;
-  chainId?: bigint;
+  hash: Uint8Array;
 }
 
-/** One answer: the uncompressed public key without its 0x04 prefix, or null. */
+/** One answer: the 65-byte uncompressed public key, or null when the signature does not recover. */
 export interface RecoveryResponse {
   id: number;
   pub: Uint8Array | null;
@@ -91,7 +104,7 @@ export interface SenderRecoveryOptions {
   workers: number;
   /** Requests sent to a worker in one message. */
   batch: number;
-  /** Recover with libsecp256k1 (WebAssembly) instead of @noble/curves, on the thread that recovers. */
+  /** Without workers: recover with libsecp256k1 (WebAssembly) instead of @noble/curves (workers always do). */
   wasm: boolean;
 }
 
@@ -137,14 +150,12 @@ export class SenderRecovery {
       return Promise.resolve();
     }
     if (this.#lanes.length === 0 || this.#closed) return this.#recoverInline(tx);
-    const req: RecoveryRequest = {
-      id: this.#nextId++,
-      msgHash: tx.getMessageToVerifySignature(),
-      v: tx.v!,
-      r: bigIntToUnpaddedBytes(tx.r!),
-      s: bigIntToUnpaddedBytes(tx.s!),
-      chainId: tx.supports(Capability.EIP155ReplayProtection) ? tx.common.chainId() : undefined,
-    };
+    const input = recoveryInput(tx);
+    if (input === undefined) {
+      recoverWithEthereumjs(tx);
+      return Promise.resolve();
+    }
+    const req: RecoveryRequest = { id: this.#nextId++, hash: tx.getMessageToVerifySignature(), ...input };
     return new Promise((resolve) => {
       this.#queue.push({ req, tx, resolve });
       if (this.#queue.length >= this.options.batch) this.#flush();
@@ -160,11 +171,7 @@ export class SenderRecovery {
       const secp = this.#secp ?? (this.#secp = await loadWasmSecp256k1());
       if (recoverSenderInto(secp, tx)) return;
     }
-    try {
-      tx.getSenderPublicKey();
-    } catch {
-      // Left for the caller's getSenderAddress() to report.
-    }
+    recoverWithEthereumjs(tx);
   }
 
   /** Stop the workers; pending recoveries resolve without a key (the caller recovers itself). */
@@ -197,7 +204,7 @@ export class SenderRecovery {
       if (item === undefined) continue;
       this.#waiting.delete(id);
       lane.inflight--;
-      if (pub !== null) item.tx.cache.senderPubKey = pub;
+      if (!cacheSenderKey(item.tx, pub)) recoverWithEthereumjs(item.tx);
       item.resolve();
     }
   }

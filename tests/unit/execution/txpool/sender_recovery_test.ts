@@ -113,3 +113,22 @@ Deno.test("SenderRecovery: inline recovery with wasm off uses @ethereumjs (noble
   assert(a.cache.senderPubKey !== undefined);
   assertEquals(bytesToHex(a.cache.senderPubKey), bytesToHex(b.cache.senderPubKey!));
 });
+
+Deno.test("SenderRecovery: a worker leaves refused signatures to @ethereumjs and keeps the rest", async () => {
+  const recovery = new SenderRecovery({ workers: 1, batch: 2 });
+  try {
+    const good = txLegacy({ key: 0 });
+    const highS = createLegacyTx({
+      ...good.toJSON(),
+      v: good.v! % 2n === 0n ? good.v! - 1n : good.v! + 1n,
+      s: N - good.s!,
+    }, { common: good.common });
+    const fresh = decodeRawTransaction(tx1559({ key: 4 }).serialize(), common, ALL);
+    await Promise.all([recovery.recover(highS), recovery.recover(fresh)]);
+    assertEquals(highS.cache.senderPubKey, undefined);
+    assertThrows(() => highS.getSenderAddress(), Error, "s-values greater than secp256k1n/2");
+    assertEquals(fresh.getSenderAddress().toString(), tx1559({ key: 4 }).getSenderAddress().toString());
+  } finally {
+    recovery.close();
+  }
+});
