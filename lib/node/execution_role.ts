@@ -37,6 +37,11 @@ import {
   RpcServer,
 } from "../rpc/mod.ts";
 import type { RunningRole } from "./role.ts";
+
+/** The running execution client: its endpoints, and the chain it serves. */
+export interface RunningExecution extends RunningRole {
+  readonly chainId: bigint;
+}
 import { type SharedServices, startSharedServices } from "./services.ts";
 
 /** The genesis file a data dir keeps: written by `init` and on the first `--dev` start. */
@@ -91,7 +96,7 @@ export async function startExecutionRole(
   options: ExecutionOptions,
   sources: Record<string, ValueSource>,
   deps: ExecutionRoleDeps = {},
-): Promise<RunningRole> {
+): Promise<RunningExecution> {
   const version = keelVersion();
   const log = getLogger(["execution"]);
   const stops: (() => Promise<void> | void)[] = [];
@@ -99,6 +104,7 @@ export async function startExecutionRole(
     for (const stop of stops.splice(0).reverse()) await stop();
   };
   const endpoints: Record<string, string> = {};
+  let chainId = 0n;
   try {
     const shared = deps.sharedServices ?? await startSharedServices(options, version);
     if (!deps.sharedServices) {
@@ -112,6 +118,7 @@ export async function startExecutionRole(
       txpool: options.dev ? DEV_TXPOOL_OPTIONS : undefined,
     }, { logger: log });
     stops.push(() => engine.close());
+    chainId = engine.config.chainId;
 
     const backend: EthBackend = {
       config: engine.config,
@@ -225,6 +232,7 @@ export async function startExecutionRole(
   let stopped: Promise<void> | undefined;
   return {
     endpoints,
+    chainId,
     stop() {
       stopped ??= stopAll();
       return stopped;

@@ -4,7 +4,7 @@
  * The rollup RPC and the execution client's HTTP share one listener when they are given the
  * same address and port.
  */
-import { getLogger } from "../common/mod.ts";
+import { BaseError, getLogger } from "../common/mod.ts";
 import { keelVersion, type NodeOptions } from "../config/mod.ts";
 import {
   applyForkOverrides,
@@ -74,6 +74,13 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         { listeners, sharedServices: shared },
       );
       stops.push(() => engine.stop());
+      if (engine.chainId !== rollupConfig.l2ChainId) {
+        throw new BaseError(
+          "NODE_CHAIN_MISMATCH",
+          `Cannot start the node: the embedded engine's genesis is chain ${engine.chainId}, the rollup config is chain ${rollupConfig.l2ChainId}`,
+          { meta: { engine: engine.chainId, rollup: rollupConfig.l2ChainId } },
+        );
+      }
       Object.assign(endpoints, engine.endpoints);
     }
     const registry = new MethodRegistry([rollupnodeNamespace({ version, rollupConfig })]);

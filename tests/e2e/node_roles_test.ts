@@ -162,3 +162,59 @@ Deno.test("keel node with an external engine serves rollupnode_version and rollu
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("keel node embeds the execution client; its RPC and the node's share one port", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "keel-embed-" });
+  try {
+    const { buildDevGenesis } = await import("../../lib/execution/mod.ts");
+    const { getNetworkPreset } = await import("../../networks/mod.ts");
+    await Deno.writeTextFile(
+      `${dir}/genesis.json`,
+      JSON.stringify(buildDevGenesis({ timestamp: 1_700_000_000n })),
+    );
+    const rollup = getNetworkPreset("op-sepolia").rollupConfigJson as Record<string, unknown>;
+    await Deno.writeTextFile(`${dir}/rollup.json`, JSON.stringify({ ...rollup, l2_chain_id: 901 }));
+    const port = freePort();
+    const proc = spawnKeel([
+      "node",
+      `--rollup.config=${dir}/rollup.json`,
+      `--genesis=${dir}/genesis.json`,
+      "--rpc.addr=127.0.0.1",
+      `--rpc.port=${port}`,
+      "--http",
+      `--http.port=${port}`,
+      `--authrpc.port=${freePort()}`,
+      `--datadir=${dir}/data`,
+      `--p2p.priv.path=${dir}/p2p.txt`,
+    ]);
+    const url = `http://127.0.0.1:${port}`;
+    assertMatch(await waitFor(url, "rollupnode_version", proc) as string, /^keel\//);
+    assertEquals(await waitFor(url, "eth_chainId", proc), "0x385");
+    assertEquals(await proc.stop(), 0, proc.output());
+
+    // The rollup config and the embedded engine must describe the same chain.
+    const mismatch = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-P=keel",
+        `--config=${ROOT}deno.json`,
+        `${ROOT}main.ts`,
+        "node",
+        "--network=op-sepolia",
+        `--genesis=${dir}/genesis.json`,
+        `--rpc.port=${freePort()}`,
+        `--authrpc.port=${freePort()}`,
+        `--datadir=${dir}/data2`,
+        `--p2p.priv.path=${dir}/p2p.txt`,
+      ],
+      cwd: ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(mismatch.stderr);
+    assertEquals(mismatch.code, 1, stderr);
+    assertMatch(stderr, /embedded engine's genesis is chain 901, the rollup config is chain 11155420/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
