@@ -257,12 +257,16 @@ export class CallEnv {
   readonly block: EjsBlock;
   readonly baseFee: bigint;
 
+  /** The precompile addresses as the journal keys them (hex without 0x). */
+  readonly #precompiles: string[];
+
   private constructor(header: Header, sm: OverlayState, vm: VM, block: EjsBlock) {
     this.header = header;
     this.sm = sm;
     this.vm = vm;
     this.block = block;
     this.baseFee = block.header.baseFeePerGas ?? 0n;
+    this.#precompiles = [...vm.evm.precompiles.keys()].map((a) => a.startsWith("0x") ? a.slice(2) : a);
   }
 
   static async create(
@@ -438,9 +442,12 @@ export class CallEnv {
         account.balance -= gas * price;
         await sm.putAccount(from, account);
       }
-      await evm.journal.cleanup();
-      // EIP-2929 warm set: precompiles, sender, recipient, coinbase (EIP-3651), the access list.
-      for (const [a] of evm.precompiles.entries()) evm.journal.addAlwaysWarmAddress(a);
+      // A fresh journal; the EIP-2929 warm set: precompiles, sender, recipient, coinbase
+      // (EIP-3651), the access list.
+      evm.journal.cleanJournal();
+      const warm =
+        (evm.journal as unknown as { alwaysWarmJournal: Map<string, Set<string>> }).alwaysWarmJournal;
+      for (const a of this.#precompiles) warm.set(a, new Set());
       evm.journal.addAlwaysWarmAddress(from.toString().slice(2));
       if (args.to !== undefined) evm.journal.addAlwaysWarmAddress(bytesToHex(args.to).slice(2));
       if (common.isActivatedEIP(3651)) {
@@ -477,7 +484,9 @@ export class CallEnv {
         error: exec.exceptionError?.error,
       };
     } finally {
-      await evm.journal.cleanup();
+      // The journal's EIP-161 cleanup (deleting touched empty accounts) is skipped: the
+      // overlay's writes are dropped right after.
+      evm.journal.cleanJournal();
       sm.reset();
     }
   }
@@ -523,7 +532,7 @@ const envCache = new WeakMap<MerkleStateManager, CallEnv>();
  * access is bounded by rpc.gascap.
  */
 export async function withDeadline<T>(env: CallEnv, timeoutMs: number, fn: () => Promise<T>): Promise<T> {
-  env.sm.deadline = timeoutMs > 0 ? performance.now() + timeoutMs : 0;
+  env.sm.deadline = timeoutMs > 0 ? Date.now() + timeoutMs : 0;
   try {
     return await fn();
   } catch (e) {

@@ -36,8 +36,9 @@ function clone(a: Account): Account {
 export class OverlayState implements StateManagerInterface {
   readonly base: MerkleStateManager;
   /**
-   * performance.now() after which every state read throws (rpc.evmtimeout): stops a timed-out
-   * call at its next state access instead of letting it run on in the background. 0 = none.
+   * Date.now() after which every state read throws (rpc.evmtimeout): stops a timed-out call at
+   * its next state access instead of letting it run on in the background. 0 = none. (Date.now
+   * rather than performance.now: the latter is a runtime op, 1% of a balanceOf call, measured.)
    */
   deadline = 0;
   #layers: Layer[] = [newLayer()];
@@ -76,7 +77,7 @@ export class OverlayState implements StateManagerInterface {
   }
 
   #checkDeadline(): void {
-    if (this.deadline !== 0 && performance.now() > this.deadline) {
+    if (this.deadline !== 0 && Date.now() > this.deadline) {
       throw new BaseError("EVM_TIMEOUT", "execution aborted (timeout)");
     }
   }
