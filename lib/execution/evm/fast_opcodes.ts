@@ -6,12 +6,14 @@
  * gas handlers before a handler runs), memory growth, stack checks and errors are the stock
  * ones, and tests/unit/execution/evm/fast_opcodes_test.ts compares both on a corpus.
  *
+ * KECCAK256 of inputs up to 96 bytes is memoized (see keccakMemo).
+ *
  * `installFastOpcodes` swaps the handlers in one EVM's opcode table in place (the entries the
  * interpreter's jump analysis caches are the same objects). Entries whose handler is not the
  * stock one (custom opcodes) are left alone.
  */
 import { type EVMInterface, getOpcodesForHF } from "@ethereumjs/evm";
-import { keccak256 } from "../../common/mod.ts";
+import { bytesToHex, keccak256 } from "../../common/mod.ts";
 
 interface RunState {
   stack: {
@@ -101,6 +103,15 @@ function mstore(runState: RunState): void {
   writeWord(viewOf(memory._store), pos, word);
 }
 
+/**
+ * Hashes of short inputs (mapping slots: key and slot, 64 bytes), kept across runs: keccak256
+ * is a pure function and a contract hashes the same keys again and again (a balanceOf is one
+ * hash of about 5 us in JavaScript). Bounded: dropped whole when full.
+ */
+const keccakMemo = new Map<string, bigint>();
+const KECCAK_MEMO_SIZE = 16_384;
+const KECCAK_MEMO_INPUT = 96;
+
 function keccakOp(runState: RunState, common: CommonLike): void {
   const [offset, length] = runState.stack.popN(2);
   let data: Uint8Array = scratch.subarray(0, 0);
@@ -111,7 +122,19 @@ function keccakOp(runState: RunState, common: CommonLike): void {
     memory.extend(start, size);
     data = memory._store.subarray(start, start + size);
   }
-  runState.stack.push(bytesWord((common.customCrypto.keccak256 ?? keccak256)(data), 0));
+  const custom = common.customCrypto.keccak256;
+  if (custom !== undefined || data.length > KECCAK_MEMO_INPUT) {
+    runState.stack.push(bytesWord((custom ?? keccak256)(data), 0));
+    return;
+  }
+  const key = bytesToHex(data);
+  let hash = keccakMemo.get(key);
+  if (hash === undefined) {
+    if (keccakMemo.size >= KECCAK_MEMO_SIZE) keccakMemo.clear();
+    hash = bytesWord(keccak256(data), 0);
+    keccakMemo.set(key, hash);
+  }
+  runState.stack.push(hash);
 }
 
 function calldataload(runState: RunState): void {

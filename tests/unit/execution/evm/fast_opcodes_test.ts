@@ -6,7 +6,7 @@
  */
 import { createEVM, type EVM } from "@ethereumjs/evm";
 import { Address } from "@ethereumjs/util";
-import { bytesToHex, concatBytes, hexToBytes } from "../../../../lib/common/mod.ts";
+import { bytesToHex, concatBytes, hexToBytes, keccak256 } from "../../../../lib/common/mod.ts";
 import {
   bytesWord,
   forkRules,
@@ -144,6 +144,30 @@ Deno.test("fast opcodes: KECCAK256 of empty, short and container-crossing memory
     );
     assertEquals(r.error, undefined);
   }
+  // Short inputs are memoized: equal inputs give equal words, different ones different words.
+  const slotHash = async (key: bigint) =>
+    BigInt(
+      (await same(
+        `mapping slot ${key}`,
+        prog(
+          push(key),
+          push(0n),
+          op(0x52),
+          push(1n),
+          push(32n),
+          op(0x52),
+          push(64n),
+          push(0n),
+          op(0x20),
+          push(0n),
+          op(0x52),
+        ),
+      )).returnValue.slice(0, 66),
+    );
+  const [a, b, a2] = [await slotHash(5n), await slotHash(6n), await slotHash(5n)];
+  assertEquals(a, a2);
+  assert(a !== b);
+  assertEquals(a, BigInt(bytesToHex(keccak256(concatBytes(wordBytes(5n), wordBytes(1n))))));
 });
 
 Deno.test("fast opcodes: CALLDATALOAD inside, partly past, at and beyond the call data", async () => {
