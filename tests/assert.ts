@@ -31,7 +31,9 @@ export function assertMatch(actual: string, expected: RegExp, message?: string):
 type ErrorClass = abstract new (...args: any[]) => Error;
 
 function checkError(err: unknown, ErrorClass?: ErrorClass, msgIncludes?: string): Error {
-  if (!(err instanceof Error)) throw new nodeAssert.AssertionError({ message: `Expected an Error, got ${err}` });
+  if (!(err instanceof Error)) {
+    throw new nodeAssert.AssertionError({ message: `Expected an Error, got ${err}` });
+  }
   if (ErrorClass && !(err instanceof ErrorClass)) {
     const e: Error = err;
     throw new nodeAssert.AssertionError({
@@ -40,7 +42,9 @@ function checkError(err: unknown, ErrorClass?: ErrorClass, msgIncludes?: string)
   }
   if (msgIncludes !== undefined && !err.message.includes(msgIncludes)) {
     throw new nodeAssert.AssertionError({
-      message: `Expected error message to include ${JSON.stringify(msgIncludes)}, got ${JSON.stringify(err.message)}`,
+      message: `Expected error message to include ${JSON.stringify(msgIncludes)}, got ${
+        JSON.stringify(err.message)
+      }`,
     });
   }
   return err;

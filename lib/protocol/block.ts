@@ -6,7 +6,7 @@
  * every earlier optional field is present, as geth encodes it.
  */
 import { RLP } from "@ethereumjs/rlp";
-import { bigIntToBytes } from "../common/bytes.ts";
+import { bigIntToBytes, hexToBytes } from "../common/bytes.ts";
 import { keccak256 } from "../common/hash.ts";
 
 export interface Header {
@@ -46,10 +46,9 @@ export const EMPTY_OMMERS_HASH = keccak256(RLP.encode([]));
 /** keccak256(rlp("")): root of an empty trie. */
 export const EMPTY_TRIE_ROOT = keccak256(RLP.encode(new Uint8Array()));
 /** sha256("") : EIP-7685 requests hash with no requests (Isthmus: always this). */
-export const EMPTY_REQUESTS_HASH = new Uint8Array([
-  0xe3, 0xb0, 0xc4, 0x42, 0x98, 0xfc, 0x1c, 0x14, 0x9a, 0xfb, 0xf4, 0xc8, 0x99, 0x6f, 0xb9, 0x24,
-  0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b, 0x93, 0x4c, 0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55,
-]);
+export const EMPTY_REQUESTS_HASH: Uint8Array = hexToBytes(
+  "0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+);
 
 const int = (v: bigint) => bigIntToBytes(v);
 
