@@ -140,7 +140,8 @@ export function preHeader(config: ChainConfig, parent: Header, attrs: BlockAttri
   return header;
 }
 
-function ejsBlockFor(rules: ForkRules, h: Header): EjsBlock {
+/** The @ethereumjs block the VM runs transactions in: the header fields execution reads. */
+export function ejsBlockFor(rules: ForkRules, h: Header): EjsBlock {
   return createBlock(
     {
       header: {

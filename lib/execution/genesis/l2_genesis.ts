@@ -6,7 +6,7 @@
  * - Every address 0x4200…0000–0x4200…07FF except WETH (…06) and GovernanceToken (…42) holds the
  *   `Proxy` runtime code with the EIP-1967 admin slot = the L2 ProxyAdmin (0x4200…0018).
  * - A supported predeploy's proxy also has the EIP-1967 implementation slot pointing at
- *   0xc0d3c0d3…c0d3XXXX (XXXX = the last two bytes of the predeploy address), where the
+ *   0xc0d3c0d3…c0d3nnnn (nnnn = the last two bytes of the predeploy address), where the
  *   implementation code lives (immutables filled in from the artifact's `immutableReferences`).
  * - Storage that `initialize(...)` would write is set directly, computed from each artifact's
  *   `storageLayout`, in the proxy and (where L2Genesis initializes it too) in the implementation.

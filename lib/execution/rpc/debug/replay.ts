@@ -6,7 +6,6 @@
  * sees exactly what the block saw. Calls (debug_traceCall, trace_call) run as a message on a
  * block's post-state.
  */
-import { type Block as EjsBlock, createBlock } from "@ethereumjs/block";
 import { createTxFromRLP } from "@ethereumjs/tx";
 import { Address, createAddressFromString } from "@ethereumjs/util";
 import { createVM, type VM } from "@ethereumjs/vm";
@@ -21,6 +20,7 @@ import {
 } from "../../../protocol/mod.ts";
 import {
   BlockBuilder,
+  ejsBlockFor,
   type ForkRules,
   forkRules,
   type L1FeeSource,
@@ -63,30 +63,6 @@ export interface RunOptions {
 export type Clock = () => number;
 
 const ZERO32 = new Uint8Array(32);
-
-function ejsBlock(rules: ForkRules, h: Header): EjsBlock {
-  return createBlock(
-    {
-      header: {
-        parentHash: h.parentHash,
-        coinbase: h.coinbase,
-        number: h.number,
-        gasLimit: h.gasLimit,
-        timestamp: h.timestamp,
-        extraData: h.extraData,
-        mixHash: h.mixHash,
-        difficulty: 0n,
-        baseFeePerGas: h.baseFeePerGas,
-        withdrawalsRoot: h.withdrawalsRoot,
-        blobGasUsed: h.blobGasUsed,
-        excessBlobGas: h.excessBlobGas,
-        parentBeaconBlockRoot: h.parentBeaconBlockRoot,
-        requestsHash: h.requestsHash,
-      },
-    },
-    { common: rules.common, skipConsensusFormatValidation: true },
-  );
-}
 
 /** The hash of an ancestor of `header` (BLOCKHASH), walking parent links from the store. */
 function ancestorLookup(backend: TraceBackend, header: Header): (n: bigint) => Uint8Array {
@@ -211,7 +187,7 @@ export class BlockReplay {
     const ctx: TxContext = {
       config: backend.config,
       rules,
-      block: ejsBlock(rules, header),
+      block: ejsBlockFor(rules, header),
       timestamp: header.timestamp,
       baseFee: header.baseFeePerGas ?? 0n,
       l1Fees: backend.config.op === undefined
@@ -350,7 +326,7 @@ export async function replayCall(
   const rules = forkRules(backend.config, header.timestamp);
   const recorder = new StateRecorder(sm);
   const vm = await makeVm(rules, recorder, ancestorLookup(backend, header));
-  const block = ejsBlock(rules, header);
+  const block = ejsBlockFor(rules, header);
   const from = msg.from ?? new Uint8Array(20);
   const to = msg.to ?? null;
   const data = msg.data ?? new Uint8Array();
