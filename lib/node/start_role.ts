@@ -1,10 +1,14 @@
-/** Starts the role a request names (in the node Worker, or in-process in tests). */
-import { startExecutionRole } from "./execution_role.ts";
-import { startNodeRole } from "./node_role.ts";
+/**
+ * Starts the role a request names (in the node Worker, or in-process in tests). Each role's
+ * module graph loads only when that role starts: `keel execution` never loads the rollup node.
+ */
 import type { RoleRequest, RunningRole } from "./role.ts";
 
-export function startRole(request: RoleRequest): Promise<RunningRole> {
-  return request.role === "node"
-    ? startNodeRole(request)
-    : startExecutionRole(request.options, request.sources);
+export async function startRole(request: RoleRequest): Promise<RunningRole> {
+  if (request.role === "node") {
+    const { startNodeRole } = await import("./node_role.ts");
+    return await startNodeRole(request);
+  }
+  const { startExecutionRole } = await import("./execution_role.ts");
+  return await startExecutionRole(request.options, request.sources);
 }
