@@ -6,7 +6,8 @@
  * gas handlers before a handler runs), memory growth, stack checks and errors are the stock
  * ones, and tests/unit/execution/evm/fast_opcodes_test.ts compares both on a corpus.
  *
- * KECCAK256 of inputs up to 96 bytes is memoized (see keccakMemo).
+ * KECCAK256 of inputs up to 96 bytes is memoized (see keccakMemo) unless installed with
+ * `keccakMemo: false` (block VMs: block_builder.ts).
  *
  * `installFastOpcodes` swaps the handlers in one EVM's opcode table in place (the entries the
  * interpreter's jump analysis caches are the same objects). Entries whose handler is not the
@@ -112,16 +113,25 @@ const keccakMemo = new Map<string, bigint>();
 const KECCAK_MEMO_SIZE = 16_384;
 const KECCAK_MEMO_INPUT = 96;
 
-function keccakOp(runState: RunState, common: CommonLike): void {
+/** The KECCAK256 input: `length` bytes of memory at `offset` (memory grown as the stock one). */
+function keccakInput(runState: RunState): Uint8Array {
   const [offset, length] = runState.stack.popN(2);
-  let data: Uint8Array = scratch.subarray(0, 0);
-  if (length !== 0n) {
-    const start = Number(offset);
-    const size = Number(length);
-    const memory = runState.memory;
-    memory.extend(start, size);
-    data = memory._store.subarray(start, start + size);
-  }
+  if (length === 0n) return scratch.subarray(0, 0);
+  const start = Number(offset);
+  const size = Number(length);
+  const memory = runState.memory;
+  memory.extend(start, size);
+  return memory._store.subarray(start, start + size);
+}
+
+/** KECCAK256 without the memo (block execution: mostly distinct keys, see installFastOpcodes). */
+function keccakPlainOp(runState: RunState, common: CommonLike): void {
+  const data = keccakInput(runState);
+  runState.stack.push(bytesWord((common.customCrypto.keccak256 ?? keccak256)(data), 0));
+}
+
+function keccakOp(runState: RunState, common: CommonLike): void {
+  const data = keccakInput(runState);
   const custom = common.customCrypto.keccak256;
   if (custom !== undefined || data.length > KECCAK_MEMO_INPUT) {
     runState.stack.push(bytesWord((custom ?? keccak256)(data), 0));
@@ -165,12 +175,27 @@ const FAST: ReadonlyMap<number, [string, Handler, boolean]> = new Map<number, [s
 /** The library's stock handlers (no custom opcodes). */
 let stockHandlers: Map<number, unknown> | undefined;
 
+export interface FastOpcodesOptions {
+  /**
+   * Memoize KECCAK256 of inputs up to 96 bytes (default true: eth_call repeats the same mapping
+   * keys). Block execution passes false: its keys are mostly distinct (each transfer's
+   * recipient), so the memo would only add a hex key and a map insert per hash.
+   */
+  keccakMemo: boolean;
+}
+
+export const DEFAULT_FAST_OPCODES_OPTIONS: FastOpcodesOptions = { keccakMemo: true };
+
 /**
  * Replaces the stock MSTORE, MLOAD, KECCAK256, CALLDATALOAD and SLOAD handlers in `evm`'s opcode
  * table by the faster ones; call before the EVM runs. An entry whose handler is not the stock
  * one (a custom opcode) is kept. Returns how many handlers were replaced.
  */
-export function installFastOpcodes(evm: EVMInterface): number {
+export function installFastOpcodes(
+  evm: EVMInterface,
+  options: Partial<FastOpcodesOptions> = {},
+): number {
+  const { keccakMemo: memo } = { ...DEFAULT_FAST_OPCODES_OPTIONS, ...options };
   const table = (evm as unknown as { _opcodeMap: OpcodeEntry[] })._opcodeMap;
   stockHandlers ??= getOpcodesForHF(
     (evm as unknown as { common: Parameters<typeof getOpcodesForHF>[0] }).common,
@@ -183,7 +208,7 @@ export function installFastOpcodes(evm: EVMInterface): number {
       continue;
     }
     if (entry.opHandler !== stockHandlers.get(op)) continue;
-    entry.opHandler = handler;
+    entry.opHandler = op === 0x20 && !memo ? keccakPlainOp : handler;
     replaced++;
   }
   return replaced;

@@ -10,6 +10,7 @@ import {
   L2_TO_L1_MESSAGE_PASSER_ADDRESS,
 } from "../../../../lib/protocol/predeploys.ts";
 import { encodeReceipt } from "../../../../lib/protocol/receipt.ts";
+import { keccak256 } from "../../../../lib/common/hash.ts";
 import { createBlob4844Tx } from "@ethereumjs/tx";
 import {
   BlockBuilder,
@@ -215,5 +216,39 @@ Deno.test("block builder: BLOCKHASH sees the parent hash and older hashes from g
   await b.addTransaction(transfer(config, 2n, 0n, { to: probe.bytes, value: 0n, gasLimit: 100_000n }));
   assertEquals(await sm.getStorage(probe, new Uint8Array(32)), hashHeader(parent));
   assertEquals(await sm.getStorage(probe, setLengthLeft(bigIntToBytes(1n), 32)), older);
+  await b.abort();
+});
+
+Deno.test("block builder: CALLDATALOAD, SLOAD, MSTORE, KECCAK256 and MLOAD give the stock words in a block", async () => {
+  const config = opConfig("isthmus");
+  const sm = newState();
+  await setL1Block(sm, FEES);
+  await fund(sm, SENDER, ETHER);
+  const probe = new Address(new Uint8Array(20).fill(0x45));
+  const slot5 = (0xdeadbeefn << 200n) | 0x1234n;
+  await setStorage(sm, probe.bytes, 5n, slot5);
+  // MSTORE(0, CALLDATALOAD(0)); MSTORE(32, SLOAD(5)); SSTORE(0, KECCAK256(0, 64));
+  // SSTORE(1, MLOAD(32)); STOP
+  await sm.putCode(
+    probe,
+    new Uint8Array([
+      ...[0x60, 0, 0x35, 0x60, 0, 0x52],
+      ...[0x60, 5, 0x54, 0x60, 32, 0x52],
+      ...[0x60, 64, 0x60, 0, 0x20, 0x60, 0, 0x55],
+      ...[0x60, 32, 0x51, 0x60, 1, 0x55, 0x00],
+    ]),
+  );
+  const b = await BlockBuilder.open(config, genesisHeader(config, "isthmus"), attributes("isthmus"), {
+    stateManager: sm,
+  });
+  // 20 bytes of call data: CALLDATALOAD(0) pads them on the right.
+  const data = new Uint8Array(20).fill(0xab);
+  await b.addTransaction(transfer(config, 2n, 0n, { to: probe.bytes, value: 0n, gasLimit: 200_000n, data }));
+  const word0 = new Uint8Array(32);
+  word0.set(data);
+  const word5 = setLengthLeft(bigIntToBytes(slot5), 32);
+  const key = (k: bigint) => setLengthLeft(bigIntToBytes(k), 32);
+  assertEquals(await sm.getStorage(probe, key(0n)), keccak256(new Uint8Array([...word0, ...word5])));
+  assertEquals(await sm.getStorage(probe, key(1n)), bigIntToBytes(slot5));
   await b.abort();
 });

@@ -1,7 +1,7 @@
 /**
  * The fast MSTORE, MLOAD, KECCAK256, CALLDATALOAD and SLOAD handlers against the stock ones: each
- * program of the corpus runs on a stock EVM and on one with installFastOpcodes, on equal fresh
- * states; every step (stack, memory, gas left), the result, the gas used, the error and the
+ * program of the corpus runs on a stock EVM and on ones with installFastOpcodes (with and without
+ * the KECCAK256 memo), on equal fresh states; every step (stack, memory, gas left), the result, the gas used, the error and the
  * storage written must be the same.
  */
 import { createEVM, type EVM } from "@ethereumjs/evm";
@@ -50,8 +50,11 @@ interface Trace {
   slots: string[];
 }
 
+/** Which handlers: stock, fast with the KECCAK256 memo (eth_call), fast without it (blocks). */
+type Mode = "stock" | "fast" | "fast-no-memo";
+
 async function run(
-  fast: boolean,
+  mode: Mode,
   code: Uint8Array | undefined,
   data: Uint8Array,
   gasLimit = 1_000_000n,
@@ -62,7 +65,7 @@ async function run(
   await setStorage(sm, CONTRACT.bytes, 2n, 1n);
   await setStorage(sm, CONTRACT.bytes, MAX, MAX);
   const evm: EVM = await createEVM({ common, stateManager: sm });
-  if (fast) assertEquals(installFastOpcodes(evm), 5);
+  if (mode !== "stock") assertEquals(installFastOpcodes(evm, { keccakMemo: mode === "fast" }), 5);
   const steps: string[] = [];
   evm.events.on("step", (s, resolve) => {
     steps.push(
@@ -98,10 +101,12 @@ async function same(
   data: Uint8Array = new Uint8Array(),
   gasLimit?: bigint,
 ) {
-  const stock = await run(false, code, data, gasLimit);
-  const fast = await run(true, code, data, gasLimit);
+  const stock = await run("stock", code, data, gasLimit);
+  const fast = await run("fast", code, data, gasLimit);
+  const plain = await run("fast-no-memo", code, data, gasLimit);
   assert(stock.steps.length > 0, `${name}: no steps`);
   assertEquals(fast, stock, name);
+  assertEquals(plain, stock, `${name} (no memo)`);
   return stock;
 }
 
@@ -246,4 +251,11 @@ Deno.test("fast opcodes: word helpers round-trip; bytesWord pads left and right"
   }
   assertEquals(bytesWord(new Uint8Array([1, 2]), -30), 0x0102n);
   assertEquals(bytesWord(new Uint8Array([1, 2]), 0), 0x0102n << 240n);
+});
+
+Deno.test("fast opcodes: installed once per EVM; a second install finds no stock handler left", async () => {
+  const common = forkRules(opConfig("isthmus"), 0n).common;
+  const evm = await createEVM({ common, stateManager: newState() });
+  assertEquals(installFastOpcodes(evm, { keccakMemo: false }), 5);
+  assertEquals(installFastOpcodes(evm), 0);
 });
