@@ -9,20 +9,12 @@ import { MethodRegistry } from "./registry.ts";
 import { createRpcApp, type ListenerConfig, type RpcApp, type RpcLimits } from "./http_app.ts";
 import { NOOP_LOGGER, type RpcLogger } from "./types.ts";
 
-/** What one role serves on one address and port. */
-export interface ListenerMount {
+/** What one role serves on one address and port: a listener's config plus where and for whom. */
+export interface ListenerMount extends ListenerConfig {
   /** Who attached it, for messages ("execution http", "rollup rpc"). */
   readonly owner: string;
   readonly addr: string;
   readonly port: number;
-  readonly httpRegistry?: MethodRegistry;
-  readonly wsRegistry?: MethodRegistry;
-  readonly jwtSecret?: Uint8Array;
-  readonly corsDomains: readonly string[];
-  readonly vhosts: readonly string[];
-  readonly wsOrigins?: readonly string[];
-  readonly limits: RpcLimits;
-  readonly version: string;
 }
 
 /** The address a listener is bound to. */

@@ -15,8 +15,8 @@ import { stateOverrideSchema } from "./call_object.ts";
 
 const optBool = () => s.optional(s.bool());
 
-/** The trace config object; unknown fields are ignored as geth does. */
-export const traceConfigSchema = s.object({
+/** geth TraceConfig fields. */
+const traceConfigFields = {
   tracer: s.optional(s.string()),
   tracerConfig: s.optional(s.unknown()),
   timeout: s.optional(s.string()),
@@ -26,21 +26,16 @@ export const traceConfigSchema = s.object({
   enableReturnData: optBool(),
   limit: s.optional(s.hexOrDecimal()),
   reexec: s.optional(s.hexOrDecimal()),
-});
+};
+
+/** The trace config object; unknown fields are ignored as geth does. */
+export const traceConfigSchema = s.object(traceConfigFields);
 
 export type TraceConfig = NonNullable<ReturnType<typeof traceConfigSchema.parse>>;
 
 /** geth TraceCallConfig: a TraceConfig plus state overrides. */
 export const traceCallConfigSchema = s.object({
-  tracer: s.optional(s.string()),
-  tracerConfig: s.optional(s.unknown()),
-  timeout: s.optional(s.string()),
-  disableStorage: optBool(),
-  disableStack: optBool(),
-  enableMemory: optBool(),
-  enableReturnData: optBool(),
-  limit: s.optional(s.hexOrDecimal()),
-  reexec: s.optional(s.hexOrDecimal()),
+  ...traceConfigFields,
   stateOverrides: s.optional(stateOverrideSchema),
 });
 
