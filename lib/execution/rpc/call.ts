@@ -1,190 +1,33 @@
 /**
- * Message calls for eth_call and eth_estimateGas (geth internal/ethapi DoCall, eth/gasestimator):
- * the call runs as the `from` account with geth's intrinsic gas, EIP-2929 warm set, refund cap
- * and EIP-7623 floor (no nonce check, no signature), in a state checkpoint that is always reverted. With
- * no fee fields the base fee reads as 0 (geth NoBaseFee). State overrides (balance, nonce,
- * code, state, stateDiff) and block overrides apply for the call only. Only L2 execution gas is
- * counted: the L1 data fee is not part of the estimate (specs: eth_estimateGas is L2 gas only).
+ * The execution side of message calls for eth_call, eth_estimateGas and eth_createAccessList (geth
+ * internal/ethapi DoCall, eth/gasestimator): the call runs as the `from` account with geth's
+ * intrinsic gas, EIP-2929 warm set, refund cap and EIP-7623 floor (no nonce check, no signature),
+ * in a state checkpoint that is always reverted. With no fee fields the base fee reads as 0 (geth
+ * NoBaseFee). State overrides and block overrides (./call_args.ts) apply for the call only. Only
+ * L2 execution gas is counted: the L1 data fee is not part of the estimate (specs: eth_estimateGas
+ * is L2 gas only).
  */
 import { type Block as EjsBlock, createBlock } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { Account, Address } from "@ethereumjs/util";
 import { createVM, type VM } from "@ethereumjs/vm";
-import { BaseError, bytesToHex, type Hex } from "../../common/mod.ts";
+import { BaseError, bytesToHex } from "../../common/mod.ts";
 import type { Header } from "../../protocol/mod.ts";
-import { type Infer, RpcError, s, SchemaError } from "../../rpc/mod.ts";
+import { RpcError } from "../../rpc/mod.ts";
 import { forkRules, installFastOpcodes, opPrecompiles } from "../evm/mod.ts";
 import type { EthContext } from "./backend.ts";
+import {
+  type AccountOverride,
+  applyOverrides,
+  type BlockOverrides,
+  type CallArgs,
+  callError,
+  type CallResult,
+} from "./call_args.ts";
 import { OverlayState } from "./overlay_state.ts";
-
-/** The call object (geth TransactionArgs). */
-export const callArgsSchema = s.object({
-  from: s.optional(s.address()),
-  to: s.optional(s.address()),
-  gas: s.optional(s.uint64()),
-  gasPrice: s.optional(s.quantity()),
-  maxFeePerGas: s.optional(s.quantity()),
-  maxPriorityFeePerGas: s.optional(s.quantity()),
-  value: s.optional(s.quantity()),
-  nonce: s.optional(s.uint64()),
-  data: s.optional(s.hex()),
-  input: s.optional(s.hex()),
-  accessList: s.optional(s.array(s.object({ address: s.address(), storageKeys: s.array(s.hash()) }))),
-  chainId: s.optional(s.quantity()),
-});
-export type CallArgs = Infer<typeof callArgsSchema>;
-
-/** One account's override (geth override.OverrideAccount). */
-export interface AccountOverride {
-  address: Uint8Array;
-  balance?: bigint;
-  nonce?: bigint;
-  code?: Uint8Array;
-  state?: [Uint8Array, Uint8Array][];
-  stateDiff?: [Uint8Array, Uint8Array][];
-}
-
-const overrideFields = s.object({
-  balance: s.optional(s.quantity()),
-  nonce: s.optional(s.uint64()),
-  code: s.optional(s.hex()),
-  state: s.optional(s.unknown()),
-  stateDiff: s.optional(s.unknown()),
-});
-const addressSchema = s.address();
-const hashSchema = s.hash();
-
-function parseSlots(v: unknown, field: string): [Uint8Array, Uint8Array][] {
-  if (v === null || typeof v !== "object" || Array.isArray(v)) {
-    throw new SchemaError(`${field}: want an object of slot -> value`);
-  }
-  return Object.entries(v as Record<string, unknown>).map((
-    [k, val],
-  ) => [hashSchema.parse(k), hashSchema.parse(val)]);
-}
-
-/** The state override set: address -> {balance, nonce, code, state | stateDiff}. */
-export const stateOverrideSchema = s.custom<AccountOverride[]>("stateOverride", (v) => {
-  if (v === null || typeof v !== "object" || Array.isArray(v)) {
-    throw new SchemaError("json: cannot unmarshal non-object into Go value of type override.StateOverride");
-  }
-  return Object.entries(v as Record<string, unknown>).map(([addr, raw]) => {
-    const f = overrideFields.parse(raw);
-    if (f.state !== undefined && f.stateDiff !== undefined) {
-      throw new SchemaError(`account ${addr} has both 'state' and 'stateDiff'`);
-    }
-    const o: AccountOverride = { address: addressSchema.parse(addr) };
-    if (f.balance !== undefined) o.balance = f.balance;
-    if (f.nonce !== undefined) o.nonce = f.nonce;
-    if (f.code !== undefined) o.code = f.code;
-    if (f.state !== undefined) o.state = parseSlots(f.state, "state");
-    if (f.stateDiff !== undefined) o.stateDiff = parseSlots(f.stateDiff, "stateDiff");
-    return o;
-  });
-});
-
-/** Block overrides (geth override.BlockOverrides). */
-export const blockOverridesSchema = s.object({
-  number: s.optional(s.quantity()),
-  time: s.optional(s.uint64()),
-  gasLimit: s.optional(s.uint64()),
-  feeRecipient: s.optional(s.address()),
-  coinbase: s.optional(s.address()),
-  prevRandao: s.optional(s.hash()),
-  random: s.optional(s.hash()),
-  baseFeePerGas: s.optional(s.quantity()),
-  baseFee: s.optional(s.quantity()),
-});
-export type BlockOverrides = Infer<typeof blockOverridesSchema>;
-
-/** The outcome of one execution. */
-export interface CallResult {
-  returnValue: Uint8Array;
-  gasUsed: bigint;
-  /** Gas refunded at the end (for the estimator's optimistic first guess). */
-  refund: bigint;
-  /** The EVM error of a failed execution ("revert", "out of gas", ...). */
-  error?: string;
-}
 
 const ZERO_ADDRESS = new Address(new Uint8Array(20));
 const EMPTY = new Uint8Array();
-
-const PANIC_REASONS: Record<number, string> = {
-  0x00: "generic panic",
-  0x01: "assert(false)",
-  0x11: "arithmetic underflow or overflow",
-  0x12: "division or modulo by zero",
-  0x21: "enum overflow",
-  0x22: "invalid encoded storage byte array accessed",
-  0x31: "out-of-bounds array access; popping on an empty array",
-  0x32: "out-of-bounds access of an array or bytesN",
-  0x41: "out of memory",
-  0x51: "uninitialized function",
-};
-
-/**
- * The reason of revert data, as geth's abi.UnpackRevert: Error(string) gives the string,
- * Panic(uint256) the panic's description; anything else undefined.
- */
-export function revertReason(data: Uint8Array): string | undefined {
-  if (data.length < 4) return undefined;
-  const sel = (data[0] << 24 | data[1] << 16 | data[2] << 8 | data[3]) >>> 0;
-  const word = (i: number) =>
-    data.length >= 4 + 32 * (i + 1) ? BigInt(bytesToHex(data.subarray(4 + 32 * i, 36 + 32 * i))) : undefined;
-  if (sel === 0x08c379a0) {
-    const offset = word(0);
-    if (offset === undefined || offset > BigInt(data.length)) return undefined;
-    const start = 4 + Number(offset);
-    if (data.length < start + 32) return undefined;
-    const len = Number(BigInt(bytesToHex(data.subarray(start, start + 32))));
-    if (data.length < start + 32 + len) return undefined;
-    return new TextDecoder().decode(data.subarray(start + 32, start + 32 + len));
-  }
-  if (sel === 0x4e487b71) {
-    const code = word(0);
-    if (code === undefined || code >= 1n << 64n) return undefined;
-    return PANIC_REASONS[Number(code)] ?? `unknown panic code: 0x${code.toString(16)}`;
-  }
-  return undefined;
-}
-
-/** A failed call as geth reports it: a revert is code 3 with data; other errors -32000. */
-export function callError(result: CallResult): RpcError {
-  if (result.error === "revert") {
-    return RpcError.reverted(bytesToHex(result.returnValue), revertReason(result.returnValue));
-  }
-  return RpcError.server(result.error ?? "execution failed");
-}
-
-/** Applies state overrides to `sm` (inside the caller's checkpoint). */
-async function applyOverrides(sm: OverlayState, overrides: AccountOverride[]): Promise<void> {
-  for (const o of overrides) {
-    const address = new Address(o.address);
-    if (o.balance !== undefined || o.nonce !== undefined) {
-      const account = (await sm.getAccount(address)) ?? new Account();
-      if (o.balance !== undefined) account.balance = o.balance;
-      if (o.nonce !== undefined) account.nonce = o.nonce;
-      await sm.putAccount(address, account);
-    }
-    if (o.code !== undefined) await sm.putCode(address, o.code);
-    if (o.state !== undefined) {
-      if ((await sm.getAccount(address)) === undefined) await sm.putAccount(address, new Account());
-      await sm.clearStorage(address);
-      for (const [k, v] of o.state) await sm.putStorage(address, k, stripZeros(v));
-    }
-    if (o.stateDiff !== undefined) {
-      if ((await sm.getAccount(address)) === undefined) await sm.putAccount(address, new Account());
-      for (const [k, v] of o.stateDiff) await sm.putStorage(address, k, stripZeros(v));
-    }
-  }
-}
-
-function stripZeros(v: Uint8Array): Uint8Array {
-  let i = 0;
-  while (i < v.length && v[i] === 0) i++;
-  return v.subarray(i);
-}
 
 /** EVMs of call environments: their jump-destination analyses are cached (see patchJumpAnalysis). */
 const CALL_EVMS = new WeakSet<object>();
@@ -248,6 +91,39 @@ function callCommon(common: Common): Common {
   return copy;
 }
 
+/**
+ * The block a call runs in: `header` with geth's block overrides (number, time, gasLimit,
+ * feeRecipient/coinbase, prevRandao/random, baseFee, blobBaseFee) applied. A blob base fee
+ * override replaces the header's BLOBBASEFEE answer (geth BlockOverrides.BlobBaseFee sets the
+ * block context's BlobBaseFee).
+ */
+export function callBlock(header: Header, common: Common, overrides?: BlockOverrides): EjsBlock {
+  const block = createBlock(
+    {
+      header: {
+        parentHash: header.parentHash,
+        coinbase: overrides?.feeRecipient ?? overrides?.coinbase ?? header.coinbase,
+        number: overrides?.number ?? header.number,
+        gasLimit: overrides?.gasLimit ?? header.gasLimit,
+        timestamp: overrides?.time ?? header.timestamp,
+        extraData: header.extraData,
+        mixHash: overrides?.prevRandao ?? overrides?.random ?? header.mixHash,
+        difficulty: 0n,
+        baseFeePerGas: overrides?.baseFeePerGas ?? overrides?.baseFee ?? header.baseFeePerGas,
+        withdrawalsRoot: header.withdrawalsRoot,
+        blobGasUsed: header.blobGasUsed,
+        excessBlobGas: header.excessBlobGas,
+        parentBeaconBlockRoot: header.parentBeaconBlockRoot,
+        requestsHash: header.requestsHash,
+      },
+    },
+    { common, skipConsensusFormatValidation: true, freeze: overrides?.blobBaseFee === undefined },
+  );
+  const blobBaseFee = overrides?.blobBaseFee;
+  if (blobBaseFee !== undefined) block.header.getBlobGasPrice = () => blobBaseFee;
+  return block;
+}
+
 /** One prepared execution environment: a VM on a state manager at a block. */
 export class CallEnv {
   readonly header: Header;
@@ -301,27 +177,7 @@ export class CallEnv {
     });
     CALL_EVMS.add(vm.evm);
     installFastOpcodes(vm.evm);
-    const block = createBlock(
-      {
-        header: {
-          parentHash: header.parentHash,
-          coinbase: overrides?.feeRecipient ?? overrides?.coinbase ?? header.coinbase,
-          number: overrides?.number ?? header.number,
-          gasLimit: overrides?.gasLimit ?? header.gasLimit,
-          timestamp,
-          extraData: header.extraData,
-          mixHash: overrides?.prevRandao ?? overrides?.random ?? header.mixHash,
-          difficulty: 0n,
-          baseFeePerGas: overrides?.baseFeePerGas ?? overrides?.baseFee ?? header.baseFeePerGas,
-          withdrawalsRoot: header.withdrawalsRoot,
-          blobGasUsed: header.blobGasUsed,
-          excessBlobGas: header.excessBlobGas,
-          parentBeaconBlockRoot: header.parentBeaconBlockRoot,
-          requestsHash: header.requestsHash,
-        },
-      },
-      { common, skipConsensusFormatValidation: true },
-    );
+    const block = callBlock(header, common, overrides);
     sm.reset();
     return new CallEnv(header, sm, vm, block);
   }
@@ -350,8 +206,12 @@ export class CallEnv {
             requestsHash: hd.requestsHash,
           },
         },
-        { common: this.block.common, skipConsensusFormatValidation: true },
+        { common: this.block.common, skipConsensusFormatValidation: true, freeze: false },
       );
+      const fee = this.block.header.getBlobGasPrice;
+      if (Object.hasOwn(this.block.header, "getBlobGasPrice")) {
+        this.#noBaseFeeBlock.header.getBlobGasPrice = fee;
+      }
     }
     return this.#noBaseFeeBlock;
   }
@@ -490,18 +350,6 @@ export class CallEnv {
       sm.reset();
     }
   }
-}
-
-/** Hex of a call's return data. */
-export function returnHex(r: CallResult): Hex {
-  return bytesToHex(r.returnValue);
-}
-
-/** The gas a call gets: the given gas (or the cap), bounded by rpc.gascap (geth CallDefaults). */
-export function callGas(args: CallArgs, gasCap: bigint): bigint {
-  let gas = args.gas ?? (gasCap === 0n ? (1n << 63n) - 1n : gasCap);
-  if (gasCap !== 0n && gas > gasCap) gas = gasCap;
-  return gas;
 }
 
 /** Runs `fn` with an environment at `header`: the shared one, or a fresh one with overrides. */

@@ -54,5 +54,5 @@ export {
   type TxPlacement,
 } from "./format.ts";
 export { LIMIT_EXCEEDED, logFilterSchema, queryLogs, toCriteria } from "./logs.ts";
-export { callArgsSchema, revertReason } from "./call.ts";
+export { callArgsSchema, revertReason } from "./call_args.ts";
 export { feeHistory, gasPrice, suggestTip } from "./gas_price.ts";

@@ -1,6 +1,6 @@
 /**
  * The call object and state overrides of debug_traceCall and trace_call: the eth namespace's
- * schemas (../call.ts, geth TransactionArgs and override.StateOverride), turned into a message.
+ * schemas (../call_args.ts, geth TransactionArgs and override.StateOverride), turned into a message.
  * Fee fields are accepted and ignored: a traced call buys no gas, as geth's traceCall with no gas
  * price.
  */
@@ -8,7 +8,7 @@ import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { Account, Address } from "@ethereumjs/util";
 import { equalBytes } from "../../../common/mod.ts";
 import { RpcError } from "../../../rpc/mod.ts";
-import { type AccountOverride, type CallArgs, callArgsSchema, stateOverrideSchema } from "../call.ts";
+import { type AccountOverride, type CallArgs, callArgsSchema, stateOverrideSchema } from "../call_args.ts";
 import type { CallMessage } from "./replay.ts";
 
 export { callArgsSchema, stateOverrideSchema };

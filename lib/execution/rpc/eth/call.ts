@@ -8,9 +8,8 @@ import {
   callGas,
   returnHex,
   stateOverrideSchema,
-  withCallEnv,
-  withDeadline,
-} from "../call.ts";
+} from "../call_args.ts";
+import { withCallEnv, withDeadline } from "../call.ts";
 
 export function ethCall(ctx: EthContext) {
   return defineMethod({

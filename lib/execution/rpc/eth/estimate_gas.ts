@@ -1,14 +1,8 @@
 /** eth_estimateGas: the smallest gas limit that succeeds (L2 execution gas only). */
 import { defineMethod, s } from "../../../rpc/mod.ts";
 import { type EthContext, requireHeader } from "../backend.ts";
-import {
-  blockOverridesSchema,
-  callArgsSchema,
-  estimateGas,
-  stateOverrideSchema,
-  withCallEnv,
-  withDeadline,
-} from "../call.ts";
+import { blockOverridesSchema, callArgsSchema, stateOverrideSchema } from "../call_args.ts";
+import { estimateGas, withCallEnv, withDeadline } from "../call.ts";
 import { q } from "../format.ts";
 
 export function ethEstimateGas(ctx: EthContext) {

@@ -173,3 +173,22 @@ Deno.test("eth_call: jump tables are per code: two contracts in one call, each c
     );
   }
 });
+
+Deno.test("eth_call: the blobBaseFee block override is what BLOBBASEFEE reads (1 on an OP chain without it)", async () => {
+  const target = "0x00000000000000000000000000000000000000ee";
+  // BLOBBASEFEE PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
+  const overrides = { [target]: { code: "0x4a6000526020" + "6000f3" } };
+  assertEquals(BigInt(await f.call<string>("eth_call", [{ to: target }, "latest", overrides])), 1n);
+  const fee = await f.call<string>("eth_call", [{ to: target }, "latest", overrides, {
+    blobBaseFee: "0x1234",
+  }]);
+  assertEquals(BigInt(fee), 0x1234n);
+  // With a fee set (the block keeps its base fee) the override holds too.
+  const priced = await f.call<string>("eth_call", [
+    { from: hex(A.address), to: target, maxFeePerGas: "0x3b9aca00" },
+    "latest",
+    overrides,
+    { blobBaseFee: "0x99" },
+  ]);
+  assertEquals(BigInt(priced), 0x99n);
+});

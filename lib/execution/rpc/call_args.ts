@@ -1,0 +1,189 @@
+/**
+ * The wire side of a message call (eth_call, eth_estimateGas, eth_createAccessList, and the call
+ * objects of debug_traceCall and trace_call): geth's TransactionArgs, override.StateOverride and
+ * override.BlockOverrides schemas, applying a state override to a call overlay, the gas a call
+ * gets under rpc.gascap, and a failed call as geth reports it (revert reason, code 3).
+ */
+import { Account, Address } from "@ethereumjs/util";
+import { bytesToHex, type Hex } from "../../common/mod.ts";
+import { type Infer, RpcError, s, SchemaError } from "../../rpc/mod.ts";
+import type { OverlayState } from "./overlay_state.ts";
+
+/** The call object (geth TransactionArgs). */
+export const callArgsSchema = s.object({
+  from: s.optional(s.address()),
+  to: s.optional(s.address()),
+  gas: s.optional(s.uint64()),
+  gasPrice: s.optional(s.quantity()),
+  maxFeePerGas: s.optional(s.quantity()),
+  maxPriorityFeePerGas: s.optional(s.quantity()),
+  value: s.optional(s.quantity()),
+  nonce: s.optional(s.uint64()),
+  data: s.optional(s.hex()),
+  input: s.optional(s.hex()),
+  accessList: s.optional(s.array(s.object({ address: s.address(), storageKeys: s.array(s.hash()) }))),
+  chainId: s.optional(s.quantity()),
+});
+export type CallArgs = Infer<typeof callArgsSchema>;
+
+/** One account's override (geth override.OverrideAccount). */
+export interface AccountOverride {
+  address: Uint8Array;
+  balance?: bigint;
+  nonce?: bigint;
+  code?: Uint8Array;
+  state?: [Uint8Array, Uint8Array][];
+  stateDiff?: [Uint8Array, Uint8Array][];
+}
+
+const overrideFields = s.object({
+  balance: s.optional(s.quantity()),
+  nonce: s.optional(s.uint64()),
+  code: s.optional(s.hex()),
+  state: s.optional(s.unknown()),
+  stateDiff: s.optional(s.unknown()),
+});
+const addressSchema = s.address();
+const hashSchema = s.hash();
+
+function parseSlots(v: unknown, field: string): [Uint8Array, Uint8Array][] {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) {
+    throw new SchemaError(`${field}: want an object of slot -> value`);
+  }
+  return Object.entries(v as Record<string, unknown>).map((
+    [k, val],
+  ) => [hashSchema.parse(k), hashSchema.parse(val)]);
+}
+
+/** The state override set: address -> {balance, nonce, code, state | stateDiff}. */
+export const stateOverrideSchema = s.custom<AccountOverride[]>("stateOverride", (v) => {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) {
+    throw new SchemaError("json: cannot unmarshal non-object into Go value of type override.StateOverride");
+  }
+  return Object.entries(v as Record<string, unknown>).map(([addr, raw]) => {
+    const f = overrideFields.parse(raw);
+    if (f.state !== undefined && f.stateDiff !== undefined) {
+      throw new SchemaError(`account ${addr} has both 'state' and 'stateDiff'`);
+    }
+    const o: AccountOverride = { address: addressSchema.parse(addr) };
+    if (f.balance !== undefined) o.balance = f.balance;
+    if (f.nonce !== undefined) o.nonce = f.nonce;
+    if (f.code !== undefined) o.code = f.code;
+    if (f.state !== undefined) o.state = parseSlots(f.state, "state");
+    if (f.stateDiff !== undefined) o.stateDiff = parseSlots(f.stateDiff, "stateDiff");
+    return o;
+  });
+});
+
+/** Block overrides (geth override.BlockOverrides). */
+export const blockOverridesSchema = s.object({
+  number: s.optional(s.quantity()),
+  time: s.optional(s.uint64()),
+  gasLimit: s.optional(s.uint64()),
+  feeRecipient: s.optional(s.address()),
+  coinbase: s.optional(s.address()),
+  prevRandao: s.optional(s.hash()),
+  random: s.optional(s.hash()),
+  baseFeePerGas: s.optional(s.quantity()),
+  baseFee: s.optional(s.quantity()),
+  blobBaseFee: s.optional(s.quantity()),
+});
+export type BlockOverrides = Infer<typeof blockOverridesSchema>;
+
+/** The outcome of one execution. */
+export interface CallResult {
+  returnValue: Uint8Array;
+  gasUsed: bigint;
+  /** Gas refunded at the end (for the estimator's optimistic first guess). */
+  refund: bigint;
+  /** The EVM error of a failed execution ("revert", "out of gas", ...). */
+  error?: string;
+}
+
+const PANIC_REASONS: Record<number, string> = {
+  0x00: "generic panic",
+  0x01: "assert(false)",
+  0x11: "arithmetic underflow or overflow",
+  0x12: "division or modulo by zero",
+  0x21: "enum overflow",
+  0x22: "invalid encoded storage byte array accessed",
+  0x31: "out-of-bounds array access; popping on an empty array",
+  0x32: "out-of-bounds access of an array or bytesN",
+  0x41: "out of memory",
+  0x51: "uninitialized function",
+};
+
+/**
+ * The reason of revert data, as geth's abi.UnpackRevert: Error(string) gives the string,
+ * Panic(uint256) the panic's description; anything else undefined.
+ */
+export function revertReason(data: Uint8Array): string | undefined {
+  if (data.length < 4) return undefined;
+  const sel = (data[0] << 24 | data[1] << 16 | data[2] << 8 | data[3]) >>> 0;
+  const word = (i: number) =>
+    data.length >= 4 + 32 * (i + 1) ? BigInt(bytesToHex(data.subarray(4 + 32 * i, 36 + 32 * i))) : undefined;
+  if (sel === 0x08c379a0) {
+    const offset = word(0);
+    if (offset === undefined || offset > BigInt(data.length)) return undefined;
+    const start = 4 + Number(offset);
+    if (data.length < start + 32) return undefined;
+    const len = Number(BigInt(bytesToHex(data.subarray(start, start + 32))));
+    if (data.length < start + 32 + len) return undefined;
+    return new TextDecoder().decode(data.subarray(start + 32, start + 32 + len));
+  }
+  if (sel === 0x4e487b71) {
+    const code = word(0);
+    if (code === undefined || code >= 1n << 64n) return undefined;
+    return PANIC_REASONS[Number(code)] ?? `unknown panic code: 0x${code.toString(16)}`;
+  }
+  return undefined;
+}
+
+/** A failed call as geth reports it: a revert is code 3 with data; other errors -32000. */
+export function callError(result: CallResult): RpcError {
+  if (result.error === "revert") {
+    return RpcError.reverted(bytesToHex(result.returnValue), revertReason(result.returnValue));
+  }
+  return RpcError.server(result.error ?? "execution failed");
+}
+
+/** Applies state overrides to `sm` (inside the caller's checkpoint). */
+export async function applyOverrides(sm: OverlayState, overrides: AccountOverride[]): Promise<void> {
+  for (const o of overrides) {
+    const address = new Address(o.address);
+    if (o.balance !== undefined || o.nonce !== undefined) {
+      const account = (await sm.getAccount(address)) ?? new Account();
+      if (o.balance !== undefined) account.balance = o.balance;
+      if (o.nonce !== undefined) account.nonce = o.nonce;
+      await sm.putAccount(address, account);
+    }
+    if (o.code !== undefined) await sm.putCode(address, o.code);
+    if (o.state !== undefined) {
+      if ((await sm.getAccount(address)) === undefined) await sm.putAccount(address, new Account());
+      await sm.clearStorage(address);
+      for (const [k, v] of o.state) await sm.putStorage(address, k, stripZeros(v));
+    }
+    if (o.stateDiff !== undefined) {
+      if ((await sm.getAccount(address)) === undefined) await sm.putAccount(address, new Account());
+      for (const [k, v] of o.stateDiff) await sm.putStorage(address, k, stripZeros(v));
+    }
+  }
+}
+
+function stripZeros(v: Uint8Array): Uint8Array {
+  let i = 0;
+  while (i < v.length && v[i] === 0) i++;
+  return v.subarray(i);
+}
+
+/** Hex of a call's return data. */
+export function returnHex(r: CallResult): Hex {
+  return bytesToHex(r.returnValue);
+}
+
+/** The gas a call gets: the given gas (or the cap), bounded by rpc.gascap (geth CallDefaults). */
+export function callGas(args: CallArgs, gasCap: bigint): bigint {
+  let gas = args.gas ?? (gasCap === 0n ? (1n << 63n) - 1n : gasCap);
+  if (gasCap !== 0n && gas > gasCap) gas = gasCap;
+  return gas;
+}
