@@ -1,5 +1,5 @@
 /**
- * Compiles keel's own predeploy contracts (lib/execution/genesis/contracts/*.sol: the Isthmus-level
+ * Compiles keel's own predeploy contracts (lib/execution/genesis/contracts/*.sol: the Jovian-level
  * L1Block and GasPriceOracle) with npm `solc` and writes what the genesis builder embeds into
  * lib/execution/genesis/keel_predeploys.json: per contract the ABI, creation and runtime bytecode,
  * immutable references and storage layout (the subset of a forge artifact that genesis/artifacts.ts

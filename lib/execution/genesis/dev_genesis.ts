@@ -1,8 +1,8 @@
 /**
  * The `keel execution --dev` genesis (issue 3 part 8): an op-geth-style genesis JSON with every OP
  * fork up to `upTo` active at 0, the test mnemonic's accounts funded, and the L2 predeploys from
- * `buildL2Alloc` (keel's Isthmus-level L1Block and GasPriceOracle) with L1Block preset to plausible L1
- * values and the GasPriceOracle flags set for every active fork (Ecotone, Fjord, Isthmus).
+ * `buildL2Alloc` (keel's Jovian-level L1Block and GasPriceOracle) with L1Block preset to plausible L1
+ * values and the GasPriceOracle flags set for every active fork (Ecotone, Fjord, Isthmus, Jovian).
  * The devnet builds its L2 genesis through the same `buildL2Alloc` with its real L1 addresses.
  */
 import { HDKey, privateKeyToAddress } from "viem/accounts";
@@ -253,7 +253,7 @@ export function buildDevGenesis(options: DevGenesisOptions = {}): GenesisJson {
       }
       : undefined,
     implementationCode: options.implementationCode,
-    gasPriceOracle: { ecotone, fjord, isthmus },
+    gasPriceOracle: { ecotone, fjord, isthmus, jovian: has(upTo, "jovian") },
     preinstalls: true,
     historyStorage: has(upTo, "isthmus"),
     precompileBalances: true,

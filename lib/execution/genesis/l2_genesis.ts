@@ -10,10 +10,12 @@
  *   implementation code lives (immutables filled in from the artifact's `immutableReferences`).
  * - Storage that `initialize(...)` would write is set directly, computed from each artifact's
  *   `storageLayout`, in the proxy and (where L2Genesis initializes it too) in the implementation.
- * - L1Block and GasPriceOracle are keel's own Isthmus-level contracts (artifacts.ts `KEEL_PREDEPLOYS`:
- *   operator fee values, `setL1BlockValuesIsthmus`, `getOperatorFee`, `isIsthmus`), with the storage
- *   layout of the 0.17.3 ones extended; the OperatorFeeVault (isthmus/predeploys.md, predeploys.md) is
- *   the FeeVault code of BaseFeeVault with its own immutables.
+ * - L1Block and GasPriceOracle are keel's own Jovian-level contracts (artifacts.ts `KEEL_PREDEPLOYS`:
+ *   operator fee values, `setL1BlockValuesIsthmus`, `setL1BlockValuesJovian`, `daFootprintGasScalar`,
+ *   `getOperatorFee`, `isIsthmus`, `isJovian`), with the storage layout of the 0.17.3 ones extended; the
+ *   OperatorFeeVault (isthmus/predeploys.md, predeploys.md) is the FeeVault code of BaseFeeVault with its
+ *   own immutables.
+ * - The preinstalls (preinstalls.md) are listed in preinstalls.ts.
  */
 import { bigIntToBytes, bytesToBigInt, bytesToHex, concatBytes, hexToBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
@@ -46,6 +48,7 @@ import { L1_BLOCK_SLOTS } from "../../protocol/l1_block_info.ts";
 import { type Artifact, type ArtifactName, ARTIFACTS } from "./artifacts.ts";
 import { type ImmutableValue, runtimeCode } from "./bytecode.ts";
 import type { GenesisAccountJson } from "./genesis.ts";
+import { beaconBlockRootsSender, preinstalls } from "./preinstalls.ts";
 import { packStorage, type StorageValue } from "./storage_layout.ts";
 
 /** EIP-1967 `bytes32(uint256(keccak256("eip1967.proxy.admin")) - 1)`. */
@@ -105,8 +108,8 @@ export interface L1BlockValues {
 /**
  * L1Block slot 8 (Isthmus operator fee, Jovian DA footprint scalar), written at op-geth's slot and
  * offsets (protocol/l1_block_info.ts `L1_BLOCK_SLOTS.operatorFee`; isthmus/exec-engine.md,
- * jovian/exec-engine.md). keel's L1Block declares operatorFeeConstant and operatorFeeScalar there; it has
- * no Jovian setter, so daFootprintGasScalar is only ever the genesis value.
+ * jovian/exec-engine.md "Scalar loading"), where keel's L1Block declares operatorFeeConstant,
+ * operatorFeeScalar and daFootprintGasScalar; the L1-info deposits of later blocks overwrite it.
  */
 export interface L1BlockOperatorFee {
   operatorFeeConstant: bigint;
@@ -140,10 +143,10 @@ export interface L2AllocOptions {
    */
   implementationCode?: Record<string, Uint8Array>;
   /**
-   * GasPriceOracle flags, as `setEcotone()` / `setFjord()` / `setIsthmus()` from the depositor account
-   * would set them (each requires the one before; `isthmus` defaults to false).
+   * GasPriceOracle flags, as `setEcotone()` / `setFjord()` / `setIsthmus()` / `setJovian()` from the
+   * depositor account would set them (each requires the one before; `isthmus` and `jovian` default to false).
    */
-  gasPriceOracle: { ecotone: boolean; fjord: boolean; isthmus?: boolean };
+  gasPriceOracle: { ecotone: boolean; fjord: boolean; isthmus?: boolean; jovian?: boolean };
   /** Preinstalls (preinstalls.md) with nonce 1; on by default. */
   preinstalls: boolean;
   /** The EIP-2935 history contract (Isthmus) with nonce 1. */
@@ -248,6 +251,7 @@ export const PREDEPLOY_TABLE: readonly PredeployEntry[] = [
       isEcotone: c.gasPriceOracle.ecotone,
       isFjord: c.gasPriceOracle.fjord,
       isIsthmus: c.gasPriceOracle.isthmus ?? false,
+      isJovian: c.gasPriceOracle.jovian ?? false,
     }),
   },
   {
@@ -355,93 +359,6 @@ export const PREDEPLOY_TABLE: readonly PredeployEntry[] = [
   },
 ];
 
-/** A preinstall: fixed address, code, nonce 1 (specs/protocol/preinstalls.md; Preinstalls.sol). */
-export interface Preinstall {
-  name: string;
-  address: Uint8Array;
-  code: Uint8Array;
-}
-
-interface AstNode {
-  nodeType?: string;
-  name?: string;
-  value?: { value?: string; hexValue?: string; kind?: string };
-  nodes?: AstNode[];
-}
-
-/** Name -> (address or code) constants of `Preinstalls.sol`, read from the artifact's AST. */
-function preinstallConstants(): Map<string, string> {
-  const ast = ARTIFACTS.Preinstalls.ast as AstNode;
-  const lib = ast.nodes?.find((n) => n.nodeType === "ContractDefinition" && n.name === "Preinstalls");
-  const out = new Map<string, string>();
-  for (const n of lib?.nodes ?? []) {
-    if (n.nodeType !== "VariableDeclaration" || n.name === undefined || n.value === undefined) continue;
-    if (n.value.kind === "hexString" && n.value.hexValue !== undefined) {
-      out.set(n.name, "0x" + n.value.hexValue);
-    } else if (n.value.kind === "number" && n.value.value !== undefined) out.set(n.name, n.value.value);
-  }
-  return out;
-}
-
-const PREINSTALL_NAMES = [
-  "MultiCall3",
-  "Create2Deployer",
-  "Safe_v130",
-  "SafeL2_v130",
-  "MultiSendCallOnly_v130",
-  "SafeSingletonFactory",
-  "DeterministicDeploymentProxy",
-  "MultiSend_v130",
-  "Permit2",
-  "SenderCreator",
-  "EntryPoint",
-  "BeaconBlockRoots",
-] as const;
-
-/**
- * Permit2's runtime with its two immutables patched for `chainId` (Preinstalls.getPermit2Code):
- * the cached chain id at byte 6945 and the EIP-712 domain separator at byte 6983.
- */
-function permit2Code(template: Uint8Array, chainId: bigint, permit2: Uint8Array): Uint8Array {
-  const code = template.slice();
-  const typeHash = keccak256(
-    new TextEncoder().encode("EIP712Domain(string name,uint256 chainId,address verifyingContract)"),
-  );
-  const nameHash = keccak256(new TextEncoder().encode("Permit2"));
-  const domainSeparator = keccak256(
-    concatBytes(typeHash, nameHash, bigIntToBytes(chainId, 32), bigIntToBytes(0n, 12), permit2),
-  );
-  code.set(bigIntToBytes(chainId, 32), 6945);
-  code.set(domainSeparator, 6983);
-  return code;
-}
-
-/** The preinstalls of Preinstalls.sol with their runtime code for `chainId`. */
-export function preinstalls(chainId: bigint): Preinstall[] {
-  const c = preinstallConstants();
-  const get = (key: string): string => {
-    const v = c.get(key);
-    if (v === undefined) throw new BaseError("MISSING_PREINSTALL", `Cannot find ${key} in Preinstalls.sol`);
-    return v;
-  };
-  return PREINSTALL_NAMES.map((name) => {
-    const address = hexToBytes(get(name));
-    const code = name === "Permit2"
-      ? permit2Code(hexToBytes(get("Permit2TemplateCode")), chainId, address)
-      : hexToBytes(get(`${name}Code`));
-    return { name, address, code };
-  });
-}
-
-/** Preinstalls.BeaconBlockRootsSender: the EIP-4788 deployer, nonce 1 so it cannot redeploy. */
-export function beaconBlockRootsSender(): Uint8Array {
-  const v = preinstallConstants().get("BeaconBlockRootsSender");
-  if (v === undefined) {
-    throw new BaseError("MISSING_PREINSTALL", "Cannot find BeaconBlockRootsSender in Preinstalls.sol");
-  }
-  return hexToBytes(v);
-}
-
 /** Packs [value, offset, size] fields into one word (offsets in bytes from the low-order end). */
 function packWord(...fields: [bigint, number, number][]): bigint {
   let out = 0n;
@@ -495,10 +412,11 @@ function toJson(a: AccountDraft): GenesisAccountJson {
  */
 export function buildL2Alloc(options: L2AllocOptions): Record<string, GenesisAccountJson> {
   const gpo = options.gasPriceOracle;
-  if ((gpo.fjord && !gpo.ecotone) || (gpo.isthmus && !gpo.fjord)) {
+  if ((gpo.fjord && !gpo.ecotone) || (gpo.isthmus && !gpo.fjord) || (gpo.jovian && !gpo.isthmus)) {
     throw new BaseError(
       "INVALID_L2_GENESIS",
-      "Cannot build L2 alloc: GasPriceOracle flags need Ecotone before Fjord and Fjord before Isthmus",
+      "Cannot build L2 alloc: GasPriceOracle flags need Ecotone before Fjord, Fjord before Isthmus and " +
+        "Isthmus before Jovian",
       { meta: { ...gpo } },
     );
   }

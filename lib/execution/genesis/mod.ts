@@ -1,6 +1,7 @@
 /** Genesis: op-geth `genesis.json` parsing, the genesis state and block, and the L2 / `--dev` genesis. */
 export * from "./genesis.ts";
 export * from "./l2_genesis.ts";
+export * from "./preinstalls.ts";
 export * from "./dev_genesis.ts";
 export {
   type Artifact,

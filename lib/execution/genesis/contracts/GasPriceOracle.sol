@@ -3,14 +3,18 @@ pragma solidity 0.8.30;
 
 import { L1Block } from "./L1Block.sol";
 
-/// @title GasPriceOracle (keel, Isthmus level)
+/// @title GasPriceOracle (keel, Jovian level)
 /// @notice The fee oracle predeploy at 0x420000000000000000000000000000000000000F, written for keel from the
 ///         OP Stack specs: predeploys.md "GasPriceOracle", exec-engine.md "L1-Cost fees" (Bedrock, Ecotone),
 ///         fjord/predeploys.md and fjord/exec-engine.md (FastLZ estimator, getL1FeeUpperBound,
-///         getL1GasUsed), isthmus/exec-engine.md "Operator Fee" (getOperatorFee) and
-///         specs/experimental/contracts/L2/gas-price-oracle.md (setEcotone / setFjord / setIsthmus rules).
-/// @dev Storage: slot 0 holds isEcotone (offset 0), isFjord (offset 1), isIsthmus (offset 2), as the
-///      deployed contracts do; the fork flags are set once each, in order, by the depositor account.
+///         getL1GasUsed), isthmus/exec-engine.md "Operator Fee" (getOperatorFee), jovian/exec-engine.md
+///         "Operator Fee" (the x100 formula), jovian/derivation.md "GasPriceOracle Enable Jovian" (setJovian)
+///         and specs/experimental/contracts/L2/gas-price-oracle.md (setEcotone / setFjord / setIsthmus /
+///         setJovian rules). Jovian changes nothing in the L1 data fee: getL1Fee, getL1GasUsed and
+///         getL1FeeUpperBound keep their Fjord formulas.
+/// @dev Storage: slot 0 holds isEcotone (offset 0), isFjord (offset 1), isIsthmus (offset 2), isJovian
+///      (offset 3), as the deployed contracts do; the fork flags are set once each, in order, by the depositor
+///      account.
 contract GasPriceOracle {
     /// @notice Decimals of the fee scalars.
     uint256 public constant DECIMALS = 6;
@@ -33,10 +37,11 @@ contract GasPriceOracle {
     bool public isEcotone;
     bool public isFjord;
     bool public isIsthmus;
+    bool public isJovian;
 
     /// @notice Semantic version.
     function version() external pure returns (string memory) {
-        return "1.4.0+keel";
+        return "1.6.0+keel";
     }
 
     /// @notice Switches the L1 fee to the Ecotone formula (depositor only, once).
@@ -60,6 +65,14 @@ contract GasPriceOracle {
         require(isFjord, "GasPriceOracle: Isthmus can only be activated after Fjord");
         require(isIsthmus == false, "GasPriceOracle: Isthmus already active");
         isIsthmus = true;
+    }
+
+    /// @notice Switches the operator fee to the Jovian formula (depositor only, once, after Isthmus).
+    function setJovian() external {
+        require(msg.sender == DEPOSITOR_ACCOUNT, "GasPriceOracle: only the depositor account can set isJovian flag");
+        require(isIsthmus, "GasPriceOracle: Jovian can only be activated after Isthmus");
+        require(isJovian == false, "GasPriceOracle: Jovian already active");
+        isJovian = true;
     }
 
     /// @notice The L2 base fee.
@@ -141,13 +154,17 @@ contract GasPriceOracle {
         return l1GasUsed + L1_BLOCK.l1FeeOverhead();
     }
 
-    /// @notice The operator fee of a transaction that used `_gasUsed` gas: 0 before Isthmus, then
+    /// @notice The operator fee of a transaction that used `_gasUsed` gas: 0 before Isthmus; from Isthmus
     ///         `gasUsed * operatorFeeScalar / 1e6 + operatorFeeConstant`, saturating at 2^256-1
-    ///         (isthmus/exec-engine.md "Fee Formula").
+    ///         (isthmus/exec-engine.md "Fee Formula"); from Jovian `gasUsed * operatorFeeScalar * 100 +
+    ///         operatorFeeConstant` (jovian/exec-engine.md "Fee Formula Update"), in checked arithmetic: a gas
+    ///         value no transaction can use that overflows uint256 reverts (Panic 0x11), as the deployed
+    ///         Jovian GasPriceOracle does.
     function getOperatorFee(uint256 _gasUsed) external view returns (uint256) {
         if (!isIsthmus) return 0;
         uint256 feeScalar = L1_BLOCK.operatorFeeScalar();
         uint256 feeConstant = L1_BLOCK.operatorFeeConstant();
+        if (isJovian) return _gasUsed * feeScalar * 100 + feeConstant;
         uint256 product;
         unchecked {
             product = _gasUsed * feeScalar;

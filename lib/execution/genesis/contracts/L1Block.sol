@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.30;
 
-/// @title L1Block (keel, Isthmus level)
+/// @title L1Block (keel, Jovian level)
 /// @notice The L1 attributes predeploy at 0x4200000000000000000000000000000000000015, written for keel from
 ///         the OP Stack specs: predeploys.md "L1Block", deposits.md "L1 Attributes Deposited Transaction"
 ///         (Bedrock `setL1BlockValues`), ecotone/l1-attributes.md (`setL1BlockValuesEcotone`),
-///         isthmus/l1-attributes.md (`setL1BlockValuesIsthmus`), isthmus/exec-engine.md (operator fee values)
-///         and the custom gas token getters of the 2024 custom-gas-token spec.
+///         isthmus/l1-attributes.md (`setL1BlockValuesIsthmus`), isthmus/exec-engine.md (operator fee values),
+///         jovian/l1-attributes.md (`setL1BlockValuesJovian`), jovian/exec-engine.md "Scalar loading"
+///         (`daFootprintGasScalar`), specs/experimental/contracts/L2/l1-block.md, and the custom gas token
+///         getters of the 2024 custom-gas-token spec.
 /// @dev The storage layout is the one op-geth reads (core/types/rollup_cost.go) and the one
 ///      contracts-bedrock 0.17.3 declares: do not reorder the state variables below.
 ///      Slot 0: number (uint64), timestamp (uint64). Slot 1: basefee. Slot 2: hash.
 ///      Slot 3: sequenceNumber (uint64), blobBaseFeeScalar (uint32), baseFeeScalar (uint32).
 ///      Slot 4: batcherHash. Slot 5: l1FeeOverhead. Slot 6: l1FeeScalar. Slot 7: blobBaseFee.
-///      Slot 8: operatorFeeConstant (uint64, offset 0), operatorFeeScalar (uint32, offset 8).
+///      Slot 8: operatorFeeConstant (uint64, offset 0), operatorFeeScalar (uint32, offset 8),
+///      daFootprintGasScalar (uint16, offset 12; jovian/exec-engine.md "Scalar loading": slot 8, offset 12).
 contract L1Block {
     /// @notice The L1 attributes depositor account: the only caller of the setters.
     address public constant DEPOSITOR_ACCOUNT = 0xDeaDDEaDDeAdDeAdDEAdDEaddeAddEAdDEAd0001;
@@ -53,6 +56,8 @@ contract L1Block {
     uint64 public operatorFeeConstant;
     /// @notice Isthmus operator fee scalar.
     uint32 public operatorFeeScalar;
+    /// @notice Jovian DA footprint gas scalar (jovian/exec-engine.md "DA Footprint Block Limit").
+    uint16 public daFootprintGasScalar;
 
     /// @notice Emitted when the gas paying token is set.
     event GasPayingTokenSet(address indexed token, uint8 indexed decimals, bytes32 name, bytes32 symbol);
@@ -62,7 +67,7 @@ contract L1Block {
 
     /// @notice Semantic version.
     function version() external pure returns (string memory) {
-        return "1.6.0+keel";
+        return "1.7.0+keel";
     }
 
     /// @notice The gas paying token and its decimals; ether (18 decimals) unless a custom token is set.
@@ -133,13 +138,29 @@ contract L1Block {
     }
 
     /// @notice Isthmus-format L1 attributes (isthmus/l1-attributes.md): the Ecotone fields, then
-    ///         bytes 164-167 operatorFeeScalar and 168-175 operatorFeeConstant.
+    ///         bytes 164-167 operatorFeeScalar and 168-175 operatorFeeConstant. Slot 8 is written whole, so
+    ///         daFootprintGasScalar becomes 0, as the deployed Isthmus and Jovian L1Block leave it.
     function setL1BlockValuesIsthmus() external {
         if (msg.sender != DEPOSITOR_ACCOUNT) revert NotDepositor();
         _setEcotoneValues();
+        _setOperatorFeeValues(0);
+    }
+
+    /// @notice Jovian-format L1 attributes (jovian/l1-attributes.md): the Isthmus fields, then
+    ///         bytes 176-177 daFootprintGasScalar. The value is stored as given: the derivation pipeline
+    ///         already replaced a SystemConfig value of 0 with the default 400.
+    function setL1BlockValuesJovian() external {
+        if (msg.sender != DEPOSITOR_ACCOUNT) revert NotDepositor();
+        _setEcotoneValues();
+        _setOperatorFeeValues(uint16(_calldataWord(176) >> 240));
+    }
+
+    /// @dev Slot 8 from bytes 164-175 (operatorFeeScalar ++ operatorFeeConstant) and the DA footprint scalar.
+    function _setOperatorFeeValues(uint16 _daFootprintGasScalar) private {
         uint256 w = _calldataWord(164);
         operatorFeeScalar = uint32(w >> 224);
         operatorFeeConstant = uint64(w >> 160);
+        daFootprintGasScalar = _daFootprintGasScalar;
     }
 
     function _setEcotoneValues() private {

@@ -1,8 +1,9 @@
 /**
- * keel's own Isthmus-level L1Block and GasPriceOracle (lib/execution/genesis/contracts/*.sol): the
+ * keel's own Jovian-level L1Block and GasPriceOracle (lib/execution/genesis/contracts/*.sol): the
  * committed build equals a fresh solc run, the storage layout and ABI extend contracts-bedrock 0.17.3's,
  * and the contracts in the dev genesis answer real EVM calls: getOperatorFee, isIsthmus, the L1 fee
  * (compared with the 0.17.3 GasPriceOracle on the same state), and L1-info deposits of every format.
+ * The Jovian additions are tested in keel_predeploys_jovian_test.ts.
  */
 import { createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
 import { createEVM } from "@ethereumjs/evm";
@@ -177,13 +178,24 @@ Deno.test("keel predeploys: storage layout and ABI extend contracts-bedrock 0.17
   const l1 = KEEL_PREDEPLOYS.L1Block;
   assertEquals(slotOf(l1, "operatorFeeConstant"), { slot: L1_BLOCK_SLOTS.operatorFee, offset: 0, size: 8 });
   assertEquals(slotOf(l1, "operatorFeeScalar"), { slot: L1_BLOCK_SLOTS.operatorFee, offset: 8, size: 4 });
+  // jovian/exec-engine.md "Scalar loading": uint16 in slot 8 at offset 12.
+  assertEquals(slotOf(l1, "daFootprintGasScalar"), { slot: L1_BLOCK_SLOTS.operatorFee, offset: 12, size: 2 });
   assertEquals(slotOf(KEEL_PREDEPLOYS.GasPriceOracle, "isIsthmus"), { slot: 0n, offset: 2, size: 1 });
+  assertEquals(slotOf(KEEL_PREDEPLOYS.GasPriceOracle, "isJovian"), { slot: 0n, offset: 3, size: 1 });
   const l1Abi = abiSignatures(l1);
-  for (const sig of ["operatorFeeScalar()", "operatorFeeConstant()", "setL1BlockValuesIsthmus()"]) {
+  for (
+    const sig of [
+      "operatorFeeScalar()",
+      "operatorFeeConstant()",
+      "setL1BlockValuesIsthmus()",
+      "daFootprintGasScalar()",
+      "setL1BlockValuesJovian()",
+    ]
+  ) {
     assert(l1Abi.has(`function ${sig}`), sig);
   }
   const gpoAbi = abiSignatures(KEEL_PREDEPLOYS.GasPriceOracle);
-  for (const sig of ["isIsthmus()", "setIsthmus()", "getOperatorFee(uint256)"]) {
+  for (const sig of ["isIsthmus()", "setIsthmus()", "getOperatorFee(uint256)", "isJovian()", "setJovian()"]) {
     assert(gpoAbi.has(`function ${sig}`), sig);
   }
 });
@@ -414,8 +426,8 @@ Deno.test("keel predeploys: L1Block version, depositor and custom gas token gett
     const len = Number(bytesToBigInt(r.data.subarray(32, 64)));
     return new TextDecoder().decode(r.data.subarray(64, 64 + len));
   };
-  assertEquals(await str(L1_BLOCK_ADDRESS, "version()"), "1.6.0+keel");
-  assertEquals(await str(GAS_PRICE_ORACLE_ADDRESS, "version()"), "1.4.0+keel");
+  assertEquals(await str(L1_BLOCK_ADDRESS, "version()"), "1.7.0+keel");
+  assertEquals(await str(GAS_PRICE_ORACLE_ADDRESS, "version()"), "1.6.0+keel");
   assertEquals(await str(L1_BLOCK_ADDRESS, "gasPayingTokenName()"), "Ether");
   assertEquals(await str(L1_BLOCK_ADDRESS, "gasPayingTokenSymbol()"), "ETH");
   assertEquals(await call(sm, L1_BLOCK_ADDRESS, selector("isCustomGasToken()")), 0n);
