@@ -2,10 +2,13 @@
  * The gas price oracle of op-geth (eth/gasprice/optimism-gasprice.go SuggestOptimismPriorityFee):
  * the minimum suggested tip, unless the latest block was at capacity (gasUsed + the largest
  * tx's gasUsed > gasLimit), then 10% over the median effective tip of that block; capped at
- * the max price. And eth_feeHistory (geth eth/gasprice/feehistory.go).
+ * the max price. And eth_feeHistory (geth eth/gasprice/feehistory.go) and the blob base fee of a
+ * header (geth consensus/misc/eip4844 CalcBlobFee, MaxBlobGasPerBlock).
  */
+import { Hardfork } from "@ethereumjs/common";
+import type { ChainConfig, Header } from "../../protocol/mod.ts";
 import { RpcError } from "../../rpc/mod.ts";
-import { nextBlockBaseFee } from "../evm/mod.ts";
+import { expectedBlobFields, forkRules, nextBlockBaseFee } from "../evm/mod.ts";
 import type { EthBackend, ResolvedHeader } from "./backend.ts";
 import { decodeTx, isDepositTx, q } from "./format.ts";
 
@@ -55,6 +58,63 @@ export function gasPrice(backend: EthBackend): bigint {
   return suggestTip(backend) + (header?.baseFeePerGas ?? 0n);
 }
 
+/** EIP-4844 fake_exponential: factor * e^(numerator / denominator), integer Taylor series. */
+function fakeExponential(factor: bigint, numerator: bigint, denominator: bigint): bigint {
+  let output = 0n;
+  let acc = factor * denominator;
+  for (let i = 1n; acc > 0n; i++) {
+    output += acc;
+    acc = acc * numerator / (denominator * i);
+  }
+  return output / denominator;
+}
+
+/** The blob parameters of the fork at `timestamp`, or undefined before Cancun (or on an OP chain). */
+function blobSchedule(config: ChainConfig, timestamp: bigint) {
+  if (config.op !== undefined) return undefined;
+  const common = forkRules(config, timestamp).common;
+  if (!common.gteHardfork(Hardfork.Cancun)) return undefined;
+  return { ...common.getBlobGasSchedule(), minBlobGas: common.param("minBlobGas") };
+}
+
+/**
+ * The blob base fee of a block with `excessBlobGas` at `timestamp` (geth eip4844.CalcBlobFee): the
+ * fork's update fraction; on an OP chain always the minimum, 1 wei (op-geth: OP blocks carry
+ * excessBlobGas 0 and no blob schedule).
+ */
+export function blobBaseFee(config: ChainConfig, excessBlobGas: bigint, timestamp: bigint): bigint {
+  const schedule = blobSchedule(config, timestamp);
+  if (schedule === undefined) return 1n;
+  return fakeExponential(schedule.minBlobGas, excessBlobGas, schedule.blobGasPriceUpdateFraction);
+}
+
+/** The most blob gas a block at `timestamp` may use (geth eip4844.MaxBlobGasPerBlock; 0 on OP chains). */
+export function maxBlobGasPerBlock(config: ChainConfig, timestamp: bigint): bigint {
+  return blobSchedule(config, timestamp)?.maxBlobGasPerBlock ?? 0n;
+}
+
+/** eth_blobBaseFee: the blob base fee of the latest header, or undefined before Cancun (geth: null). */
+export function latestBlobBaseFee(backend: EthBackend): bigint | undefined {
+  const header = backend.chain.getHeadHeader("latest");
+  if (header?.excessBlobGas === undefined) return undefined;
+  return blobBaseFee(backend.config, header.excessBlobGas, header.timestamp);
+}
+
+/**
+ * A header's blob fields for eth_feeHistory (geth processBlock): its blob base fee, the next
+ * block's (the excess after this block, at this block's time) and blobGasUsed over the fork's
+ * maximum; zeros for a header without blob fields.
+ */
+function blobFees(config: ChainConfig, header: Header): { fee: bigint; next: bigint; ratio: number } {
+  if (header.excessBlobGas === undefined) return { fee: 0n, next: 0n, ratio: 0 };
+  const fee = blobBaseFee(config, header.excessBlobGas, header.timestamp);
+  const nextExcess = expectedBlobFields(config, header, header.timestamp).excessBlobGas;
+  const next = blobBaseFee(config, nextExcess, header.timestamp);
+  const max = maxBlobGasPerBlock(config, header.timestamp);
+  const ratio = header.blobGasUsed === undefined || max === 0n ? 0 : Number(header.blobGasUsed) / Number(max);
+  return { fee, next, ratio };
+}
+
 /** eth_feeHistory over [newest - count + 1, newest]. */
 export function feeHistory(
   backend: EthBackend,
@@ -80,8 +140,9 @@ export function feeHistory(
   const baseFees: string[] = [];
   const ratios: number[] = [];
   const rewards: string[][] = [];
-  const blobFees: string[] = [];
+  const blobFeeList: string[] = [];
   const blobRatios: number[] = [];
+  let nextBlobFee = 0n;
   let lastHeader = newest.header;
   for (let n = oldest; n <= last; n++) {
     const hash = n === last ? newest.hash : backend.chain.getCanonicalHash(n);
@@ -90,10 +151,10 @@ export function feeHistory(
     lastHeader = header;
     baseFees.push(q(header.baseFeePerGas ?? 0n));
     ratios.push(header.gasLimit === 0n ? 0 : Number(header.gasUsed) / Number(header.gasLimit));
-    if (header.excessBlobGas !== undefined) {
-      blobFees.push("0x1");
-      blobRatios.push(0);
-    }
+    const blob = blobFees(backend.config, header);
+    blobFeeList.push(q(blob.fee));
+    blobRatios.push(blob.ratio);
+    nextBlobFee = blob.next;
     if (percentiles !== undefined) {
       rewards.push(blockRewards(backend, hash, header.baseFeePerGas ?? 0n, header.gasUsed, percentiles));
     }
@@ -109,11 +170,10 @@ export function feeHistory(
     gasUsedRatio: ratios,
   };
   if (percentiles !== undefined) out.reward = rewards;
-  if (blobFees.length > 0) {
-    blobFees.push("0x1");
-    out.baseFeePerBlobGas = blobFees;
-    out.blobGasUsedRatio = blobRatios;
-  }
+  // Like baseFeePerGas, one more entry than blocks: the fee of the block after the newest.
+  blobFeeList.push(q(nextBlobFee));
+  out.baseFeePerBlobGas = blobFeeList;
+  out.blobGasUsedRatio = blobRatios;
   return out;
 }
 

@@ -55,4 +55,11 @@ export {
 } from "./format.ts";
 export { LIMIT_EXCEEDED, logFilterSchema, queryLogs, toCriteria } from "./logs.ts";
 export { callArgsSchema, revertReason } from "./call_args.ts";
-export { feeHistory, gasPrice, suggestTip } from "./gas_price.ts";
+export {
+  blobBaseFee,
+  feeHistory,
+  gasPrice,
+  latestBlobBaseFee,
+  maxBlobGasPerBlock,
+  suggestTip,
+} from "./gas_price.ts";

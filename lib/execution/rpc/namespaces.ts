@@ -5,6 +5,7 @@
 import type { Namespace } from "../../rpc/mod.ts";
 import { type EthBackend, ethContext } from "./backend.ts";
 import { FilterManager } from "./filters.ts";
+import { ethBlobBaseFee } from "./eth/blob_base_fee.ts";
 import { ethBlockNumber } from "./eth/block_number.ts";
 import { ethCall } from "./eth/call.ts";
 import { ethChainId } from "./eth/chain_id.ts";
@@ -87,6 +88,7 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethGasPrice(ctx),
     ethMaxPriorityFeePerGas(ctx),
     ethFeeHistory(ctx),
+    ethBlobBaseFee(ctx),
     ethGetProof(ctx),
     ethSyncing(ctx),
     ethAccounts(ctx),
