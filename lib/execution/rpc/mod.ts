@@ -56,6 +56,12 @@ export {
 export { LIMIT_EXCEEDED, logFilterSchema, queryLogs, toCriteria } from "./logs.ts";
 export { callArgsSchema, revertReason } from "./call_args.ts";
 export {
+  type AccessListEntry,
+  type AccessListResult,
+  AccessListTracer,
+  createAccessList,
+} from "./access_list.ts";
+export {
   blobBaseFee,
   feeHistory,
   gasPrice,

@@ -9,6 +9,7 @@ import { ethBlobBaseFee } from "./eth/blob_base_fee.ts";
 import { ethBlockNumber } from "./eth/block_number.ts";
 import { ethCall } from "./eth/call.ts";
 import { ethChainId } from "./eth/chain_id.ts";
+import { ethCreateAccessList } from "./eth/create_access_list.ts";
 import { ethEstimateGas } from "./eth/estimate_gas.ts";
 import { ethFeeHistory } from "./eth/fee_history.ts";
 import {
@@ -84,6 +85,7 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethGetLogs(ctx),
     ethCall(ctx),
     ethEstimateGas(ctx),
+    ethCreateAccessList(ctx),
     ethSendRawTransaction(ctx),
     ethGasPrice(ctx),
     ethMaxPriorityFeePerGas(ctx),
