@@ -5,9 +5,7 @@
  * (compared with the 0.17.3 GasPriceOracle on the same state), and L1-info deposits of every format.
  * The Jovian additions are tested in keel_predeploys_jovian_test.ts.
  */
-import { createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
-import { createEVM } from "@ethereumjs/evm";
-import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
+import { Hardfork } from "@ethereumjs/common";
 import { Address } from "@ethereumjs/util";
 import { assert, assertEquals, assertThrows } from "../../../assert.ts";
 import {
@@ -23,14 +21,10 @@ import {
   type Artifact,
   ARTIFACTS,
   BEDROCK_PREDEPLOYS,
-  buildDevGenesis,
-  buildGenesis,
   buildL2Alloc,
-  type DevGenesisOptions,
   implementationAddress,
   KEEL_PREDEPLOYS,
   type L2AllocOptions,
-  parseGenesis,
   slotOf,
 } from "../../../../lib/execution/genesis/mod.ts";
 import {
@@ -51,69 +45,20 @@ import {
   readSources,
   SOLC_SETTINGS,
 } from "../../../../scripts/gen_predeploys.ts";
+import {
+  bytesArg,
+  call,
+  devState,
+  MAX_UINT256,
+  revertReason,
+  run,
+  selector,
+  TIMESTAMP,
+  u256,
+  word,
+} from "./predeploy_calls.ts";
 
-const TIMESTAMP = 1_700_000_000n;
-const MAX_UINT256 = (1n << 256n) - 1n;
 const enc = new TextEncoder();
-const selector = (signature: string) => keccak256(enc.encode(signature)).subarray(0, 4);
-const u256 = (v: bigint) => bigIntToBytes(v, 32);
-
-async function devState(options: DevGenesisOptions = {}) {
-  const sm = new MerkleStateManager({ caches: new Caches() });
-  await buildGenesis(parseGenesis(buildDevGenesis({ timestamp: TIMESTAMP, ...options })), sm);
-  return sm;
-}
-
-interface CallResult {
-  ok: boolean;
-  data: Uint8Array;
-}
-
-/** One call; `commit` runs on the state itself (a transaction), otherwise on a copy (eth_call). */
-async function run(
-  sm: MerkleStateManager,
-  to: Uint8Array,
-  data: Uint8Array,
-  options: { caller?: Uint8Array; commit?: boolean; hardfork?: Hardfork } = {},
-): Promise<CallResult> {
-  const caller = options.caller ?? new Uint8Array(20);
-  const commit = options.commit ?? false;
-  const hardfork = options.hardfork ?? Hardfork.Prague;
-  const common = createCustomCommon({ chainId: 901 }, Mainnet, { hardfork });
-  const evm = await createEVM({ common, stateManager: commit ? sm : sm.shallowCopy() });
-  const res = await evm.runCall({
-    to: new Address(to),
-    caller: new Address(caller),
-    data,
-    gasLimit: 30_000_000n,
-    skipBalance: true,
-  });
-  return { ok: res.execResult.exceptionError === undefined, data: res.execResult.returnValue };
-}
-
-async function call(
-  sm: MerkleStateManager,
-  to: Uint8Array,
-  data: Uint8Array,
-  hardfork: Hardfork = Hardfork.Prague,
-): Promise<bigint> {
-  const r = await run(sm, to, data, { hardfork });
-  if (!r.ok) throw new Error(`call reverted: ${bytesToHex(r.data)}`);
-  return bytesToBigInt(r.data);
-}
-
-const bytesArg = (sig: string, b: Uint8Array) =>
-  concatBytes(selector(sig), u256(32n), u256(BigInt(b.length)), b, new Uint8Array((32 - b.length % 32) % 32));
-
-/** Error(string) revert data carries `text`. */
-function revertReason(data: Uint8Array): string {
-  assertEquals(bytesToHex(data.subarray(0, 4)), bytesToHex(selector("Error(string)")));
-  const len = Number(bytesToBigInt(data.subarray(36, 68)));
-  return new TextDecoder().decode(data.subarray(68, 68 + len));
-}
-
-const word = async (sm: MerkleStateManager, address: Uint8Array, slot: bigint) =>
-  bytesToBigInt(await sm.getStorage(new Address(address), u256(slot)));
 
 Deno.test({
   name: "keel predeploys: keel_predeploys.json equals a fresh solc run of contracts/*.sol",
