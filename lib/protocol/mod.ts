@@ -8,6 +8,7 @@ export * from "./predeploys.ts";
 export * from "./deposit_tx.ts";
 export * from "./fastlz.ts";
 export * from "./rollup_config.ts";
+export * from "./rollup_config_json.ts";
 export * from "./l1_cost.ts";
 export * from "./eip1559.ts";
 export * from "./l1_block_info.ts";
