@@ -14,7 +14,13 @@ import { createVM, type VM } from "@ethereumjs/vm";
 import { BaseError, bytesToHex } from "../../common/mod.ts";
 import type { Header } from "../../protocol/mod.ts";
 import { RpcError } from "../../rpc/mod.ts";
-import { forkRules, installFastOpcodes, opPrecompiles } from "../evm/mod.ts";
+import {
+  EVM_TIMEOUT,
+  forkRules,
+  installDeadlineCheck,
+  installFastOpcodes,
+  opPrecompiles,
+} from "../evm/mod.ts";
 import type { EthContext } from "./backend.ts";
 import {
   type AccountOverride,
@@ -177,6 +183,7 @@ export class CallEnv {
     });
     CALL_EVMS.add(vm.evm);
     installFastOpcodes(vm.evm);
+    installDeadlineCheck(vm.evm, sm);
     const block = callBlock(header, common, overrides);
     sm.reset();
     return new CallEnv(header, sm, vm, block);
@@ -374,17 +381,17 @@ export async function withCallEnv<T>(
 const envCache = new WeakMap<MerkleStateManager, CallEnv>();
 
 /**
- * Runs `fn` with the environment's deadline set (state reads throw after it), so a call that
- * outlives rpc.evmtimeout stops at its next state access. (A timer alone would not fire: the
- * EVM runs on microtasks and does not yield to the event loop.) Pure computation without state
- * access is bounded by rpc.gascap.
+ * Runs `fn` with the environment's deadline set, so a call that outlives rpc.evmtimeout stops at
+ * its next state access or its next checked jump (installDeadlineCheck: a pure compute loop stops
+ * too), with geth's "execution aborted (timeout = 5s)". (A timer alone would not fire: the EVM
+ * runs on microtasks and does not yield to the event loop.)
  */
 export async function withDeadline<T>(env: CallEnv, timeoutMs: number, fn: () => Promise<T>): Promise<T> {
   env.sm.deadline = timeoutMs > 0 ? Date.now() + timeoutMs : 0;
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof BaseError && e.code === "EVM_TIMEOUT") {
+    if (e instanceof BaseError && e.code === EVM_TIMEOUT) {
       throw RpcError.server(`execution aborted (timeout = ${formatDuration(timeoutMs)})`);
     }
     throw e;

@@ -9,6 +9,7 @@ import type { AccountFields, StateManagerInterface } from "@ethereumjs/common";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { Account, type Address } from "@ethereumjs/util";
 import { BaseError, bytesToHex, keccak256 } from "../../common/mod.ts";
+import { EVM_TIMEOUT } from "../evm/mod.ts";
 
 interface Layer {
   /** Account, or null when deleted. */
@@ -37,7 +38,8 @@ export class OverlayState implements StateManagerInterface {
   readonly base: MerkleStateManager;
   /**
    * Date.now() after which every state read throws (rpc.evmtimeout): stops a timed-out call at
-   * its next state access instead of letting it run on in the background. 0 = none. (Date.now
+   * its next state access instead of letting it run on in the background; the call VM's jumps
+   * read it too (installDeadlineCheck), for loops without state access. 0 = none. (Date.now
    * rather than performance.now: the latter is a runtime op, 1% of a balanceOf call, measured.)
    */
   deadline = 0;
@@ -78,7 +80,7 @@ export class OverlayState implements StateManagerInterface {
 
   #checkDeadline(): void {
     if (this.deadline !== 0 && Date.now() > this.deadline) {
-      throw new BaseError("EVM_TIMEOUT", "execution aborted (timeout)");
+      throw new BaseError(EVM_TIMEOUT, "execution aborted (timeout)");
     }
   }
 

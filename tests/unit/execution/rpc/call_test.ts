@@ -192,3 +192,31 @@ Deno.test("eth_call: the blobBaseFee block override is what BLOBBASEFEE reads (1
   ]);
   assertEquals(BigInt(priced), 0x99n);
 });
+
+Deno.test("rpc.evmtimeout stops a pure compute loop in eth_call and eth_estimateGas", async () => {
+  const g = (await createDeployed({ gasCap: 0n, evmTimeoutMs: 200 })).fixture;
+  const target = "0x00000000000000000000000000000000000000dd";
+  // JUMPDEST PUSH1 0 JUMP: no state access; with no gas cap and 2^62 gas it would run for hours.
+  const loop = { [target]: { code: "0x5b600056" } };
+  const gas = `0x${(1n << 62n).toString(16)}`;
+  let started = performance.now();
+  const res = await g.rpc("eth_call", [{ to: target, gas }, "latest", loop]);
+  assertEquals(res.error, { code: -32000, message: "execution aborted (timeout = 200ms)" });
+  let took = performance.now() - started;
+  assert(took < 400, `eth_call stopped after ${took} ms`);
+  // JUMPI loops too: JUMPDEST PUSH1 1 PUSH1 0 JUMPI.
+  started = performance.now();
+  const jumpi = await g.rpc("eth_call", [{ to: target, gas }, "latest", {
+    [target]: { code: "0x5b600160005700" },
+  }]);
+  assertEquals(jumpi.error?.message, "execution aborted (timeout = 200ms)");
+  assert(performance.now() - started < 400);
+  // eth_estimateGas has four times the budget (a binary search runs the call many times).
+  started = performance.now();
+  const est = await g.rpc("eth_estimateGas", [{ to: target, gas }, "latest", loop]);
+  assertEquals(est.error, { code: -32000, message: "execution aborted (timeout = 800ms)" });
+  took = performance.now() - started;
+  assert(took < 1_600, `eth_estimateGas stopped after ${took} ms`);
+  // The environment is usable afterwards.
+  assertEquals(await g.call("eth_call", [{ to: hex(d.logger), data: WORD }]), "0x");
+});
