@@ -3,6 +3,13 @@
  * type, from, to, value, gas, gasUsed, input, output, error and revertReason; `onlyTopCall` keeps
  * the top frame only, `withLog` adds each frame's logs with their position among its sub-calls.
  * The same frames feed the Parity traces of the trace namespace.
+ *
+ * A call that fails before entering its callee (value above the caller's balance, the 1024 call
+ * depth limit, a create's nonce overflow) is a frame too, with its error, no output and no gas
+ * used, as geth records it (core/vm/evm.go calls the tracer before those checks). @ethereumjs
+ * returns 0 without a message there, so the tracer notices it from the steps: a CALL-family or
+ * CREATE step followed by the next step of the same frame (or the frame's end) with no message
+ * entered in between.
  */
 import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
 import { bytesToHex, type Hex, toQuantity } from "../../../common/mod.ts";
@@ -55,6 +62,32 @@ export interface CallTracerConfig {
 
 const CALL_OPS = new Set(["CALL", "CALLCODE", "DELEGATECALL", "STATICCALL", "CREATE", "CREATE2"]);
 
+/** @ethereumjs's call depth limit (`stackLimit`): a frame at this depth cannot call. */
+const MAX_DEPTH = 1024;
+/** The gas a value transfer adds to the callee's (callStipendGas). */
+const CALL_STIPEND = 2300n;
+
+/** geth's errors of a call refused before its callee runs (core/vm/errors.go). */
+export const DEPTH_ERROR = "max call depth exceeded";
+export const BALANCE_ERROR = "insufficient balance";
+export const NONCE_ERROR = "nonce uint64 overflow";
+
+/** A CALL-family or CREATE step whose callee has not been entered yet. */
+interface PendingCall {
+  type: CallType;
+  depth: number;
+  /** Gas left before the opcode was charged. */
+  gasLeft: bigint;
+  /** The gas operand (CALL family), or undefined for a create. */
+  gasArg?: bigint;
+  from: Uint8Array;
+  to?: Uint8Array;
+  value: bigint;
+  input: Uint8Array;
+  /** The caller's balance at the step (when the call moves value). */
+  balance: bigint;
+}
+
 export interface CallFrameJson {
   type: CallType;
   from: Hex;
@@ -78,6 +111,7 @@ export class CallTracer implements Tracer {
   readonly #msgs: Message[] = [];
   #tx: TxInfo | undefined;
   #root: CallFrame | undefined;
+  #pending: PendingCall | undefined;
 
   constructor(cfg: CallTracerConfig = {}) {
     this.#cfg = cfg;
@@ -90,7 +124,13 @@ export class CallTracer implements Tracer {
   }
 
   async onStep(step: InterpreterStep): Promise<void> {
+    const pending = this.#pending;
+    if (pending !== undefined && step.depth === pending.depth) {
+      this.#pending = undefined;
+      this.#refused(pending, step.gasLeft);
+    }
     const code = step.opcode.code;
+    if (code >= 0xf0 && code !== 0xf3 && CALL_OPS.has(step.opcode.name)) return await this.#callStep(step);
     if (code === 0xff) return await this.#selfdestruct(step);
     if (code < 0xa0 || code > 0xa4 || this.#cfg.withLog !== true) return;
     const frame = this.#stack.at(-1);
@@ -105,6 +145,72 @@ export class CallTracer implements Tracer {
     const topics: Uint8Array[] = [];
     for (let i = 0; i < n; i++) topics.push(word(st[st.length - 3 - i]));
     frame.logs.push({ address: step.address.bytes, topics, data, position: frame.calls.length });
+  }
+
+  /** Records a CALL-family or CREATE step, to tell later whether its callee was entered. */
+  async #callStep(step: InterpreterStep): Promise<void> {
+    const st = step.stack;
+    const n = st.length;
+    const type = step.opcode.name as CallType;
+    const create = type === "CREATE" || type === "CREATE2";
+    const withValue = type === "CALL" || type === "CALLCODE";
+    if (n < (create ? (type === "CREATE2" ? 4 : 3) : withValue ? 7 : 6)) return;
+    const value = create ? st[n - 1] : withValue ? st[n - 3] : this.#stack.at(-1)?.value ?? 0n;
+    const inAt = create ? n - 2 : withValue ? n - 4 : n - 3;
+    const input = memorySlice(step.memory, st[inAt], st[inAt - 1]);
+    let balance = 0n;
+    if ((create || withValue) && value > 0n) {
+      balance = (await step.stateManager.getAccount(step.address))?.balance ?? 0n;
+    }
+    this.#pending = {
+      type,
+      depth: step.depth,
+      gasLeft: step.gasLeft,
+      gasArg: create ? undefined : st[n - 1],
+      from: step.address.bytes,
+      to: create ? undefined : word(st[n - 2]).subarray(12),
+      value,
+      input,
+      balance,
+    };
+  }
+
+  /**
+   * A call whose callee was never entered: the frame geth records for it, when the reason is one
+   * of geth's pre-entry errors. `gasLeft` is the caller's gas after the opcode.
+   */
+  #refused(p: PendingCall, gasLeft: bigint): void {
+    const parent = this.#stack.at(-1);
+    if (parent === undefined) return;
+    const create = p.type === "CREATE" || p.type === "CREATE2";
+    const moves = create || p.type === "CALL" || p.type === "CALLCODE";
+    let error: string;
+    if (p.depth >= MAX_DEPTH) error = DEPTH_ERROR;
+    else if (moves && p.value > p.balance) error = BALANCE_ERROR;
+    else if (create) error = NONCE_ERROR;
+    else return;
+    // What the opcode charged (a value call's stipend was added back to the caller), then the
+    // gas the callee would have had: all but 1/64 of the rest (EIP-150), capped by the operand.
+    const stipend = moves && !create && p.value > 0n ? CALL_STIPEND : 0n;
+    const rest = gasLeft - stipend;
+    let gas = rest - rest / 64n;
+    if (p.gasArg !== undefined && p.gasArg < gas) gas = p.gasArg;
+    gas += stipend;
+    parent.calls.push({
+      type: p.type,
+      from: p.from,
+      to: p.to,
+      value: p.value,
+      gas,
+      gasUsed: 0n,
+      execGas: gas,
+      execGasUsed: 0n,
+      input: p.input,
+      output: new Uint8Array(),
+      error,
+      calls: [],
+      logs: [],
+    });
   }
 
   async #selfdestruct(step: InterpreterStep): Promise<void> {
@@ -148,6 +254,7 @@ export class CallTracer implements Tracer {
       calls: [],
       logs: [],
     };
+    this.#pending = undefined;
     const parent = this.#stack.at(-1);
     if (parent !== undefined) parent.calls.push(frame);
     else this.#root = frame;
@@ -156,6 +263,14 @@ export class CallTracer implements Tracer {
   }
 
   onExit(result: EVMResult): void {
+    const pending = this.#pending;
+    this.#pending = undefined;
+    // The frame's last opcode was a call that never entered (the frame then ended on the
+    // implicit STOP); when the frame failed, the opcode itself did (out of gas, static context).
+    if (pending !== undefined && result.execResult.exceptionError === undefined) {
+      const top = this.#stack.at(-1);
+      if (top !== undefined) this.#refused(pending, top.execGas - result.execResult.executionGasUsed);
+    }
     const frame = this.#stack.pop();
     const msg = this.#msgs.pop();
     if (frame === undefined) return;
@@ -211,6 +326,15 @@ export class CallTracer implements Tracer {
     if (root === undefined) throw new Error("call tracer has no frame: the transaction did not run");
     return frameJson(root, this.#cfg);
   }
+}
+
+/** `size` bytes of memory at `offset`, zero past its end (memory may not be grown yet at the step). */
+function memorySlice(memory: Uint8Array, offset: bigint, size: bigint): Uint8Array {
+  const out = new Uint8Array(Number(size));
+  if (size === 0n || offset >= BigInt(memory.length)) return out;
+  const o = Number(offset);
+  out.set(memory.subarray(o, o + out.length));
+  return out;
 }
 
 function clearLogs(frame: CallFrame): void {

@@ -18,6 +18,8 @@ const GETH: Record<string, string> = {
   "static state change": "write protection",
   "create collision": "contract address collision",
   "insufficient balance": "insufficient balance for transfer",
+  "max call depth exceeded": "max call depth exceeded",
+  "nonce uint64 overflow": "nonce uint64 overflow",
   "invalid bytecode deployed": "invalid code: must not begin with 0xef",
   "initcode exceeds max initcode size": "max initcode size exceeded",
 };
@@ -34,7 +36,10 @@ const PARITY: Record<string, string> = {
   "revert": "Reverted",
   "static state change": "Mutable Call In Static Context",
   "create collision": "Contract address collision",
-  "insufficient balance": "Insufficient balance",
+  // A call refused before its callee runs: erigon prints geth's error (trace_adhoc.go).
+  "insufficient balance": "insufficient balance for transfer",
+  "max call depth exceeded": "max call depth exceeded",
+  "nonce uint64 overflow": "nonce uint64 overflow",
   "invalid bytecode deployed": "Invalid code",
   "initcode exceeds max initcode size": "Out of gas",
 };

@@ -45,6 +45,17 @@ export const S = addr(0xee);
 export const BEN = addr(0xbe);
 export const S_CODE = concatBytes(new Uint8Array([0x73]), BEN, new Uint8Array([0xff]));
 
+/** V: call(B) with 1000 wei while holding none (refused: insufficient balance); pop; stop. */
+export const V = addr(0xf1);
+export const V_CODE = concatBytes(
+  hexToBytes("0x60006000600060006103e873"),
+  B,
+  hexToBytes("0x5af15000"),
+);
+/** D: call(self) with all its gas, until the call depth limit refuses the call. */
+export const D = addr(0xd1);
+export const D_CODE = hexToBytes("0x60006000600060006000305af15000");
+
 const slot = (n: number) => "0x" + n.toString(16).padStart(64, "0");
 
 export interface Chain {
@@ -65,6 +76,8 @@ export async function openChain(): Promise<Chain> {
       [bytesToHex(R)]: { balance: "0x0", code: bytesToHex(R_CODE) },
       [bytesToHex(L)]: { balance: "0x0", code: bytesToHex(L_CODE) },
       [bytesToHex(S)]: { balance: "0x5", code: bytesToHex(S_CODE) },
+      [bytesToHex(V)]: { balance: "0x0", code: bytesToHex(V_CODE) },
+      [bytesToHex(D)]: { balance: "0x0", code: bytesToHex(D_CODE) },
     },
   });
   const engine = await ExecutionEngine.open({ genesis });
