@@ -31,6 +31,8 @@ import {
   type TxContext,
   type TxResult,
 } from "../../evm/mod.ts";
+import type { BlockOverrides } from "../call_args.ts";
+import { callBlock } from "../call.ts";
 import type { TraceBackend } from "./backend.ts";
 import { type AccountOverride, applyStateOverrides } from "./call_object.ts";
 import {
@@ -311,22 +313,32 @@ export function intrinsicGas(data: Uint8Array, create: boolean, rules: ForkRules
 
 /**
  * Runs `msg` as geth's traceCall does (core.ApplyMessage with no gas price: no gas purchase, the
- * sender's nonce bumped) on the state of `header`, with the tracer attached.
+ * sender's nonce bumped) on the state of `header`, with the tracer attached. Block overrides
+ * change the block the call sees, and the fork rules follow an overridden time (geth traceCall:
+ * BlockOverrides.Apply, then the rules of the overridden block context).
  */
 export async function replayCall(
   backend: TraceBackend,
   header: Header,
   msg: CallMessage,
-  options: RunOptions & { clock?: Clock; stateOverrides?: AccountOverride[] },
+  options: RunOptions & {
+    clock?: Clock;
+    stateOverrides?: AccountOverride[];
+    blockOverrides?: BlockOverrides;
+  },
 ): Promise<TracedRun> {
   const sm = await backend.stateAt(header);
   // Never committed: nothing the call (or an override) writes reaches the database.
   await sm.checkpoint();
   if (options.stateOverrides !== undefined) await applyStateOverrides(sm, options.stateOverrides);
-  const rules = forkRules(backend.config, header.timestamp);
+  const overrides = options.blockOverrides;
+  const rules = forkRules(backend.config, overrides?.time ?? header.timestamp);
   const recorder = new StateRecorder(sm);
   const vm = await makeVm(rules, recorder, ancestorLookup(backend, header));
-  const block = ejsBlockFor(rules, header);
+  const block = overrides === undefined
+    ? ejsBlockFor(rules, header)
+    : callBlock(header, rules.common, overrides);
+  const coinbase = block.header.coinbase.bytes;
   const from = msg.from ?? new Uint8Array(20);
   const to = msg.to ?? null;
   const data = msg.data ?? new Uint8Array();
@@ -341,13 +353,13 @@ export async function replayCall(
   const info: TxInfo = { from, to, value, gasLimit: gas, input: data, gasPrice: 0n };
   if (options.recordState) {
     recorder.start();
-    for (const a of [from, to, header.coinbase]) if (a !== null) await recorder.touch(new Address(a));
+    for (const a of [from, to, coinbase]) if (a !== null) await recorder.touch(new Address(a));
   }
   options.tracer?.onTxStart?.(info);
   const exec = async () => {
     await vm.evm.journal.cleanup();
     for (const [a] of vm.evm.precompiles.entries()) vm.evm.journal.addAlwaysWarmAddress(a);
-    for (const a of [from, to, rules.common.isActivatedEIP(3651) ? header.coinbase : null]) {
+    for (const a of [from, to, rules.common.isActivatedEIP(3651) ? coinbase : null]) {
       if (a !== null) vm.evm.journal.addAlwaysWarmAddress(new Address(a).toString());
     }
     return await vm.evm.runCall({

@@ -1,4 +1,7 @@
-/** debug_traceCall: traces a call object on a block's state (geth TraceCallConfig with state overrides). */
+/**
+ * debug_traceCall: traces a call object on a block's state (geth TraceCallConfig with state
+ * overrides and block overrides).
+ */
 import { defineMethod, s } from "../../../rpc/mod.ts";
 import { resolveBlock, type TraceBackend } from "./backend.ts";
 import { callArgsSchema, toCallMessage } from "./call_object.ts";
@@ -14,7 +17,12 @@ export function traceCall(backend: TraceBackend) {
       const msg = toCallMessage(call);
       return await runTracer(
         cfg,
-        (options) => replayCall(backend, header, msg, { ...options, stateOverrides: cfg?.stateOverrides }),
+        (options) =>
+          replayCall(backend, header, msg, {
+            ...options,
+            stateOverrides: cfg?.stateOverrides,
+            blockOverrides: cfg?.blockOverrides,
+          }),
       );
     },
   });

@@ -11,6 +11,7 @@ import { isTimeout, TIMEOUT_MESSAGE } from "./hooks.ts";
 import { prestateDiff, prestateResult } from "./prestate_tracer.ts";
 import type { RunOptions, TracedRun } from "./replay.ts";
 import { StructLogger } from "./struct_logger.ts";
+import { blockOverridesSchema } from "../call_args.ts";
 import { stateOverrideSchema } from "./call_object.ts";
 
 const optBool = () => s.optional(s.bool());
@@ -33,10 +34,11 @@ export const traceConfigSchema = s.object(traceConfigFields);
 
 export type TraceConfig = NonNullable<ReturnType<typeof traceConfigSchema.parse>>;
 
-/** geth TraceCallConfig: a TraceConfig plus state overrides. */
+/** geth TraceCallConfig: a TraceConfig plus state overrides and block overrides (eth_call's). */
 export const traceCallConfigSchema = s.object({
   ...traceConfigFields,
   stateOverrides: s.optional(stateOverrideSchema),
+  blockOverrides: s.optional(blockOverridesSchema),
 });
 
 /** Go's time.ParseDuration, in milliseconds ("5s", "1m30s", "1.5s", "300ms"), with geth's error text. */
