@@ -97,6 +97,7 @@ export function resolveHeader(backend: EthBackend, spec: BlockSpec): ResolvedHea
       switch (spec.tag) {
         case "latest":
         case "pending":
+          // pending = latest: op-geth's default without --rollup.computependingblock (no block built from the pool).
           return labelHeader(backend, "latest");
         case "safe":
         case "finalized": {
@@ -155,6 +156,7 @@ export function resolveNumber(backend: EthBackend, spec: BlockSpec | undefined, 
     return n;
   }
   if (spec.tag === "earliest") return 0n;
+  // pending = latest: op-geth's default without --rollup.computependingblock (no block built from the pool).
   if (spec.tag === "latest" || spec.tag === "pending") return backend.chain.headNumber();
   const ref = backend.chain.getHead(spec.tag);
   if (ref === undefined) throw RpcError.server(`${spec.tag} block not found`);

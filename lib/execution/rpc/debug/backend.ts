@@ -55,6 +55,7 @@ export function resolveBlock(backend: TraceBackend, spec: BlockSpec): ResolvedBl
     case "tag": {
       if (spec.tag === "earliest") hash = chain.getCanonicalHash(0n);
       else {
+        // pending = latest: op-geth's default without --rollup.computependingblock (no block built from the pool).
         const label = spec.tag === "pending" ? "latest" : spec.tag;
         hash = chain.getHead(label)?.hash;
         if (hash === undefined) throw RpcError.server(`${spec.tag} block not found`);

@@ -32,6 +32,7 @@ function numberOf(backend: TraceBackend, spec: BlockSpec | undefined, fallback: 
     return n;
   }
   if (spec.tag === "earliest") return 0n;
+  // pending = latest: op-geth's default without --rollup.computependingblock (no block built from the pool).
   const label = spec.tag === "pending" ? "latest" : spec.tag;
   const ref = backend.chain.getHead(label);
   if (ref === undefined) throw RpcError.server(`${spec.tag} block not found`);

@@ -138,3 +138,21 @@ Deno.test("eth_getProof: account and storage proofs verify against the state roo
   );
   assertEquals(none, null);
 });
+
+Deno.test("pending: the nonce counts the pool's executable txs (not a gapped one); the pending block is the latest", async () => {
+  const g = (await createDeployed()).fixture;
+  const a = hex(A.address);
+  assertEquals(await g.call("eth_getTransactionCount", [a, "pending"]), "0x6");
+  await g.pool.add(g.sign(A, 6n, { to: B.address, value: 1n, gas: 21_000n }).serialize());
+  await g.pool.add(g.sign(A, 7n, { to: B.address, value: 1n, gas: 21_000n }).serialize());
+  // Nonce 9 leaves a gap at 8: queued, not counted.
+  await g.pool.add(g.sign(A, 9n, { to: B.address, value: 1n, gas: 21_000n }).serialize());
+  assertEquals(await g.call("eth_getTransactionCount", [a, "pending"]), "0x8");
+  assertEquals(await g.call("eth_getTransactionCount", [a, "latest"]), "0x6");
+  // op-geth without --rollup.computependingblock: "pending" is the latest block, pool txs are not in it.
+  const pending = await g.call<Record<string, unknown>>("eth_getBlockByNumber", ["pending", false]);
+  const latest = await g.call<Record<string, unknown>>("eth_getBlockByNumber", ["latest", false]);
+  assertEquals(pending, latest);
+  assertEquals(await g.call("eth_getBlockTransactionCountByNumber", ["pending"]), "0x3");
+  assertEquals(await g.call("eth_getBalance", [a, "pending"]), await g.call("eth_getBalance", [a, "latest"]));
+});
