@@ -11,6 +11,8 @@ import { paramsTx } from "@ethereumjs/tx";
 import { paramsVM } from "@ethereumjs/vm";
 import { paramsEVM } from "@ethereumjs/evm";
 import { BaseError } from "../../common/errors.ts";
+import { keccak256 } from "../../common/hash.ts";
+import { memoizeSenderAddresses } from "./sender_address.ts";
 import type { ChainConfig } from "../../protocol/chain_config.ts";
 import { activeFork, isForkActive, type OpFork } from "../../protocol/hardforks.ts";
 
@@ -26,7 +28,10 @@ export interface ForkRules {
 }
 
 const cache = new Map<string, Common>();
-let crypto: CustomCrypto | undefined;
+memoizeSenderAddresses();
+
+/** Every Common hashes with keel's WebAssembly keccak256 (common/hash.ts). */
+let crypto: CustomCrypto = { keccak256 };
 
 /**
  * Installs custom crypto (the KZG implementation blob transactions and the point-evaluation precompile
@@ -34,7 +39,7 @@ let crypto: CustomCrypto | undefined;
  * blob transactions; loading KZG is slow (PLATFORM.md), so the caller does it once, lazily.
  */
 export function configureCrypto(custom: CustomCrypto | undefined): void {
-  crypto = custom;
+  crypto = { keccak256, ...custom };
   cache.clear();
 }
 

@@ -209,6 +209,7 @@ export async function createStateManager(
   const trie = new MerklePatriciaTrie({
     db: new TrieDb(store),
     useKeyHashing: true,
+    useKeyHashingFunction: keccak256,
     valueEncoding: "view",
     useNodePruning: false,
     useRootPersistence: false,

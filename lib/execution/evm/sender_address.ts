@@ -1,0 +1,40 @@
+/**
+ * `tx.getSenderAddress()` once per transaction. @ethereumjs/tx derives the address from the public
+ * key on every call (a pure-JS keccak256, ~5 us), and a transaction's sender is asked for several
+ * times on its way through the pool, runTx and the receipt. Signed transactions are frozen
+ * (immutable), so the address of one object never changes: it is kept in a WeakMap beside it and
+ * derived with keel's WebAssembly keccak256.
+ */
+import {
+  AccessList2930Tx,
+  Blob4844Tx,
+  EOACode7702Tx,
+  FeeMarket1559Tx,
+  LegacyTx,
+  type TypedTransaction,
+} from "@ethereumjs/tx";
+import { Address } from "@ethereumjs/util";
+import { keccak256 } from "../../common/hash.ts";
+
+const ADDRESSES = new WeakMap<TypedTransaction, Address>();
+let installed = false;
+
+/** The sender address of a signed transaction (recovering the public key when not cached). */
+function senderAddress(this: TypedTransaction): Address {
+  let address = ADDRESSES.get(this);
+  if (address === undefined) {
+    address = new Address(keccak256(this.getSenderPublicKey()).slice(12));
+    // An unfrozen transaction can still be changed: its address is derived each time.
+    if (Object.isFrozen(this)) ADDRESSES.set(this, address);
+  }
+  return address;
+}
+
+/** Installs the memo on every transaction class (idempotent). */
+export function memoizeSenderAddresses(): void {
+  if (installed) return;
+  installed = true;
+  for (const C of [LegacyTx, AccessList2930Tx, FeeMarket1559Tx, Blob4844Tx, EOACode7702Tx]) {
+    C.prototype.getSenderAddress = senderAddress as () => Address;
+  }
+}
