@@ -26,7 +26,7 @@ import {
   type PayloadAttributes,
   type PayloadStatus,
 } from "../../protocol/mod.ts";
-import { forkRules } from "../evm/mod.ts";
+import { checkRequestList, executionRequestsOf, forkRules } from "../evm/mod.ts";
 import { type BuiltBlock, ENGINE_ERRORS, type ExecutionEngine } from "./execution_engine.ts";
 import { blockToPayload, encodeWithdrawalItems, payloadToBlock } from "./payload.ts";
 
@@ -279,7 +279,8 @@ export class ExecutionEngineApi implements EngineApi {
       envelope.parentBeaconBlockRoot = block.header.parentBeaconBlockRoot;
       envelope.shouldOverrideBuilder = false;
     }
-    if (version >= 4) envelope.executionRequests = [];
+    // prague.md "engine_getPayloadV4": the block's EIP-7685 requests (L1); OP chains have none.
+    if (version >= 4) envelope.executionRequests = executionRequestsOf(block) ?? [];
     return envelope;
   }
 
@@ -320,6 +321,12 @@ export class ExecutionEngineApi implements EngineApi {
         if (this.engine.config.op !== undefined && requests.length > 0) {
           // isthmus/exec-engine.md "engine_newPayloadV4": executionRequests must be empty.
           throw params("non-empty executionRequests on an OP chain");
+        }
+        try {
+          // prague.md "engine_newPayloadV4": ascending types, no duplicates, no element of 1 byte or less.
+          checkRequestList(requests);
+        } catch (e) {
+          throw params((e as Error).message);
         }
       }
       if (version > 4) throw unsupported(`newPayloadV${version} does not exist`);

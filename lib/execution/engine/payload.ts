@@ -6,8 +6,7 @@
  * requestsHash from V4's executionRequests (OP: always empty, so sha256("")).
  */
 import { RLP } from "@ethereumjs/rlp";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { bigIntToBytes, bytesToBigInt, concatBytes } from "../../common/bytes.ts";
+import { bigIntToBytes, bytesToBigInt } from "../../common/bytes.ts";
 import {
   type Block,
   EMPTY_OMMERS_HASH,
@@ -16,17 +15,16 @@ import {
   type Header,
 } from "../../protocol/block.ts";
 import type { ExecutionPayload, Withdrawal } from "../../protocol/engine.ts";
-import { orderedTrieRoot } from "../evm/mod.ts";
+import { computeRequestsHash, orderedTrieRoot } from "../evm/mod.ts";
 
 /** RLP items of a withdrawal as it sits in a block body (EIP-4895). */
 export function encodeWithdrawalItems(w: Withdrawal): Uint8Array[] {
   return [bigIntToBytes(w.index), bigIntToBytes(w.validatorIndex), w.address, bigIntToBytes(w.amount)];
 }
 
-/** EIP-7685: sha256 over sha256 of each non-empty request (empty list = sha256("")). */
+/** EIP-7685: sha256 over sha256 of each non-empty request (empty list = sha256("")); evm computeRequestsHash. */
 export function requestsHash(requests: Uint8Array[]): Uint8Array {
-  const parts = requests.filter((r) => r.length > 1).map((r) => sha256(r));
-  return sha256(concatBytes(...parts));
+  return computeRequestsHash(requests);
 }
 
 /** EIP-4895 withdrawals root: the ordered trie of the RLP-encoded withdrawals. */

@@ -8,6 +8,10 @@
  * - Ecotone/Cancun: the EIP-4788 beacon-roots system call;
  * - Isthmus/Prague: the EIP-2935 parent-hash system call.
  * Network-upgrade deposits arrive as ordinary deposit transactions from the rollup node.
+ *
+ * After the transactions, a plain (L1) chain from Prague collects its EIP-7685 requests (requests.ts:
+ * EIP-6110 deposits, EIP-7002 withdrawal and EIP-7251 consolidation system calls) into requestsHash;
+ * OP chains keep the empty requests hash (isthmus/exec-engine.md).
  */
 import { type Block as EjsBlock, createBlock } from "@ethereumjs/block";
 import { Hardfork } from "@ethereumjs/common";
@@ -43,6 +47,15 @@ import { orderedTrieRoot } from "./ordered_trie.ts";
 import { opPrecompiles } from "./precompiles.ts";
 import { rememberEncoding, runDeposit, runUserTx, type TxContext, type TxResult } from "./tx_runner.ts";
 import { type SenderCache, sharedSenderCache } from "./sender_cache.ts";
+import {
+  computeRequestsHash,
+  CONSOLIDATION_REQUEST_ADDRESS,
+  CONSOLIDATION_REQUEST_TYPE,
+  depositRequests,
+  systemCallRequests,
+  WITHDRAWAL_REQUEST_ADDRESS,
+  WITHDRAWAL_REQUEST_TYPE,
+} from "./requests.ts";
 
 /** What the consensus layer asks for (Engine API payload attributes, in internal form). */
 export interface BlockAttributes {
@@ -77,6 +90,27 @@ export interface SealedBlock {
   hash: Uint8Array;
   receipts: TxResult[];
   stateRoot: Uint8Array;
+  /** EIP-7685 requests (type ++ data, non-empty only, by type) of an L1 block from Prague; else undefined. */
+  requests?: Uint8Array[];
+}
+
+/** The requests of blocks sealed in this process, by block object (see `executionRequestsOf`). */
+const SEALED_REQUESTS = new WeakMap<Block, Uint8Array[]>();
+
+/**
+ * The EIP-7685 requests of a block this process built (the `block` object of a builder's SealedBlock),
+ * for engine_getPayloadV4; undefined for any other block object.
+ */
+export function executionRequestsOf(block: Block): Uint8Array[] | undefined {
+  return SEALED_REQUESTS.get(block);
+}
+
+/**
+ * The deposit contract of a chain config parsed from a genesis.json (`config.depositContractAddress`,
+ * ParsedChainConfig.extras); undefined when the config has none (then no deposit requests are read).
+ */
+export function depositContractOf(config: ChainConfig): Uint8Array | undefined {
+  return (config as { extras?: { depositContractAddress?: Uint8Array } }).extras?.depositContractAddress;
 }
 
 const ZERO32 = new Uint8Array(32);
@@ -365,11 +399,38 @@ export class BlockBuilder {
     return result;
   }
 
-  /** Commits the block's state and completes the header. */
+  /** Commits the block's state and completes the header (a failure leaves the parent's state). */
   async seal(): Promise<SealedBlock> {
-    const sealed = await this.finish();
+    let sealed: SealedBlock;
+    try {
+      sealed = await this.finish();
+    } catch (e) {
+      await this.abort();
+      throw e;
+    }
     await this.commit();
     return sealed;
+  }
+
+  /** EIP-7685 requests after the transactions (L1 chains from Prague), in type order. */
+  async #requests(): Promise<Uint8Array[]> {
+    const out: Uint8Array[] = [];
+    const contract = depositContractOf(this.config);
+    if (contract !== undefined) {
+      const deposits = depositRequests(this.results.flatMap((r) => r.receipt.logs), contract);
+      if (deposits !== undefined) out.push(deposits);
+    }
+    const block = this.#ctx.block;
+    for (
+      const [type, address] of [
+        [WITHDRAWAL_REQUEST_TYPE, WITHDRAWAL_REQUEST_ADDRESS],
+        [CONSOLIDATION_REQUEST_TYPE, CONSOLIDATION_REQUEST_ADDRESS],
+      ] as const
+    ) {
+      const r = await systemCallRequests(this.#vm, block, type, address);
+      if (r !== undefined) out.push(r);
+    }
+    return out;
   }
 
   /**
@@ -380,6 +441,10 @@ export class BlockBuilder {
     if (this.#done) throw new BaseError("BLOCK_SEALED", "Cannot seal block: already sealed");
     this.#done = true;
     const sm = this.#deps.stateManager;
+    let requests: Uint8Array[] | undefined;
+    if (this.config.op === undefined && this.rules.common.gteHardfork(Hardfork.Prague)) {
+      requests = await this.#requests();
+    }
     const stateRoot = await sm.getStateRoot();
     const header: Header = {
       ...this.header,
@@ -389,6 +454,7 @@ export class BlockBuilder {
       receiptsRoot: orderedTrieRoot(this.results.map((r) => encodeReceipt(r.receipt))),
       logsBloom: orBlooms(this.results.map((r) => r.receipt.logsBloom)),
     };
+    if (requests !== undefined) header.requestsHash = computeRequestsHash(requests);
     if (opActive(this.config, "isthmus", header.timestamp)) {
       header.withdrawalsRoot = await storageRoot(sm, L2_TO_L1_MESSAGE_PASSER_ADDRESS);
     }
@@ -401,7 +467,8 @@ export class BlockBuilder {
       transactions: this.results.map((r) => r.encoded),
       withdrawals: header.withdrawalsRoot === undefined ? undefined : [],
     };
-    return { block, hash: hashHeader(header), receipts: this.results, stateRoot };
+    if (requests !== undefined) SEALED_REQUESTS.set(block, requests);
+    return { block, hash: hashHeader(header), receipts: this.results, stateRoot, requests };
   }
 
   /** Commits the state of a finished block. */

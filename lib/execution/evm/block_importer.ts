@@ -120,7 +120,12 @@ export function validateHeaderStatic(config: ChainConfig, parent: Header, h: Hea
       throw invalid(n, "parentBeaconBlockRoot", "parentBeaconBlockRoot must be 32 bytes");
     }
   }
-  expect(n, "requestsHash", h.requestsHash, prague ? EMPTY_REQUESTS_HASH : undefined);
+  if (!prague) expect(n, "requestsHash", h.requestsHash, undefined);
+  else if (config.op !== undefined) expect(n, "requestsHash", h.requestsHash, EMPTY_REQUESTS_HASH);
+  else if (h.requestsHash?.length !== 32) {
+    // L1: EIP-7685, compared with the recomputed requests after execution.
+    throw invalid(n, "requestsHash", "requestsHash must be 32 bytes");
+  }
 }
 
 export interface ImportOptions {
@@ -191,7 +196,12 @@ export async function importBlock(
         throw invalid(n, "transactions", `transaction ${i} is invalid: ${(e as Error).message}`, e);
       }
     }
-    sealed = await builder.finish();
+    try {
+      sealed = await builder.finish();
+    } catch (e) {
+      // EIP-7002/EIP-7251: a system contract without code or a failing system call invalidates the block.
+      throw invalid(n, "requests", (e as Error).message, e);
+    }
     const got = sealed.block.header;
     expect(n, "gasUsed", h.gasUsed, got.gasUsed);
     expect(n, "transactionsRoot", h.transactionsRoot, got.transactionsRoot);
@@ -199,6 +209,7 @@ export async function importBlock(
     expect(n, "logsBloom", h.logsBloom, got.logsBloom);
     expect(n, "blobGasUsed", h.blobGasUsed, got.blobGasUsed);
     expect(n, "withdrawalsRoot", h.withdrawalsRoot, got.withdrawalsRoot);
+    expect(n, "requestsHash", h.requestsHash, got.requestsHash);
     expect(n, "stateRoot", h.stateRoot, got.stateRoot);
   } catch (e) {
     await builder.abort();

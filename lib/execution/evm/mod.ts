@@ -11,3 +11,4 @@ export * from "./block_importer.ts";
 export * from "./sender_recovery.ts";
 export * from "./sender_cache.ts";
 export * from "./fast_opcodes.ts";
+export * from "./requests.ts";

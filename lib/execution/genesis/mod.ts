@@ -12,3 +12,4 @@ export {
 } from "./artifacts.ts";
 export { immutableNames, type ImmutableValue, runtimeCode } from "./bytecode.ts";
 export { packStorage, type SlotLocation, slotOf, type StorageValue, unpackWord } from "./storage_layout.ts";
+export * from "./l1_system_contracts.ts";

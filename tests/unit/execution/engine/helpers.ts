@@ -6,6 +6,7 @@ import {
   buildDevGenesis,
   deriveDevAccounts,
   type GenesisJson,
+  l1SystemContractAlloc,
 } from "../../../../lib/execution/genesis/mod.ts";
 import { forkRules } from "../../../../lib/execution/evm/mod.ts";
 import { DevMiner, type ExecutionEngine, ExecutionEngineApi } from "../../../../lib/execution/engine/mod.ts";
@@ -47,9 +48,9 @@ export function isthmusGenesis(): GenesisJson {
   return buildDevGenesis({ upTo: "isthmus" });
 }
 
-/** A plain Ethereum (L1) genesis on Prague, with the dev accounts funded. */
+/** A plain Ethereum (L1) genesis on Prague, with the dev accounts funded and the Prague system contracts. */
 export function l1Genesis(): GenesisJson {
-  const alloc: GenesisJson["alloc"] = {};
+  const alloc: GenesisJson["alloc"] = l1SystemContractAlloc();
   for (const a of ACCOUNTS) alloc[toHex(a.address)] = { balance: "0x" + (10n ** 22n).toString(16) };
   return {
     config: {
@@ -124,7 +125,7 @@ export async function sendPayload(api: ExecutionEngineApi, envelope: ExecutionPa
   const v = versionsAt(api.engine, p.timestamp);
   if (v.newPayload === 2) return await api.newPayload(2, p);
   if (v.newPayload === 3) return await api.newPayload(3, p, [], envelope.parentBeaconBlockRoot);
-  return await api.newPayload(4, p, [], envelope.parentBeaconBlockRoot, []);
+  return await api.newPayload(4, p, [], envelope.parentBeaconBlockRoot, envelope.executionRequests ?? []);
 }
 
 /** FCU to `hash` (no attributes). */

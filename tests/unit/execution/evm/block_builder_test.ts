@@ -27,6 +27,7 @@ import {
   fund,
   genesisHeader,
   GWEI,
+  installL1SystemContracts,
   l1Config,
   newState,
   opConfig,
@@ -150,6 +151,7 @@ Deno.test("block builder (L1 mode): blob transactions count blob gas and burn th
   try {
     const config = l1Config();
     const sm = newState();
+    await installL1SystemContracts(sm);
     await fund(sm, SENDER, ETHER);
     const parent = genesisHeader(config, "l1");
     const b = await BlockBuilder.open(config, parent, attributes("l1"), { stateManager: sm });

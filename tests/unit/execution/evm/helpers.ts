@@ -19,6 +19,7 @@ import { encodeHoloceneExtraData, encodeJovianExtraData } from "../../../../lib/
 import { type ForkSchedule, OP_FORKS, type OpFork } from "../../../../lib/protocol/hardforks.ts";
 import { L1_BLOCK_ADDRESS, SEQUENCER_FEE_VAULT_ADDRESS } from "../../../../lib/protocol/predeploys.ts";
 import { type BlockAttributes, forkRules } from "../../../../lib/execution/evm/mod.ts";
+import { L1_SYSTEM_CONTRACTS, systemContractCode } from "../../../../lib/execution/genesis/mod.ts";
 
 export const CHAIN_ID = 901n;
 export const GWEI = 1_000_000_000n;
@@ -93,6 +94,15 @@ export function attributes(fork: OpFork | "l1", timestamp = 2n): BlockAttributes
 
 export function newState(): MerkleStateManager {
   return new MerkleStateManager({ caches: new Caches() });
+}
+
+/** Places the EIP-4788/2935/7002/7251 system contracts (code, nonce 1), as an L1 Prague genesis does. */
+export async function installL1SystemContracts(sm: MerkleStateManager): Promise<void> {
+  for (const c of L1_SYSTEM_CONTRACTS) {
+    const a = new Address(c.address);
+    await sm.putAccount(a, new Account(1n, 0n));
+    await sm.putCode(a, systemContractCode(c));
+  }
 }
 
 export async function fund(sm: MerkleStateManager, address: Uint8Array, balance: bigint): Promise<void> {
