@@ -42,6 +42,7 @@ import { type ForkRules, forkRules, opActive, txCommon } from "./common.ts";
 import { orBlooms } from "./bloom.ts";
 import { expectedBlobFields, expectedExtraData, nextBlockBaseFee } from "./header_rules.ts";
 import { type L1FeeSource, loadL1FeeSource } from "./l1_fee.ts";
+import { ensureKzg } from "./kzg.ts";
 import { installFastOpcodes } from "./fast_opcodes.ts";
 import { orderedTrieRoot } from "./ordered_trie.ts";
 import { opPrecompiles } from "./precompiles.ts";
@@ -273,6 +274,10 @@ export class BlockBuilder {
     header: Header,
     deps: BlockBuilderDeps,
   ): Promise<BlockBuilder> {
+    if (config.op === undefined && forkRules(config, header.timestamp).common.gteHardfork(Hardfork.Cancun)) {
+      // EIP-4844 on a plain chain: the point-evaluation precompile and blob transactions need KZG.
+      await ensureKzg(config, header.timestamp);
+    }
     const rules = forkRules(config, header.timestamp);
     const vm = await makeVm(rules, deps, parent);
     const b = new BlockBuilder(config, parent, header, rules, vm, deps);

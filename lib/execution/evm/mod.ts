@@ -12,3 +12,4 @@ export * from "./sender_recovery.ts";
 export * from "./sender_cache.ts";
 export * from "./fast_opcodes.ts";
 export * from "./requests.ts";
+export * from "./kzg.ts";

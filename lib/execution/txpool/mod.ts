@@ -25,12 +25,22 @@ export {
   type PendingListener,
   type PoolHead,
   TX_SLOT_SIZE,
-  TxPool,
   type TxPoolContent,
   type TxPoolDeps,
   type TxPoolOptions,
   type TxPoolStatus,
-} from "./txpool.ts";
+} from "./options.ts";
+export { TxPool } from "./txpool.ts";
+export { refuseType, validateBlobTx, validateStateless } from "./admission.ts";
+export {
+  type BlobAndProof,
+  BlobIndex,
+  blobNetworkEncoding,
+  type BlobNetworkTx,
+  sidecarOfTx,
+  splitBlobNetworkTx,
+  versionedHashesOf,
+} from "./blob_sidecar.ts";
 export {
   decodeRawTransaction,
   decodingCommon,

@@ -5,109 +5,46 @@
  * price-and-nonce ordering for the block builder. Modelled on geth `core/txpool/legacypool`;
  * the OP additions (L1 data fee in the balance check, the L1-info gas reserve, no deposits or
  * blob transactions) follow op-geth `core/txpool/validation.go` and the OP specs
- * (specs/protocol/exec-engine.md, deposits.md).
+ * (specs/protocol/exec-engine.md, deposits.md). The stateless admission checks live in
+ * admission.ts, the options and shapes in options.ts; on a plain chain blob transactions are pooled
+ * with their sidecars (blob_sidecar.ts).
  */
-import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { Capability } from "@ethereumjs/tx";
 import type { Hex } from "../../common/bytes.ts";
-import { encodingOf, rememberEncoding } from "../evm/mod.ts";
+import { type BlobsBundle, encodingOf, loadKzg, rememberEncoding } from "../evm/mod.ts";
+import { refuseType, validateBlobTx, validateStateless } from "./admission.ts";
+import {
+  type BlobAndProof,
+  BlobIndex,
+  sidecarOfTx,
+  splitBlobNetworkTx,
+  versionedHashesOf,
+} from "./blob_sidecar.ts";
 import { txPoolError } from "./errors.ts";
+import {
+  type AddOptions,
+  DEFAULT_TXPOOL_OPTIONS,
+  type NewHeadEvent,
+  type PendingListener,
+  type PoolHead,
+  TX_SLOT_SIZE,
+  type TxPoolContent,
+  type TxPoolDeps,
+  type TxPoolOptions,
+  type TxPoolStatus,
+} from "./options.ts";
 import { type OrderedCandidate, TransactionsByPriceAndNonce } from "./ordering.ts";
 import {
   decodeRawTransaction,
   decodingCommon,
   effectiveTip,
   feeCap,
-  floorDataGas,
-  intrinsicGas,
-  MAX_INITCODE_SIZE,
-  MAX_UINT64,
   sharedTxCommon,
   tipCap,
   TX_TYPE,
   txCost,
 } from "./validation.ts";
-
-/** The chain's rules at the pending block, as the pool needs them. */
-export interface PoolHead {
-  chainId: bigint;
-  /** Gas limit of the pending block. */
-  gasLimit: bigint;
-  /** Base fee of the next block. */
-  nextBaseFee: bigint;
-  /** Transaction types allowed now: 0, 1, 2 always; 3 never on L2; 4 from Prague / Isthmus. */
-  allowedTypes: ReadonlySet<number>;
-  timestamp: bigint;
-  /** EIP-3860 initcode rules (Shanghai; Canyon on OP). */
-  isShanghai: boolean;
-  /** EIP-7623 calldata floor (Prague; Isthmus on OP). */
-  isPrague: boolean;
-}
-
-/** What the pool needs from the chain; the composition root wires it. */
-export interface TxPoolDeps {
-  /** Account nonce and balance at the current head state. */
-  getAccount(address: Uint8Array): Promise<{ nonce: bigint; balance: bigint }>;
-  /** The chain's rules at the pending block. */
-  head(): PoolHead;
-  /** The L1 data fee (+ operator fee upper bound) the tx would pay at the pending block; 0n on L1. */
-  l1Cost(tx: TypedTransaction): Promise<bigint> | bigint;
-  /** The Common raw transactions are decoded with; default: Prague rules at head().chainId. */
-  common?: () => Common;
-  /** Milliseconds since the epoch; default Date.now. */
-  clock?: () => number;
-  /**
-   * Recovers a transaction's sender into its cache before validation, e.g. a SenderRecovery
-   * running ecrecover in Workers; without it the pool recovers on the calling thread.
-   */
-  senderRecovery?: { recover(tx: TypedTransaction): Promise<void> };
-}
-
-export interface TxPoolOptions {
-  /** Minimum fee bump in percent for replacing a transaction (both fee cap and tip). */
-  priceBump: bigint;
-  /** Executable slots guaranteed per account before global pending truncation touches it. */
-  accountSlots: number;
-  /** Maximum executable slots for all accounts. */
-  globalSlots: number;
-  /** Maximum non-executable (gapped) transactions per account. */
-  accountQueue: number;
-  /** Maximum non-executable transactions for all accounts. */
-  globalQueue: number;
-  /** How long an account's queued transactions are kept without activity, in ms. */
-  lifetimeMs: number;
-  /** Largest accepted transaction, in bytes of its encoding. */
-  maxTxSize: number;
-  /** Minimum tip per gas a transaction must offer. */
-  minTip: bigint;
-  /** Gas of the pending block not available to pool transactions (op-geth: the L1-info deposit). */
-  gasLimitReserve: bigint;
-  /** Accept legacy transactions without EIP-155 replay protection. */
-  allowUnprotectedTxs: boolean;
-  /** Refuse new transactions whose fee cap is below the next block's base fee. */
-  rejectFeeCapBelowBaseFee: boolean;
-}
-
-/** One transaction slot is 32 KiB (geth legacypool `txSlotSize`). */
-export const TX_SLOT_SIZE = 32 * 1024;
-
-export const DEFAULT_TXPOOL_OPTIONS: Readonly<TxPoolOptions> = {
-  priceBump: 10n, // geth legacypool DefaultConfig.PriceBump
-  accountSlots: 16, // geth legacypool DefaultConfig.AccountSlots
-  globalSlots: 4096 + 1024, // geth legacypool DefaultConfig.GlobalSlots ("urgent + floating queue capacity")
-  accountQueue: 64, // geth legacypool DefaultConfig.AccountQueue
-  globalQueue: 1024, // geth legacypool DefaultConfig.GlobalQueue
-  lifetimeMs: 3 * 60 * 60 * 1000, // geth legacypool DefaultConfig.Lifetime (3 hours)
-  maxTxSize: 4 * TX_SLOT_SIZE, // geth legacypool txMaxSize: 4 slots, 128 KiB
-  minTip: 1n, // geth legacypool DefaultConfig.PriceLimit (--txpool.pricelimit)
-  gasLimitReserve: 70_000n, // op-geth core/txpool/validation.go l1InfoGasOverhead; 0n on L1
-  allowUnprotectedTxs: false, // geth --rpc.allow-unprotected-txs
-  rejectFeeCapBelowBaseFee: true, // anvil's rule; geth keeps such txs queued for a lower base fee
-};
-
-/** The dev chain's pool: as the default, with no minimum tip (`keel execution --dev`). */
-export const DEV_TXPOOL_OPTIONS: Readonly<TxPoolOptions> = { ...DEFAULT_TXPOOL_OPTIONS, minTip: 0n };
 
 /** The eviction scan runs at most this often (geth legacypool evictionInterval, 1 minute). */
 const EVICTION_INTERVAL_MS = 60_000;
@@ -138,44 +75,6 @@ interface Account {
   pendingCount: number;
   totalCost: bigint;
   lastActivity: number;
-}
-
-/** Options of one add. */
-export interface AddOptions {
-  /** Submitted through this node's RPC: never evicted for remote transactions. */
-  local?: boolean;
-}
-
-/** What a new head did to the chain: transactions now included, and those of dropped blocks. */
-export interface NewHeadEvent {
-  included: readonly (TypedTransaction | Uint8Array | Hex)[];
-  removed?: readonly TypedTransaction[];
-}
-
-export interface TxPoolStatus {
-  pending: number;
-  queued: number;
-}
-
-export interface TxPoolContent {
-  pending: Map<Hex, Map<bigint, TypedTransaction>>;
-  queued: Map<Hex, Map<bigint, TypedTransaction>>;
-}
-
-export type PendingListener = (tx: TypedTransaction, hash: Hex) => void;
-
-/**
- * Types the pool refuses: deposits always (op-geth: no unauthenticated deposits), blob
- * transactions always (refused on L2 by the OP specs; on L1 they need the sidecar checks of
- * geth's blobpool, which this pool does not have), and any type the fork does not allow.
- */
-function refuseType(type: number, head: PoolHead): void {
-  if (type === TX_TYPE.deposit || !head.allowedTypes.has(type)) {
-    throw txPoolError("TX_TYPE_NOT_SUPPORTED", undefined, { type });
-  }
-  if (type === TX_TYPE.blob) {
-    throw txPoolError("TX_TYPE_NOT_SUPPORTED", "blob transactions are not pooled", { type });
-  }
 }
 
 function numSlots(size: number): number {
@@ -211,6 +110,7 @@ export class TxPool {
   readonly #all = new Map<Hex, PoolEntry>();
   readonly #accounts = new Map<Hex, Account>();
   readonly #listeners = new Set<PendingListener>();
+  readonly #blobs = new BlobIndex();
   #pendingCount = 0;
   #slots = 0;
   #pendingSlots = 0;
@@ -285,6 +185,22 @@ export class TxPool {
     const account = this.#accounts.get(bytesToHex(address));
     if (account !== undefined) return account.pendingEnd;
     return (await this.#deps.getAccount(address)).nonce;
+  }
+
+  /** The blob sidecar of a pooled blob transaction (engine_getPayloadV3/V4 blobsBundle). */
+  blobSidecar(hash: Uint8Array | Hex): BlobsBundle | undefined {
+    return this.#blobs.sidecar(hashKey(hash));
+  }
+
+  /** Pooled blobs and proofs by versioned hash, null where none is pooled (engine_getBlobsV1). */
+  getBlobs(versionedHashes: readonly Uint8Array[]): (BlobAndProof | null)[] {
+    return versionedHashes.map((h) => this.#blobs.blob(h) ?? null);
+  }
+
+  /** EIP-4844/EIP-7691 blobs per block at the pending block (9 from Prague). */
+  #maxBlobs(): number {
+    const common = this.#deps.common?.() ?? decodingCommon(this.#deps.head().chainId);
+    return Number(common.getBlobGasSchedule().maxBlobGasPerBlock / common.param("blobGasPerBlob"));
   }
 
   /** Number of pooled transactions. */
@@ -385,25 +301,32 @@ export class TxPool {
     const head = this.#deps.head();
     let tx: TypedTransaction;
     let size: number;
+    let sidecar: BlobsBundle | undefined;
     if (input instanceof Uint8Array) {
       const type = input.length > 0 && input[0] < 0x80 ? input[0] : TX_TYPE.legacy;
       refuseType(type, head);
-      size = input.length;
+      let raw = input;
+      if (type === TX_TYPE.blob) {
+        // EIP-4844 network form: the size limit applies to the transaction without its sidecar.
+        ({ canonical: raw, sidecar } = splitBlobNetworkTx(input));
+      }
+      size = raw.length;
       if (size > opts.maxTxSize) {
         throw txPoolError("OVERSIZED_DATA", `transaction size ${size}, limit ${opts.maxTxSize}`);
       }
       const common = this.#deps.common?.();
       tx = decodeRawTransaction(
-        input,
+        raw,
         common === undefined ? decodingCommon(head.chainId) : sharedTxCommon(common),
         head.allowedTypes,
       );
       // The raw bytes are the canonical encoding (the decoder refuses non-canonical RLP and leading
       // zeros): the hash is theirs, and the block builder reuses them instead of re-serialising.
-      rememberEncoding(tx, input);
+      rememberEncoding(tx, raw);
     } else {
       tx = input;
       refuseType(tx.type, head);
+      if (tx.type === TX_TYPE.blob) sidecar = sidecarOfTx(tx);
       size = tx.serialize().length;
       if (size > opts.maxTxSize) {
         throw txPoolError("OVERSIZED_DATA", `transaction size ${size}, limit ${opts.maxTxSize}`);
@@ -425,68 +348,19 @@ export class TxPool {
       await this.#deps.senderRecovery.recover(tx);
       if (this.#all.has(hash)) throw txPoolError("ALREADY_KNOWN", undefined, { hash });
     }
-    const sender = this.#validateStateless(tx, head, reinject);
+    const sender = validateStateless(tx, head, this.options, reinject);
+    if (tx.type === TX_TYPE.blob) {
+      validateBlobTx(tx, sidecar, this.#maxBlobs(), await (this.#deps.kzg ?? loadKzg)());
+    }
 
     const [state, l1Cost] = await Promise.all([this.#deps.getAccount(sender), this.#deps.l1Cost(tx)]);
     if (this.#all.has(hash)) throw txPoolError("ALREADY_KNOWN", undefined, { hash });
     const added = this.#insert(tx, hash, sender, size, state, l1Cost, local, head);
+    if (sidecar !== undefined && this.#all.get(hash)?.tx === tx) {
+      this.#blobs.add(hash, versionedHashesOf(tx), sidecar);
+    }
     if (!reinject) this.evictStale();
     return added;
-  }
-
-  /** geth ValidateTransaction: the checks that need no state. Returns the sender. */
-  #validateStateless(tx: TypedTransaction, head: PoolHead, reinject: boolean): Uint8Array {
-    const opts = this.options;
-    const isCreate = tx.to === undefined;
-    if (head.isShanghai && isCreate && tx.data.length > MAX_INITCODE_SIZE) {
-      throw txPoolError(
-        "MAX_INITCODE_SIZE_EXCEEDED",
-        `code size ${tx.data.length}, limit ${MAX_INITCODE_SIZE}`,
-      );
-    }
-    const limit = head.gasLimit > opts.gasLimitReserve ? head.gasLimit - opts.gasLimitReserve : 0n;
-    if (tx.gasLimit > limit) throw txPoolError("GAS_LIMIT", undefined, { gas: tx.gasLimit, limit });
-    const cap = feeCap(tx);
-    const tip = tipCap(tx);
-    if (cap < tip) throw txPoolError("TIP_ABOVE_FEE_CAP", undefined, { feeCap: cap, tipCap: tip });
-    let sender: Uint8Array;
-    try {
-      sender = tx.getSenderAddress().bytes;
-    } catch (err) {
-      throw txPoolError("INVALID_SENDER", "invalid transaction v, r, s values", {}, err);
-    }
-    if (
-      !reinject && !opts.allowUnprotectedTxs && tx.type === TX_TYPE.legacy &&
-      !tx.supports(Capability.EIP155ReplayProtection)
-    ) {
-      throw txPoolError("UNPROTECTED_TX");
-    }
-    if (tx.nonce >= MAX_UINT64) {
-      throw txPoolError("NONCE_MAX", `address ${bytesToHex(sender)}, nonce: ${tx.nonce}`);
-    }
-    const intrinsic = intrinsicGas(tx, head);
-    if (tx.gasLimit < intrinsic) {
-      throw txPoolError("INTRINSIC_GAS", `gas ${tx.gasLimit}, minimum needed ${intrinsic}`);
-    }
-    if (head.isPrague) {
-      const floor = floorDataGas(tx);
-      if (tx.gasLimit < floor) {
-        throw txPoolError("FLOOR_DATA_GAS", `gas ${tx.gasLimit}, minimum needed ${floor}`);
-      }
-    }
-    if (tip < opts.minTip) {
-      throw txPoolError("TX_GAS_PRICE_TOO_LOW", `gas tip cap ${tip}, minimum needed ${opts.minTip}`);
-    }
-    if (!reinject && opts.rejectFeeCapBelowBaseFee && cap < head.nextBaseFee) {
-      throw txPoolError(
-        "FEE_CAP_TOO_LOW",
-        `address ${bytesToHex(sender)}, maxFeePerGas: ${cap}, baseFee: ${head.nextBaseFee}`,
-      );
-    }
-    if (tx.type === TX_TYPE.setCode && "authorizationList" in tx && tx.authorizationList.length === 0) {
-      throw txPoolError("EMPTY_AUTHORIZATIONS");
-    }
-    return sender;
   }
 
   /** geth ValidateTransactionWithState plus the pool's replacement and capacity rules. */
@@ -751,6 +625,7 @@ export class TxPool {
     account.txs.delete(entry.nonce);
     account.totalCost -= entry.cost;
     this.#all.delete(entry.hash);
+    this.#blobs.remove(entry.hash);
     this.#slots -= entry.slots;
   }
 

@@ -62,9 +62,19 @@ export function effectiveTip(tx: TypedTransaction, baseFee: bigint): bigint {
   return room < tip ? room : tip;
 }
 
-/** value + gasLimit * feeCap: what the sender must hold before any L1 fee (geth `tx.Cost()`). */
+/** EIP-4844 GAS_PER_BLOB. */
+const GAS_PER_BLOB = 131_072n;
+
+/**
+ * value + gasLimit * feeCap (+ blob gas * maxFeePerBlobGas for a blob transaction): what the sender
+ * must hold before any L1 fee (geth `tx.Cost()`).
+ */
 export function txCost(tx: TypedTransaction): bigint {
-  return tx.value + tx.gasLimit * feeCap(tx);
+  let cost = tx.value + tx.gasLimit * feeCap(tx);
+  if ("maxFeePerBlobGas" in tx && "blobVersionedHashes" in tx) {
+    cost += GAS_PER_BLOB * BigInt(tx.blobVersionedHashes.length) * tx.maxFeePerBlobGas;
+  }
+  return cost;
 }
 
 function isCreation(tx: TypedTransaction): boolean {
