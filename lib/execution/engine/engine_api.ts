@@ -9,10 +9,9 @@
  * Payload building happens at forkchoiceUpdated time: the block is executed and stored (not
  * canonical) at once, so getPayload is a lookup and newPayload of the same block is "known".
  */
-import { createTxFromRLP } from "@ethereumjs/tx";
 import { Hardfork } from "@ethereumjs/common";
 import { RLP } from "@ethereumjs/rlp";
-import { bigIntToBytes, bytesToHex, concatBytes, equalBytes, hexToBytes } from "../../common/bytes.ts";
+import { bigIntToBytes, bytesToHex, concatBytes, equalBytes } from "../../common/bytes.ts";
 import { BaseError, isErrorCode } from "../../common/errors.ts";
 import { keccak256 } from "../../common/hash.ts";
 import {
@@ -26,7 +25,8 @@ import {
   type PayloadAttributes,
   type PayloadStatus,
 } from "../../protocol/mod.ts";
-import { checkRequestList, executionRequestsOf, forkRules } from "../evm/mod.ts";
+import { type BlobsBundle, checkRequestList, executionRequestsOf, forkRules } from "../evm/mod.ts";
+import type { BlobAndProof } from "../txpool/mod.ts";
 import { type BuiltBlock, ENGINE_ERRORS, type ExecutionEngine } from "./execution_engine.ts";
 import { blockToPayload, encodeWithdrawalItems, payloadToBlock } from "./payload.ts";
 
@@ -47,6 +47,7 @@ export const ENGINE_API_ERRORS = {
   INVALID_FORKCHOICE_STATE: "ENGINE_API_INVALID_FORKCHOICE_STATE",
   INVALID_PAYLOAD_ATTRIBUTES: "ENGINE_API_INVALID_PAYLOAD_ATTRIBUTES",
   UNSUPPORTED_FORK: "ENGINE_API_UNSUPPORTED_FORK",
+  TOO_LARGE_REQUEST: "ENGINE_API_TOO_LARGE_REQUEST",
 } as const;
 
 /** The standard messages (execution-apis common.md). */
@@ -56,6 +57,7 @@ export const ENGINE_RPC_MESSAGES: Record<keyof typeof ENGINE_API_ERRORS, string>
   INVALID_FORKCHOICE_STATE: "Invalid forkchoice state",
   INVALID_PAYLOAD_ATTRIBUTES: "Invalid payload attributes",
   UNSUPPORTED_FORK: "Unsupported fork",
+  TOO_LARGE_REQUEST: "Too large request",
 };
 
 /** An Engine API error: `message` is the detail, `meta.rpcCode` the JSON-RPC code. */
@@ -114,12 +116,21 @@ export const ENGINE_CAPABILITIES = [
   "engine_newPayloadV3",
   "engine_newPayloadV4",
   "engine_getClientVersionV1",
+  "engine_getBlobsV1",
 ] as const;
+
+/** engine_getBlobsV1 answers at most this many versioned hashes (cancun.md "engine_getBlobsV1"). */
+export const MAX_BLOB_HASHES_PER_REQUEST = 128;
+
+/** getPayloadV3/V4's envelope with the blobs of the block's blob transactions (BlobsBundleV1). */
+export type ExecutionPayloadEnvelopeWithBlobs = ExecutionPayloadEnvelope & { blobsBundle?: BlobsBundle };
 
 interface CachedPayload {
   built: BuiltBlock;
   version: EngineVersion;
   parentBeaconBlockRoot?: Uint8Array;
+  /** The sidecars of the block's blob transactions, taken from the pool when the block was built. */
+  blobsBundle: BlobsBundle;
 }
 
 const ZERO32 = new Uint8Array(32);
@@ -254,12 +265,48 @@ export class ExecutionEngineApi implements EngineApi {
         built,
         version,
         parentBeaconBlockRoot: attributes.parentBeaconBlockRoot,
+        blobsBundle: this.#blobsBundle(built),
       }, this.options.payloadCacheSize);
     }
     return { payloadStatus: valid, payloadId: id };
   }
 
-  async getPayload(version: EngineVersion, payloadId: Uint8Array): Promise<ExecutionPayloadEnvelope> {
+  /**
+   * The pooled sidecars of a built block's blob transactions, in block order (cancun.md "BlobsBundleV1":
+   * commitments, proofs and blobs in the order of the versioned hashes). The builder takes blob
+   * transactions only from the pool, which keeps their sidecars until they are included.
+   */
+  #blobsBundle(built: BuiltBlock): BlobsBundle {
+    const bundle: BlobsBundle = { commitments: [], proofs: [], blobs: [] };
+    for (const r of built.results) {
+      if (r.type !== 3) continue;
+      const sidecar = this.engine.pool.blobSidecar(r.txHash);
+      if (sidecar === undefined) continue;
+      bundle.commitments.push(...sidecar.commitments);
+      bundle.proofs.push(...sidecar.proofs);
+      bundle.blobs.push(...sidecar.blobs);
+    }
+    return bundle;
+  }
+
+  /**
+   * engine_getBlobsV1 (cancun.md): the pooled blob and proof for each versioned hash, null where none is
+   * pooled; more than 128 hashes is -38004.
+   */
+  getBlobs(versionedHashes: Uint8Array[]): (BlobAndProof | null)[] {
+    if (versionedHashes.length > MAX_BLOB_HASHES_PER_REQUEST) {
+      throw engineApiError(
+        "TOO_LARGE_REQUEST",
+        `${versionedHashes.length} versioned hashes, at most ${MAX_BLOB_HASHES_PER_REQUEST}`,
+      );
+    }
+    return this.engine.pool.getBlobs(versionedHashes);
+  }
+
+  async getPayload(
+    version: EngineVersion,
+    payloadId: Uint8Array,
+  ): Promise<ExecutionPayloadEnvelopeWithBlobs> {
     await Promise.resolve();
     const cached = this.#payloads.get(bytesToHex(payloadId));
     if (cached === undefined) {
@@ -274,10 +321,11 @@ export class ExecutionEngineApi implements EngineApi {
     if (version > 4) throw unsupported(`getPayloadV${version} does not exist`);
     const payload = blockToPayload(block, hash);
     if (this.#isthmus(block.header.timestamp)) payload.withdrawalsRoot = block.header.withdrawalsRoot;
-    const envelope: ExecutionPayloadEnvelope = { executionPayload: payload, blockValue };
+    const envelope: ExecutionPayloadEnvelopeWithBlobs = { executionPayload: payload, blockValue };
     if (version >= 3) {
       envelope.parentBeaconBlockRoot = block.header.parentBeaconBlockRoot;
       envelope.shouldOverrideBuilder = false;
+      envelope.blobsBundle = cached.blobsBundle;
     }
     // prague.md "engine_getPayloadV4": the block's EIP-7685 requests (L1); OP chains have none.
     if (version >= 4) envelope.executionRequests = executionRequestsOf(block) ?? [];
@@ -392,15 +440,20 @@ export class ExecutionEngineApi implements EngineApi {
     return status("VALID", hash);
   }
 
-  /** The EIP-4844 versioned hashes of the payload's blob transactions, in order. */
+  /**
+   * The EIP-4844 versioned hashes of the payload's blob transactions, in order: field 10 of each
+   * `0x03 || rlp([chain_id, nonce, max_priority_fee_per_gas, max_fee_per_gas, gas_limit, to, value, data,
+   * access_list, max_fee_per_blob_gas, blob_versioned_hashes, y_parity, r, s])` (read without decoding
+   * the transaction, which @ethereumjs refuses without KZG loaded).
+   */
   #blobHashes(p: ExecutionPayload): Uint8Array[] {
     const out: Uint8Array[] = [];
     for (const raw of p.transactions) {
       if (raw.length === 0 || raw[0] !== 3) continue;
       try {
-        const tx = createTxFromRLP(raw, { common: forkRules(this.engine.config, p.timestamp).common });
-        const hashes = (tx as unknown as { blobVersionedHashes?: string[] }).blobVersionedHashes ?? [];
-        for (const h of hashes) out.push(hexToBytes(h as `0x${string}`));
+        const fields = RLP.decode(raw.subarray(1)) as unknown[];
+        const hashes = fields[10];
+        if (Array.isArray(hashes)) { for (const h of hashes) if (h instanceof Uint8Array) out.push(h); }
       } catch {
         // An undecodable transaction fails block validation below.
       }

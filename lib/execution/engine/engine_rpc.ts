@@ -15,6 +15,7 @@ import {
   type ExecutionEngineApi,
 } from "./engine_api.ts";
 import {
+  blobsToJson,
   clientVersionSchema,
   envelopeToJson,
   forkchoiceStateSchema,
@@ -90,6 +91,11 @@ export function engineNamespace(api: ExecutionEngineApi): Namespace {
       ] as const,
       handler: ([p, hashes, root, requests]) =>
         wrap(async () => payloadStatusToJson(await api.newPayload(4, p, hashes, root, requests))),
+    }),
+    getBlobsV1: defineMethod({
+      name: "engine_getBlobsV1",
+      params: [s.array(s.hash())] as const,
+      handler: ([hashes]) => wrap(() => blobsToJson(api.getBlobs(hashes))),
     }),
     exchangeCapabilities: defineMethod({
       name: "engine_exchangeCapabilities",

@@ -16,6 +16,7 @@ import type {
   Withdrawal,
 } from "../../protocol/mod.ts";
 import { type Infer, s, type Schema, SchemaError } from "../../rpc/mod.ts";
+import type { BlobsBundle } from "../evm/mod.ts";
 
 function fixedBytes(length: number, goType: string): Schema<Uint8Array> {
   const hex = s.hex();
@@ -232,17 +233,35 @@ export function forkchoiceUpdatedResultToJson(r: ForkchoiceUpdatedResult): {
   };
 }
 
+/** BlobsBundleV1 (cancun.md): commitments, proofs and blobs as hex. */
+export function blobsBundleToJson(b: BlobsBundle): { commitments: Hex[]; proofs: Hex[]; blobs: Hex[] } {
+  return {
+    commitments: b.commitments.map(bytesToHex),
+    proofs: b.proofs.map(bytesToHex),
+    blobs: b.blobs.map(bytesToHex),
+  };
+}
+
+/** engine_getBlobsV1's result: BlobAndProofV1 or null per requested hash. */
+export function blobsToJson(items: readonly ({ blob: Uint8Array; proof: Uint8Array } | null)[]) {
+  return items.map((i) => i === null ? null : { blob: bytesToHex(i.blob), proof: bytesToHex(i.proof) });
+}
+
 /**
- * getPayloadV2: `{executionPayload, blockValue}`; V3 adds `blobsBundle` (empty), `shouldOverrideBuilder`
- * and OP's `parentBeaconBlockRoot`; V4 adds `executionRequests` (empty on OP).
+ * getPayloadV2: `{executionPayload, blockValue}`; V3 adds `blobsBundle` (the included blob transactions'
+ * sidecars; empty on OP), `shouldOverrideBuilder` and OP's `parentBeaconBlockRoot`; V4 adds
+ * `executionRequests` (empty on OP).
  */
-export function envelopeToJson(e: ExecutionPayloadEnvelope, version: number): Record<string, unknown> {
+export function envelopeToJson(
+  e: ExecutionPayloadEnvelope & { blobsBundle?: BlobsBundle },
+  version: number,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {
     executionPayload: executionPayloadToJson(e.executionPayload),
     blockValue: toQuantity(e.blockValue),
   };
   if (version >= 3) {
-    out.blobsBundle = { commitments: [], proofs: [], blobs: [] };
+    out.blobsBundle = blobsBundleToJson(e.blobsBundle ?? { commitments: [], proofs: [], blobs: [] });
     out.shouldOverrideBuilder = e.shouldOverrideBuilder ?? false;
     if (e.parentBeaconBlockRoot !== undefined) {
       out.parentBeaconBlockRoot = bytesToHex(e.parentBeaconBlockRoot);
@@ -253,13 +272,18 @@ export function envelopeToJson(e: ExecutionPayloadEnvelope, version: number): Re
 }
 
 /** The envelope from JSON (what an external engine client reads back). */
-export function parseEnvelope(json: unknown): ExecutionPayloadEnvelope {
+export function parseEnvelope(json: unknown): ExecutionPayloadEnvelope & { blobsBundle?: BlobsBundle } {
   const e = s.object({
     executionPayload: s.unknown(),
     blockValue: s.quantity(),
     parentBeaconBlockRoot: s.optional(s.hash()),
     shouldOverrideBuilder: s.optional(s.bool()),
     executionRequests: s.optional(s.array(s.hex())),
+    blobsBundle: s.optional(s.object({
+      commitments: s.array(fixedBytes(48, "hexutil.Bytes")),
+      proofs: s.array(fixedBytes(48, "hexutil.Bytes")),
+      blobs: s.array(fixedBytes(131_072, "hexutil.Bytes")),
+    })),
   }).parse(json);
   return compact({
     executionPayload: parseExecutionPayload(e.executionPayload),
@@ -267,6 +291,7 @@ export function parseEnvelope(json: unknown): ExecutionPayloadEnvelope {
     parentBeaconBlockRoot: e.parentBeaconBlockRoot,
     shouldOverrideBuilder: e.shouldOverrideBuilder,
     executionRequests: e.executionRequests,
+    blobsBundle: e.blobsBundle,
   });
 }
 

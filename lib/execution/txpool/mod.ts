@@ -42,6 +42,7 @@ export {
   versionedHashesOf,
 } from "./blob_sidecar.ts";
 export {
+  blobDecodingCommon,
   decodeRawTransaction,
   decodingCommon,
   effectiveTip,

@@ -35,7 +35,10 @@ import {
   type TxPoolStatus,
 } from "./options.ts";
 import { type OrderedCandidate, TransactionsByPriceAndNonce } from "./ordering.ts";
+import type { KZG } from "@ethereumjs/util";
+import { Hardfork } from "@ethereumjs/common";
 import {
+  blobDecodingCommon,
   decodeRawTransaction,
   decodingCommon,
   effectiveTip,
@@ -197,10 +200,14 @@ export class TxPool {
     return versionedHashes.map((h) => this.#blobs.blob(h) ?? null);
   }
 
-  /** EIP-4844/EIP-7691 blobs per block at the pending block (9 from Prague). */
+  #kzg(): Promise<KZG> {
+    return (this.#deps.kzg ?? loadKzg)();
+  }
+
+  /** Blobs per block at the pending block: EIP-4844 MAX_BLOBS_PER_BLOCK 6, EIP-7691 9 from Prague. */
   #maxBlobs(): number {
-    const common = this.#deps.common?.() ?? decodingCommon(this.#deps.head().chainId);
-    return Number(common.getBlobGasSchedule().maxBlobGasPerBlock / common.param("blobGasPerBlob"));
+    const common = this.#deps.common?.();
+    return common === undefined || common.gteHardfork(Hardfork.Prague) ? 9 : 6;
   }
 
   /** Number of pooled transactions. */
@@ -306,15 +313,18 @@ export class TxPool {
       const type = input.length > 0 && input[0] < 0x80 ? input[0] : TX_TYPE.legacy;
       refuseType(type, head);
       let raw = input;
+      let common = this.#deps.common?.();
       if (type === TX_TYPE.blob) {
         // EIP-4844 network form: the size limit applies to the transaction without its sidecar.
         ({ canonical: raw, sidecar } = splitBlobNetworkTx(input));
+        if (common?.customCrypto.kzg === undefined) {
+          common = blobDecodingCommon(head.chainId, await this.#kzg());
+        }
       }
       size = raw.length;
       if (size > opts.maxTxSize) {
         throw txPoolError("OVERSIZED_DATA", `transaction size ${size}, limit ${opts.maxTxSize}`);
       }
-      const common = this.#deps.common?.();
       tx = decodeRawTransaction(
         raw,
         common === undefined ? decodingCommon(head.chainId) : sharedTxCommon(common),
@@ -350,7 +360,7 @@ export class TxPool {
     }
     const sender = validateStateless(tx, head, this.options, reinject);
     if (tx.type === TX_TYPE.blob) {
-      validateBlobTx(tx, sidecar, this.#maxBlobs(), await (this.#deps.kzg ?? loadKzg)());
+      validateBlobTx(tx, sidecar, this.#maxBlobs(), await this.#kzg());
     }
 
     const [state, l1Cost] = await Promise.all([this.#deps.getAccount(sender), this.#deps.l1Cost(tx)]);

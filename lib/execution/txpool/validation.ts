@@ -5,6 +5,7 @@
  */
 import { type Common, createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
 import { createTxFromRLP, paramsTx, type TypedTransaction } from "@ethereumjs/tx";
+import type { KZG } from "@ethereumjs/util";
 import { txCommon } from "../evm/mod.ts";
 import { txPoolError } from "./errors.ts";
 
@@ -146,6 +147,29 @@ export function decodingCommon(chainId: bigint): Common {
     commonCache.set(chainId, common);
   }
   return common;
+}
+
+const blobCommonCache = new Map<string, { kzg: KZG; common: Common }>();
+
+/**
+ * {@link decodingCommon} with a KZG implementation: @ethereumjs refuses to instantiate any blob
+ * transaction under a Common without `customCrypto.kzg`. The block builder re-decodes such
+ * transactions under the block's rules.
+ */
+export function blobDecodingCommon(chainId: bigint, kzg: KZG): Common {
+  const key = chainId.toString();
+  let cached = blobCommonCache.get(key);
+  if (cached === undefined || cached.kzg !== kzg) {
+    const common = sharedTxCommon(
+      createCustomCommon({ chainId: Number(chainId) }, Mainnet, {
+        hardfork: Hardfork.Prague,
+        customCrypto: { kzg },
+      }),
+    );
+    cached = { kzg, common };
+    blobCommonCache.set(key, cached);
+  }
+  return cached.common;
 }
 
 /**

@@ -2,6 +2,7 @@
 import { createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
 import {
   createAccessList2930Tx,
+  createBlob4844Tx,
   createEOACode7702Tx,
   createFeeMarket1559Tx,
   createLegacyTx,
@@ -10,7 +11,13 @@ import {
 import { Address, eoaCode7702SignAuthorization, privateToAddress } from "@ethereumjs/util";
 import { bytesToHex, type Hex, hexToBytes } from "../../../../lib/common/bytes.ts";
 import { keccak256 } from "../../../../lib/common/hash.ts";
-import type { PoolHead, TxPoolDeps } from "../../../../lib/execution/txpool/mod.ts";
+import { blobNetworkEncoding, type PoolHead, type TxPoolDeps } from "../../../../lib/execution/txpool/mod.ts";
+import {
+  type BlobsBundle,
+  blobSidecar,
+  kzgToVersionedHash,
+  loadKzg,
+} from "../../../../lib/execution/evm/mod.ts";
 
 export const CHAIN_ID = 901n;
 export const GWEI = 1_000_000_000n;
@@ -149,4 +156,40 @@ export class TestChain {
       clock: () => this.now,
     };
   }
+}
+
+/** A valid blob: every 32-byte field element starts with a zero byte; the rest is `seed`. */
+export function testBlob(seed: number): Uint8Array {
+  const blob = new Uint8Array(131_072);
+  for (let i = 0; i < blob.length; i += 32) blob.fill(seed & 0xff, i + 1, i + 32);
+  return blob;
+}
+
+/**
+ * A signed blob transaction on `chainId` (Prague rules) carrying `seeds.length` blobs: the canonical
+ * encoding (as blocks carry it), the network form (as eth_sendRawTransaction takes it) and its sidecar.
+ */
+export async function blobTx(
+  chainId: bigint = CHAIN_ID,
+  spec: TxSpec & { seeds?: number[]; blobFeeCap?: bigint; keyBytes?: Uint8Array } = {},
+): Promise<{ tx: TypedTransaction; canonical: Uint8Array; network: Uint8Array; sidecar: BlobsBundle }> {
+  const kzg = await loadKzg();
+  const sidecar = blobSidecar(kzg, (spec.seeds ?? [1]).map(testBlob));
+  const txCommon = createCustomCommon({ chainId: Number(chainId) }, Mainnet, {
+    hardfork: Hardfork.Prague,
+    customCrypto: { kzg },
+  });
+  const tx = createBlob4844Tx({
+    chainId,
+    nonce: spec.nonce ?? 0n,
+    maxPriorityFeePerGas: spec.tip ?? GWEI,
+    maxFeePerGas: spec.feeCap ?? 10n * GWEI,
+    maxFeePerBlobGas: spec.blobFeeCap ?? 10n,
+    gasLimit: spec.gas ?? 21_000n,
+    to: spec.to ?? TO,
+    value: spec.value ?? 1n,
+    blobVersionedHashes: sidecar.commitments.map((c) => bytesToHex(kzgToVersionedHash(c))),
+  }, { common: txCommon }).sign(spec.keyBytes ?? KEYS[spec.key ?? 0]);
+  const canonical = tx.serialize();
+  return { tx, canonical, network: blobNetworkEncoding(canonical, sidecar), sidecar };
 }
