@@ -84,3 +84,24 @@ export function expectedBlobFields(
   );
   return { excessBlobGas: ph.calcNextExcessBlobGas(child.common) };
 }
+
+/**
+ * The blob base fee of a block with `excessBlobGas` at `timestamp` on a plain chain (EIP-4844
+ * fake_exponential with the fork's update fraction: 3338477 on Cancun, 5007716 from Prague, EIP-7691);
+ * 1 wei before Cancun and on OP chains, which carry no blobs.
+ */
+export function blobBaseFee(config: ChainConfig, timestamp: bigint, excessBlobGas: bigint): bigint {
+  const common = forkRules(config, timestamp).common;
+  if (config.op !== undefined || !common.gteHardfork(Hardfork.Cancun)) return 1n;
+  const fraction = common.param("blobGasPriceUpdateFraction");
+  // EIP-4844 fake_exponential(MIN_BASE_FEE_PER_BLOB_GAS = 1, excess, fraction).
+  let i = 1n;
+  let output = 0n;
+  let acc = fraction;
+  while (acc > 0n) {
+    output += acc;
+    acc = (acc * excessBlobGas) / (fraction * i);
+    i++;
+  }
+  return output / fraction;
+}

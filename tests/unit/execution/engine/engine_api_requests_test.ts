@@ -7,7 +7,14 @@ import {
   forkRules,
   WITHDRAWAL_REQUEST_ADDRESS,
 } from "../../../../lib/execution/evm/mod.ts";
-import { ENGINE_API_ERRORS, ExecutionEngine, payloadToBlock } from "../../../../lib/execution/engine/mod.ts";
+import {
+  ENGINE_API_ERRORS,
+  ENGINE_CAPABILITIES,
+  ExecutionEngine,
+  payloadToBlock,
+  toEngineRpcError,
+} from "../../../../lib/execution/engine/mod.ts";
+import type { RpcError } from "../../../../lib/rpc/mod.ts";
 import { EMPTY_REQUESTS_HASH, hashHeader } from "../../../../lib/protocol/mod.ts";
 import { assert, assertEquals, assertRejects } from "../../../assert.ts";
 import {
@@ -125,5 +132,27 @@ Deno.test("engine api (Isthmus): executionRequests stay empty and must be empty"
     assert(err instanceof BaseError && err.message.includes("OP chain"));
   } finally {
     await seq.close();
+  }
+});
+
+Deno.test("engine api: engine_getBlobsV1 answers null for unknown hashes and -38004 above 128 hashes", async () => {
+  const engine = await ExecutionEngine.open({ genesis: l1Genesis() });
+  try {
+    const api = new ExecutionEngineApi({}, { engine });
+    assert(ENGINE_CAPABILITIES.includes("engine_getBlobsV1"));
+    assertEquals(api.getBlobs([new Uint8Array(32).fill(1)]), [null]);
+    const many = Array.from({ length: 129 }, () => new Uint8Array(32));
+    let thrown: unknown;
+    try {
+      api.getBlobs(many);
+    } catch (e) {
+      thrown = e;
+    }
+    assert(isErrorCode(thrown, ENGINE_API_ERRORS.TOO_LARGE_REQUEST));
+    const rpc = toEngineRpcError(thrown) as RpcError;
+    assertEquals(rpc.code, -38004);
+    assertEquals(api.getBlobs(many.slice(0, 128)).length, 128);
+  } finally {
+    await engine.close();
   }
 });
