@@ -47,8 +47,10 @@ import {
 import {
   type BlockAttributes,
   BlockBuilder,
+  encodingOf,
   forkRules,
   importBlock,
+  type L1FeeSource,
   loadL1FeeSource,
   nextBlockBaseFee,
   sharedSenderCache,
@@ -270,6 +272,8 @@ export class ExecutionEngine {
   readonly pool: TxPool;
   #builderPool: EngineTxPool;
   #headState: { hash: Uint8Array; sm: Promise<MerkleStateManager> } | undefined;
+  /** The L1 fee parameters of the head's L1Block, for the pool: read once per head and fork. */
+  #headL1Fees: { hash: Uint8Array; fork: string; source: Promise<L1FeeSource> } | undefined;
   #listeners = new Set<(event: NewHeadsEvent) => void>();
   #lock: Promise<unknown> = Promise.resolve();
   /** The state manager last used for a block, positioned at `root` (its caches stay warm). */
@@ -343,9 +347,19 @@ export class ExecutionEngine {
   async #l1Cost(tx: TypedTransaction): Promise<bigint> {
     const op = this.config.op;
     if (op === undefined) return 0n;
-    const rules = forkRules(this.config, this.pendingRules().timestamp);
-    const source = await loadL1FeeSource(await this.#headStateManager(), rules.opFork ?? "bedrock");
-    return source.l1Fee(tx.serialize()).l1Fee + source.operatorFee(tx.gasLimit);
+    const fork = forkRules(this.config, this.pendingRules().timestamp).opFork ?? "bedrock";
+    const hash = this.head().hash;
+    let cached = this.#headL1Fees;
+    if (cached === undefined || cached.fork !== fork || !equalBytes(cached.hash, hash)) {
+      const source = this.#headStateManager().then((sm) => loadL1FeeSource(sm, fork));
+      const entry = cached = this.#headL1Fees = { hash, fork, source };
+      // A failed read is not kept: the next transaction reads again.
+      source.catch(() => {
+        if (this.#headL1Fees === entry) this.#headL1Fees = undefined;
+      });
+    }
+    const source = await cached.source;
+    return source.l1Fee(encodingOf(tx)).l1Fee + source.operatorFee(tx.gasLimit);
   }
 
   /** The rules of the next block on the head (the pool validates against them). */
@@ -745,6 +759,7 @@ export class ExecutionEngine {
     this.#listeners.clear();
     this.#hot = undefined;
     this.#headState = undefined;
+    this.#headL1Fees = undefined;
     if (this.#ownsStore) this.store.close();
   }
 }
