@@ -7,7 +7,6 @@
  * cheap for the pool, the builder and the RPC layer alike.
  */
 import { Capability, type TypedTransaction } from "@ethereumjs/tx";
-import { bigIntToUnpaddedBytes } from "@ethereumjs/util";
 import { loadWasmSecp256k1, type Secp256k1Recover } from "./sender_recovery_wasm.ts";
 
 export { loadWasmSecp256k1, type Secp256k1Recover };

@@ -28,13 +28,13 @@ import {
   type NewHeadEvent,
   type PendingListener,
   type PoolHead,
-  TX_SLOT_SIZE,
   type TxPoolContent,
   type TxPoolDeps,
   type TxPoolOptions,
   type TxPoolStatus,
 } from "./options.ts";
 import { type OrderedCandidate, TransactionsByPriceAndNonce } from "./ordering.ts";
+import { type Account, bytesToHex, comparePrice, hashKey, numSlots, type PoolEntry } from "./pool_entry.ts";
 import type { KZG } from "@ethereumjs/util";
 import { Hardfork } from "@ethereumjs/common";
 import {
@@ -51,60 +51,6 @@ import {
 
 /** The eviction scan runs at most this often (geth legacypool evictionInterval, 1 minute). */
 const EVICTION_INTERVAL_MS = 60_000;
-
-interface PoolEntry {
-  tx: TypedTransaction;
-  hash: Hex;
-  sender: Hex;
-  nonce: bigint;
-  feeCap: bigint;
-  tipCap: bigint;
-  /** value + gas * feeCap + L1 cost at admission. */
-  cost: bigint;
-  slots: number;
-  local: boolean;
-  seq: number;
-  pending: boolean;
-}
-
-interface Account {
-  address: Hex;
-  bytes: Uint8Array;
-  txs: Map<bigint, PoolEntry>;
-  stateNonce: bigint;
-  balance: bigint;
-  /** First nonce after the contiguous run that starts at stateNonce. */
-  pendingEnd: bigint;
-  pendingCount: number;
-  totalCost: bigint;
-  lastActivity: number;
-}
-
-function numSlots(size: number): number {
-  return Math.ceil(size / TX_SLOT_SIZE);
-}
-
-/**
- * Hex with the runtime's native `toHex`: one flat string. (The common bytesToHex builds a rope two
- * characters at a time, which every Map lookup and JSON answer then flattens again.)
- */
-function bytesToHex(bytes: Uint8Array): Hex {
-  return `0x${bytes.toHex()}` as Hex;
-}
-
-function hashKey(hash: Uint8Array | Hex): Hex {
-  return (typeof hash === "string" ? hash.toLowerCase() : bytesToHex(hash)) as Hex;
-}
-
-/** -1, 0, 1: how `a`'s price compares to `b`'s at `baseFee` (geth priceHeap.cmp). */
-function comparePrice(a: PoolEntry, b: PoolEntry, baseFee: bigint): number {
-  const ta = effectiveTip(a.tx, baseFee);
-  const tb = effectiveTip(b.tx, baseFee);
-  if (ta !== tb) return ta < tb ? -1 : 1;
-  if (a.feeCap !== b.feeCap) return a.feeCap < b.feeCap ? -1 : 1;
-  if (a.tipCap !== b.tipCap) return a.tipCap < b.tipCap ? -1 : 1;
-  return 0;
-}
 
 export class TxPool {
   readonly options: Readonly<TxPoolOptions>;
