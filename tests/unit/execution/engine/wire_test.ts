@@ -1,5 +1,6 @@
 import { bytesToHex } from "../../../../lib/common/bytes.ts";
 import {
+  blobsToJson,
   envelopeToJson,
   executionPayloadToJson,
   parseEnvelope,
@@ -128,4 +129,36 @@ Deno.test("wire: forkchoice state, status and envelope", () => {
   assertEquals(back.blockValue, 5n);
   assertEquals(back.parentBeaconBlockRoot, H(7));
   assertEquals(back.executionPayload, payload());
+});
+
+Deno.test("wire: getPayloadV3/V4 blobsBundle and executionRequests round-trip; getBlobsV1 answers null", () => {
+  const blobsBundle = {
+    commitments: [new Uint8Array(48).fill(1)],
+    proofs: [new Uint8Array(48).fill(2)],
+    blobs: [new Uint8Array(131_072).fill(3)],
+  };
+  const envelope = {
+    executionPayload: payload(),
+    blockValue: 5n,
+    parentBeaconBlockRoot: H(9),
+    shouldOverrideBuilder: false,
+    executionRequests: [new Uint8Array([1, 0xaa])],
+    blobsBundle,
+  };
+  const json = envelopeToJson(envelope, 4) as {
+    blobsBundle: { proofs: string[] };
+    executionRequests: string[];
+  };
+  assertEquals(json.blobsBundle.proofs, [bytesToHex(blobsBundle.proofs[0])]);
+  assertEquals(json.executionRequests, ["0x01aa"]);
+  const back = parseEnvelope(JSON.parse(JSON.stringify(json)));
+  assertEquals(back.blobsBundle, blobsBundle);
+  assertEquals(back.executionRequests, [new Uint8Array([1, 0xaa])]);
+  // V3 without a bundle: the empty bundle.
+  const v3 = envelopeToJson({ executionPayload: payload(), blockValue: 0n }, 3) as { blobsBundle: unknown };
+  assertEquals(v3.blobsBundle, { commitments: [], proofs: [], blobs: [] });
+  assertEquals(blobsToJson([null, { blob: new Uint8Array([1]), proof: new Uint8Array([2]) }]), [
+    null,
+    { blob: "0x01", proof: "0x02" },
+  ]);
 });
