@@ -133,3 +133,38 @@ export class BlobIndex {
     return this.#byTx.size;
   }
 }
+
+/**
+ * Sidecars of recently included blob transactions, so that a transaction a reorg takes out of the chain
+ * (which blocks carry without its blobs) can return to the pool with them (go-ethereum
+ * core/txpool/blobpool limbo). Bounded by blob count; the oldest go first.
+ */
+export class BlobLimbo {
+  readonly maxBlobs: number;
+  readonly #sidecars = new Map<Hex, BlobsBundle>();
+  #blobs = 0;
+
+  constructor(maxBlobs: number) {
+    this.maxBlobs = maxBlobs;
+  }
+
+  put(txHash: Hex, sidecar: BlobsBundle): void {
+    this.take(txHash);
+    this.#sidecars.set(txHash, sidecar);
+    this.#blobs += sidecar.blobs.length;
+    while (this.#blobs > this.maxBlobs) this.take(this.#sidecars.keys().next().value as Hex);
+  }
+
+  /** Removes and returns the sidecar of `txHash`. */
+  take(txHash: Hex): BlobsBundle | undefined {
+    const sidecar = this.#sidecars.get(txHash);
+    if (sidecar === undefined) return undefined;
+    this.#sidecars.delete(txHash);
+    this.#blobs -= sidecar.blobs.length;
+    return sidecar;
+  }
+
+  get size(): number {
+    return this.#sidecars.size;
+  }
+}

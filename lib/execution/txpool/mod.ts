@@ -35,6 +35,7 @@ export { refuseType, validateBlobTx, validateStateless } from "./admission.ts";
 export {
   type BlobAndProof,
   BlobIndex,
+  BlobLimbo,
   blobNetworkEncoding,
   type BlobNetworkTx,
   sidecarOfTx,

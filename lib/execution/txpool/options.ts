@@ -70,6 +70,8 @@ export interface TxPoolOptions {
   allowUnprotectedTxs: boolean;
   /** Refuse new transactions whose fee cap is below the next block's base fee. */
   rejectFeeCapBelowBaseFee: boolean;
+  /** Blobs of included transactions kept so a reorg can return them to the pool (plain chains). */
+  blobLimbo: number;
 }
 
 /** One transaction slot is 32 KiB (geth legacypool `txSlotSize`). */
@@ -87,6 +89,7 @@ export const DEFAULT_TXPOOL_OPTIONS: Readonly<TxPoolOptions> = {
   gasLimitReserve: 70_000n, // op-geth core/txpool/validation.go l1InfoGasOverhead; 0n on L1
   allowUnprotectedTxs: false, // geth --rpc.allow-unprotected-txs
   rejectFeeCapBelowBaseFee: true, // anvil's rule; geth keeps such txs queued for a lower base fee
+  blobLimbo: 64, // 8 MiB of blobs, about seven full Prague blocks (geth's blobpool limbo keeps them to finality)
 };
 
 /** The dev chain's pool: as the default, with no minimum tip (`keel execution --dev`). */

@@ -17,6 +17,7 @@ import { refuseType, validateBlobTx, validateStateless } from "./admission.ts";
 import {
   type BlobAndProof,
   BlobIndex,
+  BlobLimbo,
   sidecarOfTx,
   splitBlobNetworkTx,
   versionedHashesOf,
@@ -60,6 +61,7 @@ export class TxPool {
   readonly #accounts = new Map<Hex, Account>();
   readonly #listeners = new Set<PendingListener>();
   readonly #blobs = new BlobIndex();
+  readonly #limbo: BlobLimbo;
   #pendingCount = 0;
   #slots = 0;
   #pendingSlots = 0;
@@ -70,6 +72,7 @@ export class TxPool {
     this.options = { ...DEFAULT_TXPOOL_OPTIONS, ...options };
     this.#deps = deps;
     this.#clock = deps.clock ?? Date.now;
+    this.#limbo = new BlobLimbo(this.options.blobLimbo);
     this.#lastEviction = this.#clock();
   }
 
@@ -207,7 +210,10 @@ export class TxPool {
     }
     for (const hash of included) {
       const entry = this.#all.get(hash);
-      if (entry !== undefined) this.#removeEntry(this.#accounts.get(entry.sender)!, entry);
+      if (entry === undefined) continue;
+      const sidecar = this.#blobs.sidecar(hash);
+      if (sidecar !== undefined) this.#limbo.put(hash, sidecar);
+      this.#removeEntry(this.#accounts.get(entry.sender)!, entry);
     }
     const accounts = [...this.#accounts.values()];
     const states = await Promise.all(accounts.map((a) => this.#deps.getAccount(a.bytes)));
@@ -306,6 +312,8 @@ export class TxPool {
     }
     const sender = validateStateless(tx, head, this.options, reinject);
     if (tx.type === TX_TYPE.blob) {
+      // A transaction of a block a reorg dropped comes back without its blobs: take them from the limbo.
+      sidecar ??= this.#limbo.take(hash);
       validateBlobTx(tx, sidecar, this.#maxBlobs(), await this.#kzg());
     }
 

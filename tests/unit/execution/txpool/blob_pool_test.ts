@@ -2,8 +2,10 @@
 import { assert, assertEquals, assertRejects, assertThrows } from "../../../assert.ts";
 import { bytesToHex } from "../../../../lib/common/bytes.ts";
 import { BaseError } from "../../../../lib/common/errors.ts";
+import { createTxFromRLP } from "@ethereumjs/tx";
 import { kzgToVersionedHash, loadKzg } from "../../../../lib/execution/evm/mod.ts";
 import {
+  blobDecodingCommon,
   blobNetworkEncoding,
   splitBlobNetworkTx,
   TxPool,
@@ -96,4 +98,33 @@ Deno.test("txpool (L1): more blobs than a block holds (EIP-7691: 9 from Prague) 
     "too many blobs in transaction: have 1, permitted 0",
   );
   assertThrows(() => validateBlobTx(t.tx, undefined, 9, kzg), BaseError, "missing sidecar");
+});
+
+Deno.test("txpool (L1): a blob transaction a reorg drops comes back with its blobs from the limbo", async () => {
+  const chain = new TestChain();
+  const pool = l1Pool(chain);
+  const t = await blobTx(CHAIN_ID, { seeds: [5] });
+  const hash = await pool.add(t.network);
+  // Included (the sender's nonce moves on), then the block is dropped (the nonce moves back).
+  chain.set(0, { nonce: 1n });
+  await pool.onNewHead({ included: [hash] });
+  assertEquals(pool.size, 0);
+  chain.set(0, { nonce: 0n });
+  // The dropped block's transaction, decoded from the block (canonical form, no blobs).
+  const fromBlock = blobDecodingCommon(CHAIN_ID, await loadKzg());
+  await pool.onNewHead({ included: [], removed: [createTxFromRLP(t.canonical, { common: fromBlock })] });
+  assert(pool.has(hash));
+  assertEquals(pool.blobSidecar(hash), t.sidecar);
+  assertEquals(pool.getBlobs(versionedHashesOf(t.tx)), [{
+    blob: t.sidecar.blobs[0],
+    proof: t.sidecar.proofs[0],
+  }]);
+  // Without a limbo entry the same transaction cannot come back.
+  const other = new TxPool({}, { ...chain.deps(), common: () => common });
+  chain.head = { ...chain.head, allowedTypes: new Set([0, 1, 2, 3, 4]) };
+  await assertRejects(
+    () => other.add(createTxFromRLP(t.canonical, { common: fromBlock })),
+    BaseError,
+    "missing sidecar",
+  );
 });
