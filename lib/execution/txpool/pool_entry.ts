@@ -61,3 +61,8 @@ export function comparePrice(a: PoolEntry, b: PoolEntry, baseFee: bigint): numbe
   if (a.tipCap !== b.tipCap) return a.tipCap < b.tipCap ? -1 : 1;
   return 0;
 }
+
+/** maxFeePerBlobGas of a blob transaction; undefined for other types. */
+export function blobFeeCap(tx: TypedTransaction): bigint | undefined {
+  return "maxFeePerBlobGas" in tx ? tx.maxFeePerBlobGas : undefined;
+}

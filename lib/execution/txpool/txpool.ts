@@ -35,7 +35,15 @@ import {
   type TxPoolStatus,
 } from "./options.ts";
 import { type OrderedCandidate, TransactionsByPriceAndNonce } from "./ordering.ts";
-import { type Account, bytesToHex, comparePrice, hashKey, numSlots, type PoolEntry } from "./pool_entry.ts";
+import {
+  type Account,
+  blobFeeCap,
+  bytesToHex,
+  comparePrice,
+  hashKey,
+  numSlots,
+  type PoolEntry,
+} from "./pool_entry.ts";
 import type { KZG } from "@ethereumjs/util";
 import { Hardfork } from "@ethereumjs/common";
 import {
@@ -388,6 +396,18 @@ export class TxPool {
           minFeeCap: feeThreshold,
           minTipCap: tipThreshold,
         });
+      }
+      // geth blobpool: a blob replacement also bumps the blob fee cap.
+      const oldBlobCap = blobFeeCap(existing.tx);
+      const newBlobCap = blobFeeCap(tx);
+      if (oldBlobCap !== undefined && newBlobCap !== undefined) {
+        const blobThreshold = (oldBlobCap * bump) / 100n;
+        if (newBlobCap <= oldBlobCap || newBlobCap < blobThreshold) {
+          throw txPoolError("REPLACE_UNDERPRICED", "blob fee cap not bumped", {
+            blobFeeCap: newBlobCap,
+            minBlobFeeCap: blobThreshold,
+          });
+        }
       }
       if (balance < spent + cost) {
         throw txPoolError(

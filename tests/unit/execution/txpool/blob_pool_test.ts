@@ -128,3 +128,20 @@ Deno.test("txpool (L1): a blob transaction a reorg drops comes back with its blo
     "missing sidecar",
   );
 });
+
+Deno.test("txpool (L1): replacing a blob transaction also needs a bumped blob fee cap", async () => {
+  const pool = l1Pool();
+  const first = await blobTx(CHAIN_ID, { seeds: [1], blobFeeCap: 100n });
+  await pool.add(first.network);
+  const sameBlobFee = await blobTx(CHAIN_ID, {
+    seeds: [1],
+    blobFeeCap: 100n,
+    feeCap: 20n * GWEI,
+    tip: 2n * GWEI,
+  });
+  await assertRejects(() => pool.add(sameBlobFee.network), BaseError, "blob fee cap not bumped");
+  const bumped = await blobTx(CHAIN_ID, { seeds: [1], blobFeeCap: 110n, feeCap: 20n * GWEI, tip: 2n * GWEI });
+  const hash = await pool.add(bumped.network);
+  assertEquals(pool.size, 1);
+  assert(pool.has(hash));
+});
