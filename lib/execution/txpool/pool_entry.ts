@@ -5,6 +5,7 @@
  */
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Hex } from "../../common/bytes.ts";
+import { txPoolError } from "./errors.ts";
 import { TX_SLOT_SIZE } from "./options.ts";
 import { effectiveTip } from "./validation.ts";
 
@@ -65,4 +66,37 @@ export function comparePrice(a: PoolEntry, b: PoolEntry, baseFee: bigint): numbe
 /** maxFeePerBlobGas of a blob transaction; undefined for other types. */
 export function blobFeeCap(tx: TypedTransaction): bigint | undefined {
   return "maxFeePerBlobGas" in tx ? tx.maxFeePerBlobGas : undefined;
+}
+
+/**
+ * Whether `entry` may replace `existing` (same sender and nonce): fee cap and tip strictly higher and at
+ * least `priceBump` percent higher (geth legacypool list.Add); for blob transactions the blob fee cap
+ * too (geth blobpool). Throws REPLACE_UNDERPRICED.
+ */
+export function checkReplacement(existing: PoolEntry, entry: PoolEntry, priceBump: bigint): void {
+  const bump = 100n + priceBump;
+  const feeThreshold = (existing.feeCap * bump) / 100n;
+  const tipThreshold = (existing.tipCap * bump) / 100n;
+  if (
+    existing.feeCap >= entry.feeCap || existing.tipCap >= entry.tipCap ||
+    entry.feeCap < feeThreshold || entry.tipCap < tipThreshold
+  ) {
+    throw txPoolError("REPLACE_UNDERPRICED", undefined, {
+      feeCap: entry.feeCap,
+      tipCap: entry.tipCap,
+      minFeeCap: feeThreshold,
+      minTipCap: tipThreshold,
+    });
+  }
+  const oldBlobCap = blobFeeCap(existing.tx);
+  const newBlobCap = blobFeeCap(entry.tx);
+  if (oldBlobCap !== undefined && newBlobCap !== undefined) {
+    const blobThreshold = (oldBlobCap * bump) / 100n;
+    if (newBlobCap <= oldBlobCap || newBlobCap < blobThreshold) {
+      throw txPoolError("REPLACE_UNDERPRICED", "blob fee cap not bumped", {
+        blobFeeCap: newBlobCap,
+        minBlobFeeCap: blobThreshold,
+      });
+    }
+  }
 }

@@ -37,8 +37,8 @@ import {
 import { type OrderedCandidate, TransactionsByPriceAndNonce } from "./ordering.ts";
 import {
   type Account,
-  blobFeeCap,
   bytesToHex,
+  checkReplacement,
   comparePrice,
   hashKey,
   numSlots,
@@ -382,33 +382,7 @@ export class TxPool {
       pending: false,
     };
     if (existing !== undefined) {
-      // geth legacypool list.Add: both caps strictly higher and at least priceBump percent higher.
-      const bump = 100n + opts.priceBump;
-      const feeThreshold = (existing.feeCap * bump) / 100n;
-      const tipThreshold = (existing.tipCap * bump) / 100n;
-      if (
-        existing.feeCap >= entry.feeCap || existing.tipCap >= entry.tipCap ||
-        entry.feeCap < feeThreshold || entry.tipCap < tipThreshold
-      ) {
-        throw txPoolError("REPLACE_UNDERPRICED", undefined, {
-          feeCap: entry.feeCap,
-          tipCap: entry.tipCap,
-          minFeeCap: feeThreshold,
-          minTipCap: tipThreshold,
-        });
-      }
-      // geth blobpool: a blob replacement also bumps the blob fee cap.
-      const oldBlobCap = blobFeeCap(existing.tx);
-      const newBlobCap = blobFeeCap(tx);
-      if (oldBlobCap !== undefined && newBlobCap !== undefined) {
-        const blobThreshold = (oldBlobCap * bump) / 100n;
-        if (newBlobCap <= oldBlobCap || newBlobCap < blobThreshold) {
-          throw txPoolError("REPLACE_UNDERPRICED", "blob fee cap not bumped", {
-            blobFeeCap: newBlobCap,
-            minBlobFeeCap: blobThreshold,
-          });
-        }
-      }
+      checkReplacement(existing, entry, opts.priceBump);
       if (balance < spent + cost) {
         throw txPoolError(
           "INSUFFICIENT_FUNDS",
