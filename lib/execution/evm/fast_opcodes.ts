@@ -135,8 +135,9 @@ function keccakPlainOp(runState: RunState, common: CommonLike): void {
 
 function keccakOp(runState: RunState, common: CommonLike): void {
   const data = keccakInput(runState);
+  // keel's own keccak256 (every Common carries it, evm/common.ts) may be memoised; another one may not.
   const custom = common.customCrypto.keccak256;
-  if (custom !== undefined || data.length > KECCAK_MEMO_INPUT) {
+  if ((custom !== undefined && custom !== keccak256) || data.length > KECCAK_MEMO_INPUT) {
     runState.stack.push(bytesWord((custom ?? keccak256)(data), 0));
     return;
   }

@@ -259,3 +259,25 @@ Deno.test("fast opcodes: installed once per EVM; a second install finds no stock
   assertEquals(installFastOpcodes(evm, { keccakMemo: false }), 5);
   assertEquals(installFastOpcodes(evm), 0);
 });
+
+Deno.test("fast opcodes: KECCAK256 with the memo calls a Common's own keccak256 when it is not keel's", async () => {
+  const base = forkRules(opConfig("isthmus"), 0n).common;
+  const common = base.copy();
+  let calls = 0;
+  const marker = new Uint8Array(32).fill(0x42);
+  // A new customCrypto object: the cached Common's own stays untouched.
+  (common as { customCrypto: object }).customCrypto = {
+    ...base.customCrypto,
+    keccak256: (d: Uint8Array) => {
+      calls++;
+      return d.length === 64 ? marker : keccak256(d);
+    },
+  };
+  const evm: EVM = await createEVM({ common, stateManager: newState() });
+  installFastOpcodes(evm, { keccakMemo: true });
+  await evm.stateManager.putCode(CONTRACT, prog(op(0x60, 0x40, 0x60, 0x00, 0x20, 0x60, 0x00, 0x52)));
+  const r = await evm.runCall({ caller: CALLER, to: CONTRACT, gasLimit: 100_000n });
+  assertEquals(r.execResult.exceptionError, undefined);
+  assert(calls > 0, "the custom keccak256 was called");
+  assertEquals(bytesToHex(r.execResult.returnValue.subarray(0, 32)), bytesToHex(marker));
+});
