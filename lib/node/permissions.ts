@@ -40,8 +40,20 @@ export interface PermissionSet {
 /** The name of keel's set in deno.json. */
 export const KEEL_PERMISSION_SET = "keel";
 
-/** Flags the binary needs besides the permission set: narrower Worker permissions. */
-export const KEEL_RUNTIME_FLAGS = ["--unstable-worker-options"] as const;
+/**
+ * V8 heap tuning, as geth tunes Go's GC for its cache: a 4 MiB young-generation semi-space and
+ * an old generation that grows by 25% over the live heap after a full GC (V8 otherwise lets it
+ * grow up to 4x when the mutator is fast). `keel execution --dev` after 100,000 mined transfers:
+ * peak RSS 688 -> 477 MiB at the same rate (1,146 vs 1,106 tx/s); after 30,000: 480 -> 345 MiB
+ * (measured). The live heap stays under 100 MiB; this only collects garbage sooner.
+ */
+export const KEEL_V8_FLAGS = "--v8-flags=--max-semi-space-size=4,--heap-growing-percent=25";
+
+/**
+ * Flags the binary is compiled with besides the permission set (narrower Worker permissions, the
+ * heap tuning); the deno.json tasks that run keel pass the same (tests/unit/node/permissions_test.ts).
+ */
+export const KEEL_RUNTIME_FLAGS = ["--unstable-worker-options", KEEL_V8_FLAGS] as const;
 
 const PERMISSION_ORDER = ["read", "write", "net", "env", "sys", "run", "ffi", "import"] as const;
 

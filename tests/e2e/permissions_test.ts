@@ -50,6 +50,7 @@ Deno.test("the baked set: no subprocesses, no FFI, env KEEL_* with --ignore-env,
     "--deny-run",
     "--deny-ffi",
     "--unstable-worker-options",
+    "--v8-flags=--max-semi-space-size=4,--heap-growing-percent=25",
     "--no-prompt",
   ]);
   // scripts/compile.ts bakes exactly these flags (one source: deno.json).

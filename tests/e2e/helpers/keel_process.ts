@@ -2,6 +2,7 @@
  * Starts a real `keel execution --dev` process (main.ts under the `keel` permission set) on free
  * 127.0.0.1 ports with a throw-away data dir, waits until its HTTP JSON-RPC answers, and stops it.
  */
+import { KEEL_V8_FLAGS } from "../../../lib/node/permissions.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 
@@ -66,6 +67,7 @@ export async function startKeelExecution(options: StartKeelOptions = {}): Promis
   const args = [
     "run",
     "-P=keel",
+    KEEL_V8_FLAGS,
     `--config=${ROOT}deno.json`,
     `${ROOT}main.ts`,
     "execution",

@@ -1,13 +1,15 @@
 import { BaseError } from "../../../lib/common/errors.ts";
 import {
   formatPermissionError,
+  KEEL_RUNTIME_FLAGS,
+  KEEL_V8_FLAGS,
   nodeWorkerPermissions,
   permissionSetFromConfig,
   permissionSetToFlags,
   resolveGrantPath,
   resolveNodeFileGrants,
 } from "../../../lib/node/permissions.ts";
-import { assertEquals, assertThrows } from "../../assert.ts";
+import { assert, assertEquals, assertThrows } from "../../assert.ts";
 
 Deno.test("permissionSetToFlags: booleans, lists and the {allow, deny, ignore} form", () => {
   assertEquals(
@@ -88,5 +90,15 @@ Deno.test("grant paths are resolved through symlinks; missing files by their fut
     assertEquals([perms.run, perms.ffi, perms.net, perms.write], [false, false, true, grants.write]);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("runtime flags: the deno.json tasks that run keel pass the binary's V8 heap flags", async () => {
+  const config = JSON.parse(await Deno.readTextFile(new URL("../../../deno.json", import.meta.url)));
+  assert(KEEL_RUNTIME_FLAGS.includes(KEEL_V8_FLAGS));
+  for (const task of ["dev", "node", "execution"]) {
+    const command: string = config.tasks[task];
+    assert(command.includes("-P=keel"), `task ${task} runs under the keel permission set`);
+    assert(command.split(/\s+/).includes(KEEL_V8_FLAGS), `task ${task} passes ${KEEL_V8_FLAGS}`);
   }
 });
