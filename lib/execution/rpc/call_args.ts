@@ -90,6 +90,14 @@ export const blockOverridesSchema = s.object({
 });
 export type BlockOverrides = Infer<typeof blockOverridesSchema>;
 
+/** The parameters of eth_call, eth_estimateGas and eth_createAccessList: call, block, state and block overrides. */
+export const callParams = [
+  callArgsSchema,
+  s.optional(s.blockTag()),
+  s.optional(stateOverrideSchema),
+  s.optional(blockOverridesSchema),
+] as const;
+
 /** The outcome of one execution. */
 export interface CallResult {
   returnValue: Uint8Array;

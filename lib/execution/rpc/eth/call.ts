@@ -1,25 +1,13 @@
 /** eth_call: executes a message call at a block without a transaction. */
-import { defineMethod, s } from "../../../rpc/mod.ts";
+import { defineMethod } from "../../../rpc/mod.ts";
 import { type EthContext, requireHeader } from "../backend.ts";
-import {
-  blockOverridesSchema,
-  callArgsSchema,
-  callError,
-  callGas,
-  returnHex,
-  stateOverrideSchema,
-} from "../call_args.ts";
+import { callError, callGas, callParams, returnHex } from "../call_args.ts";
 import { withCallEnv, withDeadline } from "../call.ts";
 
 export function ethCall(ctx: EthContext) {
   return defineMethod({
     name: "eth_call",
-    params: [
-      callArgsSchema,
-      s.optional(s.blockTag()),
-      s.optional(stateOverrideSchema),
-      s.optional(blockOverridesSchema),
-    ],
+    params: callParams,
     handler: async ([args, block, state, blockOverrides]) => {
       const { header } = requireHeader(ctx.backend, block);
       const opts = ctx.backend.options;

@@ -2,21 +2,16 @@
  * eth_createAccessList: the access list a call touches and the gas it uses with that list (geth
  * BlockChainAPI.CreateAccessList); the call object, block and overrides are eth_call's.
  */
-import { defineMethod, s } from "../../../rpc/mod.ts";
+import { defineMethod } from "../../../rpc/mod.ts";
 import { createAccessList } from "../access_list.ts";
 import { type EthContext, requireHeader } from "../backend.ts";
-import { blockOverridesSchema, callArgsSchema, stateOverrideSchema } from "../call_args.ts";
+import { callParams } from "../call_args.ts";
 import { withCallEnv, withDeadline } from "../call.ts";
 
 export function ethCreateAccessList(ctx: EthContext) {
   return defineMethod({
     name: "eth_createAccessList",
-    params: [
-      callArgsSchema,
-      s.optional(s.blockTag()),
-      s.optional(stateOverrideSchema),
-      s.optional(blockOverridesSchema),
-    ],
+    params: callParams,
     handler: async ([args, block, state, blockOverrides]) => {
       const { header } = requireHeader(ctx.backend, block);
       const opts = ctx.backend.options;

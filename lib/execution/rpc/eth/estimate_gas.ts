@@ -1,19 +1,14 @@
 /** eth_estimateGas: the smallest gas limit that succeeds (L2 execution gas only). */
-import { defineMethod, s } from "../../../rpc/mod.ts";
+import { defineMethod } from "../../../rpc/mod.ts";
 import { type EthContext, requireHeader } from "../backend.ts";
-import { blockOverridesSchema, callArgsSchema, stateOverrideSchema } from "../call_args.ts";
+import { callParams } from "../call_args.ts";
 import { estimateGas, withCallEnv, withDeadline } from "../call.ts";
 import { q } from "../format.ts";
 
 export function ethEstimateGas(ctx: EthContext) {
   return defineMethod({
     name: "eth_estimateGas",
-    params: [
-      callArgsSchema,
-      s.optional(s.blockTag()),
-      s.optional(stateOverrideSchema),
-      s.optional(blockOverridesSchema),
-    ],
+    params: callParams,
     handler: async ([args, block, state, blockOverrides]) => {
       const { header } = requireHeader(ctx.backend, block);
       const opts = ctx.backend.options;
