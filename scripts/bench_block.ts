@@ -1,6 +1,7 @@
 /**
  * Block building and import benchmark (issue 3 "Benchmark").
  *
+ *   deno task bench [options]   (= deno run -A with the binary's V8 heap flags, lib/node/permissions.ts)
  *   deno run -A scripts/bench_block.ts [--memory] [--sqlite DIR] [--blocks N] [--transfers N]
  *                                      [--only eth|erc20] [--cold] [--workers N] [--no-import] [--verbose]
  *

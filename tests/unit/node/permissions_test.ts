@@ -96,6 +96,10 @@ Deno.test("grant paths are resolved through symlinks; missing files by their fut
 Deno.test("runtime flags: the deno.json tasks that run keel pass the binary's V8 heap flags", async () => {
   const config = JSON.parse(await Deno.readTextFile(new URL("../../../deno.json", import.meta.url)));
   assert(KEEL_RUNTIME_FLAGS.includes(KEEL_V8_FLAGS));
+  assert(
+    (config.tasks.bench as string).split(/\s+/).includes(KEEL_V8_FLAGS),
+    "the block benchmark runs as the binary",
+  );
   for (const task of ["dev", "node", "execution"]) {
     const command: string = config.tasks[task];
     assert(command.includes("-P=keel"), `task ${task} runs under the keel permission set`);
