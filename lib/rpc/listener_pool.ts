@@ -6,7 +6,7 @@
  */
 import { BaseError, equalBytes } from "../common/mod.ts";
 import { MethodRegistry } from "./registry.ts";
-import { createRpcApp, type ListenerConfig, type RpcApp, type RpcLimits } from "./http_app.ts";
+import { createRpcApp, type ListenerConfig, type RpcApp } from "./http_app.ts";
 import { NOOP_LOGGER, type RpcLogger } from "./types.ts";
 
 /** What one role serves on one address and port: a listener's config plus where and for whom. */
