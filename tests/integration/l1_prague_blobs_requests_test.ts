@@ -6,7 +6,13 @@
  */
 import { createFeeMarket1559Tx } from "@ethereumjs/tx";
 import { bigIntToBytes, bytesToHex, concatBytes } from "../../lib/common/bytes.ts";
-import { computeRequestsHash, forkRules, WITHDRAWAL_REQUEST_ADDRESS } from "../../lib/execution/evm/mod.ts";
+import {
+  blobBaseFee,
+  computeRequestsHash,
+  forkRules,
+  WITHDRAWAL_REQUEST_ADDRESS,
+} from "../../lib/execution/evm/mod.ts";
+import { formatReceipt } from "../../lib/execution/rpc/mod.ts";
 import {
   envelopeToJson,
   ExecutionEngine,
@@ -92,6 +98,15 @@ Deno.test("L1 Prague via the Engine API: a blob transaction and a 7002 request, 
     }
     assertEquals(ver.head().header.number, 1n);
     assertEquals(ver.head().header.blobGasUsed, 131_072n);
+    // EIP-4844 receipt fields on both engines: the blob gas and the block's blob base fee.
+    for (const engine of [seq, ver]) {
+      const receipt = engine.chain.getReceipts(p.blockHash)!.find((r) => r.type === 3)!;
+      assertEquals(receipt.blobGasUsed, 131_072n);
+      assertEquals(receipt.blobGasPrice, blobBaseFee(engine.config, p.timestamp, p.excessBlobGas!));
+      const json = formatReceipt(receipt, { hash: p.blockHash, header: engine.head().header }, 0);
+      assertEquals(json.blobGasUsed, "0x20000");
+      assertEquals(json.blobGasPrice, "0x" + receipt.blobGasPrice!.toString(16));
+    }
     // Included: the pool no longer serves the blob.
     assertEquals(seqApi.getBlobs(versioned), [null]);
   } finally {

@@ -109,6 +109,10 @@ const OPTIONAL_FIELDS = [
   "l1BlobBaseFeeScalar",
   "operatorFeeScalar",
   "operatorFeeConstant",
+  // Appended (older records have these bits clear): Jovian and EIP-4844 receipt fields.
+  "daFootprintGasScalar",
+  "blobGasUsed",
+  "blobGasPrice",
 ] as const;
 
 const EMPTY = new Uint8Array();

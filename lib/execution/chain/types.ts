@@ -34,6 +34,12 @@ export interface StoredReceipt extends Receipt {
   l1BlobBaseFeeScalar?: bigint;
   operatorFeeScalar?: bigint;
   operatorFeeConstant?: bigint;
+  /** From Jovian (jovian/exec-engine.md): the block's DA footprint gas scalar. */
+  daFootprintGasScalar?: bigint;
+  /** Jovian: the transaction's DA footprint; plain chains: a blob transaction's blob gas (EIP-4844). */
+  blobGasUsed?: bigint;
+  /** Plain chains: the blob base fee a blob transaction paid (EIP-4844). */
+  blobGasPrice?: bigint;
 }
 
 /** The head labels the chain persists. */

@@ -45,6 +45,7 @@ import {
   type StoredReceipt,
 } from "../chain/mod.ts";
 import {
+  blobBaseFee,
   type BlockAttributes,
   BlockBuilder,
   encodingOf,
@@ -214,8 +215,11 @@ async function initParsedGenesis(
   });
 }
 
-/** Receipts in the chain's stored form, from the runner's results. */
-export function toStoredReceipts(results: TxResult[]): StoredReceipt[] {
+/**
+ * Receipts in the chain's stored form, from the runner's results. `blobGasPrice` is the block's blob
+ * base fee, stored on the receipts of blob transactions (EIP-4844; plain chains only).
+ */
+export function toStoredReceipts(results: TxResult[], blobGasPrice?: bigint): StoredReceipt[] {
   let logIndex = 0;
   return results.map((r) => {
     const out: StoredReceipt = {
@@ -240,6 +244,13 @@ export function toStoredReceipts(results: TxResult[]): StoredReceipt[] {
       if (f.l1BlobBaseFeeScalar !== undefined) out.l1BlobBaseFeeScalar = f.l1BlobBaseFeeScalar;
       if (f.operatorFeeScalar !== undefined) out.operatorFeeScalar = f.operatorFeeScalar;
       if (f.operatorFeeConstant !== undefined) out.operatorFeeConstant = f.operatorFeeConstant;
+      // jovian: the block's DA footprint gas scalar and the transaction's DA footprint.
+      if (f.daFootprintGasScalar !== undefined) out.daFootprintGasScalar = f.daFootprintGasScalar;
+      if (f.blobGasUsed !== undefined) out.blobGasUsed = f.blobGasUsed;
+    }
+    if (r.blobGasUsed !== undefined && r.blobGasUsed > 0n) {
+      out.blobGasUsed = r.blobGasUsed;
+      if (blobGasPrice !== undefined) out.blobGasPrice = blobGasPrice;
     }
     return out;
   });
@@ -360,6 +371,12 @@ export class ExecutionEngine {
     }
     const source = await cached.source;
     return source.l1Fee(encodingOf(tx)).l1Fee + source.operatorFee(tx.gasLimit);
+  }
+
+  /** The blob base fee of a block on a plain chain from Cancun (receipts of blob transactions). */
+  #blobGasPrice(header: Header): bigint | undefined {
+    if (this.config.op !== undefined || header.excessBlobGas === undefined) return undefined;
+    return blobBaseFee(this.config, header.timestamp, header.excessBlobGas);
   }
 
   /** The rules of the next block on the head (the pool validates against them). */
@@ -594,7 +611,7 @@ export class ExecutionEngine {
       }
       const sealed = await builder.seal();
       await sm.flush();
-      const receipts = toStoredReceipts(sealed.receipts);
+      const receipts = toStoredReceipts(sealed.receipts, this.#blobGasPrice(sealed.block.header));
       this.chain.putBlock(sealed.block, receipts, { hash: sealed.hash });
       this.store.onCommit(() => (this.#hot = { root: sealed.stateRoot, sm }));
       return {
@@ -662,7 +679,9 @@ export class ExecutionEngine {
           throw e;
         }
         await sm.flush();
-        this.chain.putBlock(block, toStoredReceipts(sealed.receipts), { hash });
+        this.chain.putBlock(block, toStoredReceipts(sealed.receipts, this.#blobGasPrice(block.header)), {
+          hash,
+        });
         this.store.onCommit(() => (this.#hot = { root: block.header.stateRoot, sm }));
       });
       return { hash, known: false };

@@ -235,6 +235,8 @@ export function formatReceipt(
     transactionIndex: txIndex,
     type: q(r.type),
   };
+  if (r.blobGasUsed !== undefined) out.blobGasUsed = q(r.blobGasUsed);
+  if (r.blobGasPrice !== undefined) out.blobGasPrice = q(r.blobGasPrice);
   if (r.type === DEPOSIT_TX_TYPE) {
     if (r.depositNonce !== undefined) out.depositNonce = q(r.depositNonce);
     if (r.depositReceiptVersion !== undefined) out.depositReceiptVersion = q(r.depositReceiptVersion);
@@ -249,6 +251,7 @@ export function formatReceipt(
   if (r.l1BlobBaseFeeScalar !== undefined) out.l1BlobBaseFeeScalar = q(r.l1BlobBaseFeeScalar);
   if (r.operatorFeeScalar !== undefined) out.operatorFeeScalar = q(r.operatorFeeScalar);
   if (r.operatorFeeConstant !== undefined) out.operatorFeeConstant = q(r.operatorFeeConstant);
+  if (r.daFootprintGasScalar !== undefined) out.daFootprintGasScalar = q(r.daFootprintGasScalar);
   return out;
 }
 

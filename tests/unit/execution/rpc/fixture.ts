@@ -8,7 +8,8 @@ import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { Address } from "@ethereumjs/util";
 import { bytesToHex, concatBytes, hexToBytes, keccak256 } from "../../../../lib/common/mod.ts";
 import { MemoryStore } from "../../../../lib/db/mod.ts";
-import { ChainStore, type StoredReceipt } from "../../../../lib/execution/chain/mod.ts";
+import { ChainStore } from "../../../../lib/execution/chain/mod.ts";
+import { toStoredReceipts } from "../../../../lib/execution/engine/mod.ts";
 import { BlockBuilder, forkRules, type TxResult } from "../../../../lib/execution/evm/mod.ts";
 import type { BuilderTx } from "../../../../lib/execution/evm/mod.ts";
 import {
@@ -135,36 +136,6 @@ export interface Deployed {
   pendingHash: string;
 }
 
-function toStored(results: TxResult[]): StoredReceipt[] {
-  let logIndex = 0;
-  return results.map((r) => {
-    const stored: StoredReceipt = {
-      ...r.receipt,
-      gasUsed: r.gasUsed,
-      contractAddress: r.contractAddress ?? null,
-      from: r.from,
-      to: r.to,
-      effectiveGasPrice: r.effectiveGasPrice,
-      txHash: r.txHash,
-      logIndexStart: logIndex,
-    };
-    logIndex += r.logs.length;
-    const l1 = r.l1Fee;
-    if (l1 !== undefined) {
-      stored.l1GasUsed = l1.l1GasUsed;
-      stored.l1GasPrice = l1.l1GasPrice;
-      stored.l1Fee = l1.l1Fee;
-      if (l1.l1FeeScalar !== undefined) stored.l1FeeScalar = l1.l1FeeScalar;
-      if (l1.l1BaseFeeScalar !== undefined) stored.l1BaseFeeScalar = l1.l1BaseFeeScalar;
-      if (l1.l1BlobBaseFee !== undefined) stored.l1BlobBaseFee = l1.l1BlobBaseFee;
-      if (l1.l1BlobBaseFeeScalar !== undefined) stored.l1BlobBaseFeeScalar = l1.l1BlobBaseFeeScalar;
-      if (l1.operatorFeeScalar !== undefined) stored.operatorFeeScalar = l1.operatorFeeScalar;
-      if (l1.operatorFeeConstant !== undefined) stored.operatorFeeConstant = l1.operatorFeeConstant;
-    }
-    return stored;
-  });
-}
-
 /** The fixture chain: genesis only. */
 export async function createFixture(
   options: Partial<EthBackend["options"]> = {},
@@ -285,7 +256,7 @@ export async function createFixture(
       });
       for (const tx of txs) await builder.addTransaction(tx);
       const sealed = await builder.seal();
-      const receipts = toStored(sealed.receipts);
+      const receipts = toStoredReceipts(sealed.receipts);
       const parentRef = chain.getHead("latest")!;
       chain.putBlock(sealed.block, receipts, { hash: sealed.hash });
       chain.setCanonicalHead(sealed.hash);
