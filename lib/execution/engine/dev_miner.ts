@@ -33,7 +33,8 @@ import {
 } from "../../protocol/mod.ts";
 import { forkRules } from "../evm/mod.ts";
 import { EIP1967_IMPLEMENTATION_SLOT } from "../genesis/mod.ts";
-import type { BuiltBlock, ExecutionEngine } from "./execution_engine.ts";
+import type { BuiltBlock } from "./engine_types.ts";
+import type { ExecutionEngine } from "./execution_engine.ts";
 
 export interface DevMinerOptions {
   /** Seconds between blocks; 0 = seal when transactions arrive (automine). */

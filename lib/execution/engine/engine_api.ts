@@ -27,7 +27,8 @@ import {
 } from "../../protocol/mod.ts";
 import { type BlobsBundle, checkRequestList, executionRequestsOf, forkRules } from "../evm/mod.ts";
 import type { BlobAndProof } from "../txpool/mod.ts";
-import { type BuiltBlock, ENGINE_ERRORS, type ExecutionEngine } from "./execution_engine.ts";
+import { type BuiltBlock, ENGINE_ERRORS } from "./engine_types.ts";
+import type { ExecutionEngine } from "./execution_engine.ts";
 import { blockToPayload, encodeWithdrawalItems, payloadToBlock } from "./payload.ts";
 
 /** Engine API error codes (execution-apis `src/engine/common.md` "Errors"). */

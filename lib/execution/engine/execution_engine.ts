@@ -19,31 +19,16 @@ import { join } from "node:path";
 import { bytesToHex, equalBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import { getLogger, type Logger } from "../../common/logger.ts";
-import {
-  DB_FILE_NAME,
-  type KvStore,
-  MemoryStore,
-  prefixedKey,
-  PREFIXES,
-  SqliteStore,
-  type SqliteStoreOptions,
-} from "../../db/mod.ts";
+import { DB_FILE_NAME, type KvStore, MemoryStore, SqliteStore } from "../../db/mod.ts";
 import {
   type Block,
   type ChainConfig,
   hashHeader,
   type Header,
-  parseChainConfig,
   type PayloadAttributes,
   payloadExtraData,
 } from "../../protocol/mod.ts";
-import {
-  type BlockRef,
-  ChainStore,
-  type ChainStoreOptions,
-  type ReorgResult,
-  type StoredReceipt,
-} from "../chain/mod.ts";
+import { type BlockRef, ChainStore, type ReorgResult } from "../chain/mod.ts";
 import {
   blobBaseFee,
   type BlockAttributes,
@@ -55,10 +40,21 @@ import {
   loadL1FeeSource,
   nextBlockBaseFee,
   sharedSenderCache,
-  type TxResult,
 } from "../evm/mod.ts";
-import { buildGenesis, type Genesis, type GenesisJson, parseGenesis } from "../genesis/mod.ts";
+import type { GenesisJson } from "../genesis/mod.ts";
 import { createStateManager } from "../state/mod.ts";
+import {
+  type BuildOptions,
+  type BuiltBlock,
+  type ChainBlock,
+  ENGINE_ERRORS,
+  type EngineTxPool,
+  type ExecutionEngineDeps,
+  type ExecutionEngineOptions,
+  type NewHeadsEvent,
+} from "./engine_types.ts";
+import { GENESIS_HASH_KEY, initParsedGenesis, storedChainConfig, toGenesis } from "./genesis_store.ts";
+import { blockValue, toStoredReceipts } from "./receipts.ts";
 import { type PoolHead, SenderRecovery, TxPool, type TxPoolOptions } from "../txpool/mod.ts";
 
 /**
@@ -72,200 +68,7 @@ async function recoverAndRemember(tx: TypedTransaction): Promise<void> {
   sharedSenderCache.remember(tx);
 }
 
-/** What the block builder needs of a transaction pool (the engine adapts its TxPool to it). */
-export interface EngineTxPool {
-  /** Executable transactions at `baseFee`, best first: peek, then shift (included) or pop (skip the account). */
-  pending(baseFee: bigint): PendingTransactions;
-  /** The canonical head moved: drop included transactions, take back those of removed blocks. */
-  onNewHead(event: NewHeadsEvent): void | Promise<void>;
-}
-
-/** The builder's cursor over pending transactions (txpool `TransactionsByPriceAndNonce`). */
-export interface PendingTransactions {
-  peek(): TypedTransaction | undefined;
-  shift(): void;
-  pop(): void;
-}
-
-/** A block with its hash and receipts, as announced to subscribers. */
-export interface ChainBlock {
-  hash: Uint8Array;
-  block: Block;
-  receipts: StoredReceipt[];
-}
-
-/** A canonical head change: `removed` highest first, `added` lowest first (as ChainStore reports them). */
-export interface NewHeadsEvent {
-  added: ChainBlock[];
-  removed: ChainBlock[];
-  head: BlockRef;
-}
-
-/** A block built on a parent, executed but not yet stored. */
-export interface BuiltBlock {
-  block: Block;
-  hash: Uint8Array;
-  receipts: StoredReceipt[];
-  results: TxResult[];
-  /** Priority fees paid to the fee recipient (engine_getPayload `blockValue`). */
-  blockValue: bigint;
-  /** Pool transactions skipped because they failed (their accounts were skipped for this block). */
-  skipped: number;
-}
-
-export interface BuildOptions {
-  /** Stop taking pool transactions after this many (default: no limit). */
-  maxPoolTxs?: number;
-}
-
-export interface ExecutionEngineOptions {
-  /** Data directory holding keel.sqlite; ignored when `store` is given. */
-  dataDir?: string;
-  /** An open store to use (the engine does not close it); a MemoryStore when neither is given. */
-  store?: KvStore;
-  /**
-   * The genesis (parsed, or op-geth genesis.json content). Optional for a database initialised from a
-   * genesis.json (`keel execution init`): its chain config is kept in the database.
-   */
-  genesis?: Genesis | GenesisJson;
-  chain?: Partial<ChainStoreOptions>;
-  sqlite?: Partial<SqliteStoreOptions>;
-  /** Transaction pool options (DEFAULT_TXPOOL_OPTIONS; DEV_TXPOOL_OPTIONS for --dev). */
-  txpool?: Partial<TxPoolOptions>;
-}
-
-export interface ExecutionEngineDeps {
-  logger?: Logger;
-  /** Replaces the builder's view of the engine's TxPool (e.g. a pool kept elsewhere). */
-  pool?: EngineTxPool;
-  /** Unix seconds, for the pending block's timestamp (pool rules); default the wall clock. */
-  now?: () => number;
-}
-
 const ZERO32 = new Uint8Array(32);
-
-/** Error codes of the engine (the Engine API maps them to statuses and JSON-RPC errors). */
-export const ENGINE_ERRORS = {
-  GENESIS_MISMATCH: "ENGINE_GENESIS_MISMATCH",
-  NO_GENESIS: "ENGINE_NO_GENESIS",
-  UNKNOWN_BLOCK: "ENGINE_UNKNOWN_BLOCK",
-  UNKNOWN_PARENT: "ENGINE_UNKNOWN_PARENT",
-  INVALID_ATTRIBUTES: "ENGINE_INVALID_ATTRIBUTES",
-  INVALID_FORKCHOICE: "ENGINE_INVALID_FORKCHOICE",
-  CLOSED: "ENGINE_CLOSED",
-} as const;
-
-function toGenesis(g: Genesis | GenesisJson): Genesis {
-  return g.alloc instanceof Map ? g as Genesis : parseGenesis(g);
-}
-
-/** Where initGenesis keeps the genesis.json `config` object (so a restart needs no genesis file). */
-const CHAIN_CONFIG_KEY = prefixedKey(PREFIXES.meta, new TextEncoder().encode("chain_config"));
-const GENESIS_HASH_KEY = prefixedKey(PREFIXES.meta, new TextEncoder().encode("genesis_hash"));
-
-/** The chain config stored by initGenesis from a genesis.json, or undefined. */
-export function storedChainConfig(store: KvStore): ChainConfig | undefined {
-  const raw = store.get(CHAIN_CONFIG_KEY);
-  if (raw === undefined) return undefined;
-  return parseChainConfig(JSON.parse(new TextDecoder().decode(raw)));
-}
-
-/**
- * Writes the genesis into `store` if it is empty (the code path of `keel execution init`), or checks
- * that the stored chain starts with the same genesis. Returns the genesis hash.
- */
-export async function initGenesis(store: KvStore, genesisInput: Genesis | GenesisJson): Promise<Uint8Array> {
-  const configJson = genesisInput.alloc instanceof Map
-    ? undefined
-    : new TextEncoder().encode(JSON.stringify((genesisInput as GenesisJson).config));
-  return await initParsedGenesis(store, toGenesis(genesisInput), configJson);
-}
-
-async function initParsedGenesis(
-  store: KvStore,
-  genesis: Genesis,
-  configJson: Uint8Array | undefined,
-): Promise<Uint8Array> {
-  const chain = new ChainStore({}, { store });
-  const existing = chain.getCanonicalHash(genesis.number);
-  if (existing !== undefined) {
-    // Compute the hash aside, so a mismatch writes nothing.
-    const result = await buildGenesis(genesis, await createStateManager(new MemoryStore()));
-    if (!equalBytes(result.hash, existing)) {
-      throw new BaseError(
-        ENGINE_ERRORS.GENESIS_MISMATCH,
-        `Cannot open database: it holds genesis ${bytesToHex(existing)}, but the given genesis is ${
-          bytesToHex(result.hash)
-        }`,
-        { meta: { stored: bytesToHex(existing), given: bytesToHex(result.hash) } },
-      );
-    }
-    return existing;
-  }
-  return await store.transactionAsync(async () => {
-    const sm = await createStateManager(store);
-    const result = await buildGenesis(genesis, sm);
-    chain.putBlock(result.block, [], { hash: result.hash, totalDifficulty: result.header.difficulty });
-    chain.setCanonicalHead(result.hash);
-    chain.setSafeHead(result.hash);
-    chain.setFinalizedHead(result.hash);
-    if (configJson !== undefined) store.put(CHAIN_CONFIG_KEY, configJson);
-    store.put(GENESIS_HASH_KEY, result.hash);
-    return result.hash;
-  });
-}
-
-/**
- * Receipts in the chain's stored form, from the runner's results. `blobGasPrice` is the block's blob
- * base fee, stored on the receipts of blob transactions (EIP-4844; plain chains only).
- */
-export function toStoredReceipts(results: TxResult[], blobGasPrice?: bigint): StoredReceipt[] {
-  let logIndex = 0;
-  return results.map((r) => {
-    const out: StoredReceipt = {
-      ...r.receipt,
-      gasUsed: r.gasUsed,
-      contractAddress: r.contractAddress ?? null,
-      from: r.from,
-      to: r.to,
-      effectiveGasPrice: r.effectiveGasPrice,
-      txHash: r.txHash,
-      logIndexStart: logIndex,
-    };
-    logIndex += r.receipt.logs.length;
-    const f = r.l1Fee;
-    if (f !== undefined) {
-      out.l1GasUsed = f.l1GasUsed;
-      out.l1GasPrice = f.l1GasPrice;
-      out.l1Fee = f.l1Fee;
-      if (f.l1FeeScalar !== undefined) out.l1FeeScalar = f.l1FeeScalar;
-      if (f.l1BaseFeeScalar !== undefined) out.l1BaseFeeScalar = f.l1BaseFeeScalar;
-      if (f.l1BlobBaseFee !== undefined) out.l1BlobBaseFee = f.l1BlobBaseFee;
-      if (f.l1BlobBaseFeeScalar !== undefined) out.l1BlobBaseFeeScalar = f.l1BlobBaseFeeScalar;
-      if (f.operatorFeeScalar !== undefined) out.operatorFeeScalar = f.operatorFeeScalar;
-      if (f.operatorFeeConstant !== undefined) out.operatorFeeConstant = f.operatorFeeConstant;
-      // jovian: the block's DA footprint gas scalar and the transaction's DA footprint.
-      if (f.daFootprintGasScalar !== undefined) out.daFootprintGasScalar = f.daFootprintGasScalar;
-      if (f.blobGasUsed !== undefined) out.blobGasUsed = f.blobGasUsed;
-    }
-    if (r.blobGasUsed !== undefined && r.blobGasUsed > 0n) {
-      out.blobGasUsed = r.blobGasUsed;
-      if (blobGasPrice !== undefined) out.blobGasPrice = blobGasPrice;
-    }
-    return out;
-  });
-}
-
-/** Sum of priority fees of the user transactions (deposits pay none). */
-export function blockValue(results: TxResult[], baseFee: bigint): bigint {
-  let v = 0n;
-  for (const r of results) {
-    if (r.type === 0x7e) continue;
-    const tip = r.effectiveGasPrice - baseFee;
-    if (tip > 0n) v += tip * r.gasUsed;
-  }
-  return v;
-}
 
 function attrsError(message: string, cause?: unknown): BaseError {
   return new BaseError(ENGINE_ERRORS.INVALID_ATTRIBUTES, `Invalid payload attributes: ${message}`, { cause });

@@ -1,5 +1,8 @@
 /** The execution engine (chain head, block production and import over persistent state), dev sealing and the Engine API. */
 export * from "./execution_engine.ts";
+export * from "./engine_types.ts";
+export * from "./genesis_store.ts";
+export * from "./receipts.ts";
 export * from "./payload.ts";
 export * from "./dev_miner.ts";
 export * from "./engine_api.ts";
