@@ -13,7 +13,7 @@ import { Account, Address } from "@ethereumjs/util";
 import { createVM, type VM } from "@ethereumjs/vm";
 import { BaseError, bytesToHex } from "../../common/mod.ts";
 import type { Header } from "../../protocol/mod.ts";
-import { RpcError } from "../../rpc/mod.ts";
+import { type BlockSpec, RpcError } from "../../rpc/mod.ts";
 import {
   EVM_TIMEOUT,
   forkRules,
@@ -21,7 +21,7 @@ import {
   installFastOpcodes,
   opPrecompiles,
 } from "../evm/mod.ts";
-import type { EthContext } from "./backend.ts";
+import { type EthContext, requireHeader } from "./backend.ts";
 import {
   type AccountOverride,
   applyOverrides,
@@ -398,6 +398,29 @@ export async function withDeadline<T>(env: CallEnv, timeoutMs: number, fn: () =>
   } finally {
     env.sm.deadline = 0;
   }
+}
+
+/**
+ * The common path of eth_call, eth_estimateGas and eth_createAccessList: `fn` runs in a call
+ * environment at the named block (latest when absent) with the state and block overrides, under
+ * `timeoutMs` (0 = none).
+ */
+export function callAt<T>(
+  ctx: EthContext,
+  block: BlockSpec | undefined,
+  stateOverrides: AccountOverride[] | undefined,
+  blockOverrides: BlockOverrides | undefined,
+  timeoutMs: number,
+  fn: (env: CallEnv) => Promise<T>,
+): Promise<T> {
+  const { header } = requireHeader(ctx.backend, block);
+  return withCallEnv(
+    ctx,
+    header,
+    stateOverrides,
+    blockOverrides,
+    (env) => withDeadline(env, timeoutMs, () => fn(env)),
+  );
 }
 
 function formatDuration(ms: number): string {

@@ -4,23 +4,23 @@
  */
 import { defineMethod } from "../../../rpc/mod.ts";
 import { createAccessList } from "../access_list.ts";
-import { type EthContext, requireHeader } from "../backend.ts";
+import type { EthContext } from "../backend.ts";
 import { callParams } from "../call_args.ts";
-import { withCallEnv, withDeadline } from "../call.ts";
+import { callAt } from "../call.ts";
 
 export function ethCreateAccessList(ctx: EthContext) {
   return defineMethod({
     name: "eth_createAccessList",
     params: callParams,
     handler: async ([args, block, state, blockOverrides]) => {
-      const { header } = requireHeader(ctx.backend, block);
       const opts = ctx.backend.options;
-      return await withCallEnv(
+      return await callAt(
         ctx,
-        header,
+        block,
         state,
         blockOverrides,
-        (env) => withDeadline(env, opts.evmTimeoutMs, () => createAccessList(env, args, opts.gasCap)),
+        opts.evmTimeoutMs,
+        (env) => createAccessList(env, args, opts.gasCap),
       );
     },
   });

@@ -1,8 +1,8 @@
 /** eth_estimateGas: the smallest gas limit that succeeds (L2 execution gas only). */
 import { defineMethod } from "../../../rpc/mod.ts";
-import { type EthContext, requireHeader } from "../backend.ts";
+import type { EthContext } from "../backend.ts";
 import { callParams } from "../call_args.ts";
-import { estimateGas, withCallEnv, withDeadline } from "../call.ts";
+import { callAt, estimateGas } from "../call.ts";
 import { q } from "../format.ts";
 
 export function ethEstimateGas(ctx: EthContext) {
@@ -10,16 +10,18 @@ export function ethEstimateGas(ctx: EthContext) {
     name: "eth_estimateGas",
     params: callParams,
     handler: async ([args, block, state, blockOverrides]) => {
-      const { header } = requireHeader(ctx.backend, block);
       const opts = ctx.backend.options;
-      const run = withCallEnv(
-        ctx,
-        header,
-        state,
-        blockOverrides,
-        (env) => withDeadline(env, opts.evmTimeoutMs * 4, () => estimateGas(env, args, opts.gasCap)),
+      // A budget of four evm timeouts for the whole search (geth sets none for estimateGas).
+      return q(
+        await callAt(
+          ctx,
+          block,
+          state,
+          blockOverrides,
+          opts.evmTimeoutMs * 4,
+          (env) => estimateGas(env, args, opts.gasCap),
+        ),
       );
-      return q(await run);
     },
   });
 }
