@@ -25,7 +25,7 @@ import {
   type PayloadAttributes,
   type PayloadStatus,
 } from "../../protocol/mod.ts";
-import { type BlobsBundle, checkRequestList, executionRequestsOf, forkRules } from "../evm/mod.ts";
+import { type BlobsBundle, checkRequestList, forkRules } from "../evm/mod.ts";
 import type { BlobAndProof } from "../txpool/mod.ts";
 import { type BuiltBlock, ENGINE_ERRORS } from "./engine_types.ts";
 import type { ExecutionEngine } from "./execution_engine.ts";
@@ -313,7 +313,7 @@ export class ExecutionEngineApi implements EngineApi {
     if (cached === undefined) {
       throw engineApiError("UNKNOWN_PAYLOAD", `no payload with id ${bytesToHex(payloadId)}`);
     }
-    const { block, hash, blockValue } = cached.built;
+    const { block, hash, blockValue, requests } = cached.built;
     const r = this.#rules(block.header.timestamp);
     const unsupported = (d: string) => engineApiError("UNSUPPORTED_FORK", d);
     if (version <= 2 && r.cancun) throw unsupported(`getPayloadV${version} is for pre-Cancun payloads`);
@@ -329,7 +329,7 @@ export class ExecutionEngineApi implements EngineApi {
       envelope.blobsBundle = cached.blobsBundle;
     }
     // prague.md "engine_getPayloadV4": the block's EIP-7685 requests (L1); OP chains have none.
-    if (version >= 4) envelope.executionRequests = executionRequestsOf(block) ?? [];
+    if (version >= 4) envelope.executionRequests = requests ?? [];
     return envelope;
   }
 

@@ -47,6 +47,8 @@ export interface BuiltBlock {
   blockValue: bigint;
   /** Pool transactions skipped because they failed (their accounts were skipped for this block). */
   skipped: number;
+  /** EIP-7685 requests of an L1 block from Prague (engine_getPayloadV4 `executionRequests`). */
+  requests?: Uint8Array[];
 }
 
 export interface BuildOptions {

@@ -424,6 +424,7 @@ export class ExecutionEngine {
         results: sealed.receipts,
         blockValue: blockValue(sealed.receipts, sealed.block.header.baseFeePerGas ?? 0n),
         skipped,
+        requests: sealed.requests,
       };
     });
   }

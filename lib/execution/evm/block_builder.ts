@@ -95,17 +95,6 @@ export interface SealedBlock {
   requests?: Uint8Array[];
 }
 
-/** The requests of blocks sealed in this process, by block object (see `executionRequestsOf`). */
-const SEALED_REQUESTS = new WeakMap<Block, Uint8Array[]>();
-
-/**
- * The EIP-7685 requests of a block this process built (the `block` object of a builder's SealedBlock),
- * for engine_getPayloadV4; undefined for any other block object.
- */
-export function executionRequestsOf(block: Block): Uint8Array[] | undefined {
-  return SEALED_REQUESTS.get(block);
-}
-
 /**
  * The deposit contract of a chain config parsed from a genesis.json (`config.depositContractAddress`,
  * ParsedChainConfig.extras); undefined when the config has none (then no deposit requests are read).
@@ -472,7 +461,6 @@ export class BlockBuilder {
       transactions: this.results.map((r) => r.encoded),
       withdrawals: header.withdrawalsRoot === undefined ? undefined : [],
     };
-    if (requests !== undefined) SEALED_REQUESTS.set(block, requests);
     return { block, hash: hashHeader(header), receipts: this.results, stateRoot, requests };
   }
 
