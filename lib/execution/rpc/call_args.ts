@@ -7,7 +7,7 @@
 import { Account, Address } from "@ethereumjs/util";
 import { bytesToHex, type Hex } from "../../common/mod.ts";
 import { type Infer, RpcError, s, SchemaError } from "../../rpc/mod.ts";
-import type { OverlayState } from "./overlay_state.ts";
+import type { StateManagerInterface } from "@ethereumjs/common";
 
 /** The call object (geth TransactionArgs). */
 export const callArgsSchema = s.object({
@@ -155,8 +155,11 @@ export function callError(result: CallResult): RpcError {
   return RpcError.server(result.error ?? "execution failed");
 }
 
-/** Applies state overrides to `sm` (inside the caller's checkpoint). */
-export async function applyOverrides(sm: OverlayState, overrides: AccountOverride[]): Promise<void> {
+/**
+ * Applies geth's state overrides to `sm` (inside the caller's checkpoint): balance, nonce, code;
+ * `state` replaces the storage, `stateDiff` patches it. eth_call's overlay and the debug tracers' state.
+ */
+export async function applyOverrides(sm: StateManagerInterface, overrides: AccountOverride[]): Promise<void> {
   for (const o of overrides) {
     const address = new Address(o.address);
     if (o.balance !== undefined || o.nonce !== undefined) {

@@ -39,7 +39,7 @@ export {
   traceConfigSchema,
   traceTimeout,
 } from "./trace_config.ts";
-export { applyStateOverrides, callArgsSchema, stateOverrideSchema, toCallMessage } from "./call_object.ts";
+export { callArgsSchema, stateOverrideSchema, toCallMessage } from "./call_object.ts";
 export { locateTransaction } from "./trace_transaction.ts";
 export { traceBlock, type TxTraceResult } from "./trace_block.ts";
 export { encodeBlock } from "./raw.ts";

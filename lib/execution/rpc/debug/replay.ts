@@ -34,7 +34,7 @@ import {
 import type { BlockOverrides } from "../call_args.ts";
 import { callBlock } from "../call.ts";
 import type { TraceBackend } from "./backend.ts";
-import { type AccountOverride, applyStateOverrides } from "./call_object.ts";
+import { type AccountOverride, applyOverrides } from "../call_args.ts";
 import {
   attachTracer,
   TIMEOUT_MESSAGE,
@@ -330,7 +330,7 @@ export async function replayCall(
   const sm = await backend.stateAt(header);
   // Never committed: nothing the call (or an override) writes reaches the database.
   await sm.checkpoint();
-  if (options.stateOverrides !== undefined) await applyStateOverrides(sm, options.stateOverrides);
+  if (options.stateOverrides !== undefined) await applyOverrides(sm, options.stateOverrides);
   const overrides = options.blockOverrides;
   const rules = forkRules(backend.config, overrides?.time ?? header.timestamp);
   const recorder = new StateRecorder(sm);
