@@ -5,3 +5,4 @@ export * from "./hash.ts";
 export * from "./logger.ts";
 export * from "./metrics.ts";
 export * from "./duration.ts";
+export * from "./rlp.ts";
