@@ -3,8 +3,8 @@
  * Deposit receipts (type 0x7E) add depositNonce from Regolith and depositReceiptVersion
  * from Canyon to the consensus encoding (specs/protocol/deposits.md, "Deposit Receipt").
  */
-import { RLP } from "@ethereumjs/rlp";
 import { bigIntToBytes } from "../common/bytes.ts";
+import { rlpEncode } from "../common/rlp.ts";
 
 export interface Log {
   address: Uint8Array;
@@ -36,7 +36,7 @@ export function encodeReceipt(r: Receipt): Uint8Array {
     fields.push(bigIntToBytes(r.depositNonce));
     if (r.depositReceiptVersion !== undefined) fields.push(bigIntToBytes(r.depositReceiptVersion));
   }
-  const body = RLP.encode(fields);
+  const body = rlpEncode(fields);
   if (r.type === 0) return body;
   const out = new Uint8Array(body.length + 1);
   out[0] = r.type;

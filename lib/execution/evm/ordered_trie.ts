@@ -4,9 +4,9 @@
  * into @ethereumjs/mpt one by one (yellow paper appendix D), without a node database:
  * the entries are sorted by key and each subtree is hashed once.
  */
-import { RLP } from "@ethereumjs/rlp";
 import { bigIntToBytes } from "../../common/bytes.ts";
 import { keccak256 } from "../../common/hash.ts";
+import { rlpEncode } from "../../common/rlp.ts";
 import { EMPTY_TRIE_ROOT } from "../../protocol/block.ts";
 
 type Raw = Uint8Array | Raw[];
@@ -44,7 +44,7 @@ function hexPrefix(nibbles: Uint8Array, from: number, to: number, leaf: boolean)
 
 /** A child reference: the node itself when its encoding is shorter than 32 bytes, else its hash. */
 function ref(node: Raw): Raw {
-  const enc = RLP.encode(node);
+  const enc = rlpEncode(node);
   return enc.length < 32 ? node : keccak256(enc);
 }
 
@@ -94,12 +94,12 @@ export function trieRoot(pairs: Iterable<[Uint8Array, Uint8Array]>): Uint8Array 
   }
   const entries = [...byKey.values()].sort((a, b) => compareNibbles(a.nibbles, b.nibbles));
   if (entries.length === 0) return EMPTY_TRIE_ROOT;
-  return keccak256(RLP.encode(build(entries, 0, entries.length, 0)));
+  return keccak256(rlpEncode(build(entries, 0, entries.length, 0)));
 }
 
 /** Root of the trie mapping rlp(i) to values[i]: the transactions root and the receipts root. */
 export function orderedTrieRoot(values: Uint8Array[]): Uint8Array {
   return trieRoot(
-    values.map((v, i) => [RLP.encode(i === 0 ? new Uint8Array() : bigIntToBytes(BigInt(i))), v]),
+    values.map((v, i) => [rlpEncode(i === 0 ? new Uint8Array() : bigIntToBytes(BigInt(i))), v]),
   );
 }
