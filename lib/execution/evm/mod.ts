@@ -13,3 +13,4 @@ export * from "./sender_cache.ts";
 export * from "./fast_opcodes.ts";
 export * from "./requests.ts";
 export * from "./kzg.ts";
+export * from "./tx_decode.ts";
