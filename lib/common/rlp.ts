@@ -12,8 +12,11 @@
  */
 import { BaseError } from "./errors.ts";
 
-/** What rlpEncode takes: a byte string or a (nested) list of them. */
-export type RlpInput = Uint8Array | readonly RlpInput[];
+/**
+ * What rlpEncode takes: a byte string, a non-negative integer (encoded as its minimal big-endian bytes,
+ * 0 as the empty string, as @ethereumjs/rlp does for a bigint), or a (nested) list of them.
+ */
+export type RlpInput = Uint8Array | bigint | readonly RlpInput[];
 /** What rlpDecode returns: a byte string or a (nested) list of them. */
 export type RlpValue = Uint8Array | RlpValue[];
 
@@ -45,6 +48,50 @@ function lengthOfLength(len: number): number {
   return n;
 }
 
+/** Bytes of the minimal big-endian form of `v` (0 for zero). */
+function integerLength(v: bigint): number {
+  if (v <= 0xffffffffffffn) {
+    let n = Number(v);
+    let len = 0;
+    while (n > 0) {
+      n = Math.floor(n / 256);
+      len++;
+    }
+    return len;
+  }
+  return (v.toString(16).length + 1) >> 1;
+}
+
+function measureInteger(v: bigint): number {
+  if (v < 0n) throw encodeError(`negative integer ${v}`);
+  if (v < 0x80n) return 1;
+  const len = integerLength(v);
+  return len < 56 ? 1 + len : 1 + lengthOfLength(len) + len;
+}
+
+/** Writes integer `v` (already measured, so non-negative) at `pos`; returns the next position. */
+function writeInteger(v: bigint, out: Uint8Array, pos: number): number {
+  if (v < 0x80n) {
+    out[pos] = v === 0n ? 0x80 : Number(v);
+    return pos + 1;
+  }
+  const len = integerLength(v);
+  pos = writeHeader(out, pos, len, 0x80);
+  if (v <= 0xffffffffffffn) {
+    let n = Number(v);
+    for (let i = len - 1; i >= 0; i--) {
+      out[pos + i] = n % 256;
+      n = Math.floor(n / 256);
+    }
+  } else {
+    for (let i = len - 1; i >= 0; i--) {
+      out[pos + i] = Number(v & 0xffn);
+      v >>= 8n;
+    }
+  }
+  return pos + len;
+}
+
 /** Encoded size of `item`; records each list's payload length in `listLengths`. */
 function measure(item: RlpInput): number {
   if (item instanceof Uint8Array) {
@@ -52,8 +99,10 @@ function measure(item: RlpInput): number {
     if (len === 1 && item[0] < 0x80) return 1;
     return len < 56 ? 1 + len : 1 + lengthOfLength(len) + len;
   }
+  if (typeof item === "bigint") return measureInteger(item);
   if (!Array.isArray(item)) {
-    throw encodeError(`item is ${item === null ? "null" : typeof item}, expected Uint8Array or array`);
+    const what = item === null ? "null" : typeof item;
+    throw encodeError(`item is ${what}, expected Uint8Array, bigint or array`);
   }
   const slot = listLengths.length;
   listLengths.push(0);
@@ -93,15 +142,34 @@ function write(item: RlpInput, out: Uint8Array, pos: number): number {
     }
     return pos + len;
   }
+  if (typeof item === "bigint") return writeInteger(item, out, pos);
   const list = item as readonly RlpInput[];
   pos = writeHeader(out, pos, listLengths[listIndex++], 0xc0);
   for (let i = 0; i < list.length; i++) pos = write(list[i], out, pos);
   return pos;
 }
 
+/** Encodes `input` into a new buffer with `prefix` extra bytes in front (left zero). */
+function encodeAfter(prefix: number, input: RlpInput): Uint8Array {
+  listLengths = [];
+  listIndex = 0;
+  let total: number;
+  try {
+    total = measure(input);
+  } catch (e) {
+    if (e instanceof RangeError) throw encodeError("nesting too deep (or a cyclic list)");
+    throw e;
+  }
+  const out = new Uint8Array(prefix + total);
+  write(input, out, prefix);
+  listLengths = [];
+  return out;
+}
+
 /**
- * RLP encoding of a byte string or a nested list of byte strings (yellow paper appendix B).
- * Throws BaseError RLP_INVALID for anything else (numbers, strings, null) or a cyclic list.
+ * RLP encoding of a byte string, a non-negative bigint or a nested list of them (yellow paper
+ * appendix B). Throws BaseError RLP_INVALID for anything else (numbers, strings, null), a negative
+ * integer or a cyclic list.
  */
 export function rlpEncode(input: RlpInput): Uint8Array {
   if (input instanceof Uint8Array) {
@@ -112,18 +180,19 @@ export function rlpEncode(input: RlpInput): Uint8Array {
     out.set(input, writeHeader(out, 0, len, 0x80));
     return out;
   }
-  listLengths = [];
-  listIndex = 0;
-  let total: number;
-  try {
-    total = measure(input);
-  } catch (e) {
-    if (e instanceof RangeError) throw encodeError("nesting too deep (or a cyclic list)");
-    throw e;
+  return encodeAfter(0, input);
+}
+
+/**
+ * An EIP-2718 typed envelope, `type || rlp(input)`, written into one buffer (typed transactions and
+ * receipts). `type` must be a transaction type, 0x00..0x7f.
+ */
+export function rlpEncodeTyped(type: number, input: RlpInput): Uint8Array {
+  if (!Number.isInteger(type) || type < 0 || type > 0x7f) {
+    throw encodeError(`typed envelope type ${type} is not in 0x00..0x7f`);
   }
-  const out = new Uint8Array(total);
-  write(input, out, 0);
-  listLengths = [];
+  const out = encodeAfter(1, input);
+  out[0] = type;
   return out;
 }
 

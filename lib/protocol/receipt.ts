@@ -3,8 +3,7 @@
  * Deposit receipts (type 0x7E) add depositNonce from Regolith and depositReceiptVersion
  * from Canyon to the consensus encoding (specs/protocol/deposits.md, "Deposit Receipt").
  */
-import { bigIntToBytes } from "../common/bytes.ts";
-import { rlpEncode } from "../common/rlp.ts";
+import { rlpEncode, rlpEncodeTyped, type RlpInput } from "../common/rlp.ts";
 
 export interface Log {
   address: Uint8Array;
@@ -25,21 +24,20 @@ export interface Receipt {
   depositReceiptVersion?: bigint;
 }
 
+const STATUS_SUCCESS = new Uint8Array([1]);
+const STATUS_FAILURE = new Uint8Array();
+
+/** The consensus encoding: `rlp(fields)` for a legacy (type 0) receipt, else `type || rlp(fields)` (EIP-2718). */
 export function encodeReceipt(r: Receipt): Uint8Array {
-  const fields: (Uint8Array | Uint8Array[] | (Uint8Array | Uint8Array[])[][])[] = [
-    r.status === 1 ? new Uint8Array([1]) : new Uint8Array(),
-    bigIntToBytes(r.cumulativeGasUsed),
+  const fields: RlpInput[] = [
+    r.status === 1 ? STATUS_SUCCESS : STATUS_FAILURE,
+    r.cumulativeGasUsed,
     r.logsBloom,
     r.logs.map((l) => [l.address, l.topics, l.data]),
   ];
   if (r.depositNonce !== undefined) {
-    fields.push(bigIntToBytes(r.depositNonce));
-    if (r.depositReceiptVersion !== undefined) fields.push(bigIntToBytes(r.depositReceiptVersion));
+    fields.push(r.depositNonce);
+    if (r.depositReceiptVersion !== undefined) fields.push(r.depositReceiptVersion);
   }
-  const body = rlpEncode(fields);
-  if (r.type === 0) return body;
-  const out = new Uint8Array(body.length + 1);
-  out[0] = r.type;
-  out.set(body, 1);
-  return out;
+  return r.type === 0 ? rlpEncode(fields) : rlpEncodeTyped(r.type, fields);
 }

@@ -4,7 +4,6 @@
  * into @ethereumjs/mpt one by one (yellow paper appendix D), without a node database:
  * the entries are sorted by key and each subtree is hashed once.
  */
-import { bigIntToBytes } from "../../common/bytes.ts";
 import { keccak256 } from "../../common/hash.ts";
 import { rlpEncode } from "../../common/rlp.ts";
 import { EMPTY_TRIE_ROOT } from "../../protocol/block.ts";
@@ -83,23 +82,46 @@ function compareNibbles(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
-/** Trie root of arbitrary distinct keys (the last value wins for a repeated key); empty values are absent. */
-export function trieRoot(pairs: Iterable<[Uint8Array, Uint8Array]>): Uint8Array {
-  const byKey = new Map<string, Entry>();
-  for (const [k, v] of pairs) {
-    const nibbles = toNibbles(k);
-    const id = nibbles.join(",");
-    if (v.length === 0) byKey.delete(id);
-    else byKey.set(id, { nibbles, value: v });
-  }
-  const entries = [...byKey.values()].sort((a, b) => compareNibbles(a.nibbles, b.nibbles));
+/** Root of sorted, distinct, non-empty entries. */
+function rootOf(entries: Entry[]): Uint8Array {
+  entries.sort((a, b) => compareNibbles(a.nibbles, b.nibbles));
   if (entries.length === 0) return EMPTY_TRIE_ROOT;
   return keccak256(rlpEncode(build(entries, 0, entries.length, 0)));
 }
 
+/** Trie root of arbitrary distinct keys (the last value wins for a repeated key); empty values are absent. */
+export function trieRoot(pairs: Iterable<[Uint8Array, Uint8Array]>): Uint8Array {
+  const byKey = new Map<string, Entry>();
+  for (const [k, v] of pairs) {
+    let id = "";
+    for (let i = 0; i < k.length; i++) id += String.fromCharCode(k[i]);
+    if (v.length === 0) byKey.delete(id);
+    else byKey.set(id, { nibbles: toNibbles(k), value: v });
+  }
+  return rootOf([...byKey.values()]);
+}
+
+/** Nibbles of rlp(i), the key of entry i: 0x80 for 0, the byte itself below 0x80, else 0x80+len || bytes. */
+function indexNibbles(i: number): Uint8Array {
+  if (i === 0) return Uint8Array.of(8, 0);
+  if (i < 0x80) return Uint8Array.of(i >> 4, i & 15);
+  let len = 0;
+  for (let n = i; n > 0; n = Math.floor(n / 256)) len++;
+  const out = new Uint8Array(2 + 2 * len);
+  out[0] = 8;
+  out[1] = len;
+  for (let k = len - 1, n = i; k >= 0; k--, n = Math.floor(n / 256)) {
+    out[2 + 2 * k] = (n % 256) >> 4;
+    out[3 + 2 * k] = n % 16;
+  }
+  return out;
+}
+
 /** Root of the trie mapping rlp(i) to values[i]: the transactions root and the receipts root. */
 export function orderedTrieRoot(values: Uint8Array[]): Uint8Array {
-  return trieRoot(
-    values.map((v, i) => [rlpEncode(i === 0 ? new Uint8Array() : bigIntToBytes(BigInt(i))), v]),
-  );
+  const entries: Entry[] = [];
+  for (let i = 0; i < values.length; i++) {
+    if (values[i].length > 0) entries.push({ nibbles: indexNibbles(i), value: values[i] });
+  }
+  return rootOf(entries);
 }

@@ -1,4 +1,5 @@
 import { RLP } from "@ethereumjs/rlp";
+import { encodeReceipt as vmEncodeReceipt } from "@ethereumjs/vm";
 import { assert, assertEquals, assertThrows } from "../../assert.ts";
 import {
   BaseError,
@@ -7,9 +8,11 @@ import {
   isErrorCode,
   rlpDecode,
   rlpEncode,
+  rlpEncodeTyped,
   type RlpInput,
   type RlpValue,
 } from "../../../lib/common/mod.ts";
+import { encodeReceipt, type Log, type Receipt } from "../../../lib/protocol/receipt.ts";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
@@ -104,8 +107,45 @@ Deno.test("rlpEncode: a single byte string is a fresh copy, lists are one buffer
   assertEquals(bytesToHex(rlpEncode(long).subarray(0, 4)), "0xba011170");
 });
 
-Deno.test("rlpEncode rejects what is not bytes or a list", () => {
-  for (const bad of [1, 1n, "0x01", null, undefined, { length: 0 }]) {
+Deno.test("rlpEncode: bigints encode as their minimal big-endian bytes, as in @ethereumjs/rlp", () => {
+  const values = [
+    0n,
+    1n,
+    0x7fn,
+    0x80n,
+    0xffn,
+    0x100n,
+    1024n,
+    2n ** 48n - 1n,
+    2n ** 48n,
+    2n ** 64n - 1n,
+    2n ** 256n - 1n,
+  ];
+  for (let k = 0; k < 4000; k += 7) values.push(BigInt(k) ** 5n);
+  for (const v of values) {
+    assertEquals(bytesToHex(rlpEncode(v)), bytesToHex(RLP.encode(v)), `${v}`);
+    assertEquals(bytesToHex(rlpEncode([v, [v]])), bytesToHex(RLP.encode([v, [v]])), `${v}`);
+  }
+  assertEquals(bytesToHex(rlpEncode(0n)), "0x80");
+  assertEquals(bytesToHex(rlpEncode(1024n)), "0x820400");
+  // a 56-byte integer takes the long form
+  assertEquals(bytesToHex(rlpEncode(2n ** 448n - 1n)).slice(0, 6), "0xb838");
+  assertThrows(() => rlpEncode([-1n]), BaseError, "Cannot encode RLP: negative integer -1");
+});
+
+Deno.test("rlpEncodeTyped: type || rlp(input) in one buffer", () => {
+  const fields: RlpInput[] = [1n, new Uint8Array(256), [[utf8("cat"), [utf8("dog")], utf8("x")]]];
+  const typed = rlpEncodeTyped(2, fields);
+  assertEquals(typed[0], 2);
+  assertEquals(bytesToHex(typed.subarray(1)), bytesToHex(RLP.encode(fields as Uint8Array[])));
+  assertEquals(bytesToHex(rlpEncodeTyped(0x7e, [])), "0x7ec0");
+  for (const bad of [0x80, -1, 1.5, 0xff]) {
+    assertThrows(() => rlpEncodeTyped(bad, []), BaseError, "Cannot encode RLP: typed envelope type");
+  }
+});
+
+Deno.test("rlpEncode rejects what is not bytes, a bigint or a list", () => {
+  for (const bad of [1, "0x01", null, undefined, { length: 0 }]) {
     const err = assertThrows(() => rlpEncode([bad as unknown as Uint8Array]), BaseError, "Cannot encode RLP");
     assert(isErrorCode(err, "RLP_INVALID"));
   }
@@ -198,6 +238,12 @@ function randomValue(r: (n: number) => number, depth: number): RlpInput {
     for (let i = 0; i < n; i++) list.push(randomValue(r, depth + 1));
     return list;
   }
+  if (r(12) === 0) {
+    // an integer of 0..40 bytes
+    let v = 0n;
+    for (let i = r(41); i > 0; i--) v = (v << 8n) | BigInt(r(256));
+    return v;
+  }
   const pick = r(10);
   const len = pick < 3 ? r(2) : pick < 6 ? r(60) : pick < 8 ? 54 + r(4) : pick < 9 ? 250 + r(12) : r(1200);
   const bytes = new Uint8Array(len);
@@ -242,7 +288,9 @@ Deno.test("fuzz: encode and decode equal @ethereumjs/rlp; mutations throw iff it
     const ours = rlpEncode(value);
     const theirs = RLP.encode(value as Uint8Array);
     assertEquals(bytesToHex(ours), bytesToHex(theirs));
-    assertEquals(rlpDecode(ours), value);
+    const decoded = rlpDecode(ours);
+    assertEquals(decoded, RLP.decode(ours));
+    assertEquals(bytesToHex(rlpEncode(decoded)), bytesToHex(ours));
     for (let m = 0; m < 4; m++) {
       const bad = mutate(r, ours);
       const e1 = thrown(() => rlpDecode(bad));
@@ -270,5 +318,54 @@ Deno.test("fuzz: short random byte strings decode iff @ethereumjs/rlp decodes th
     const e2 = thrown(() => RLP.decode(bytes));
     assertEquals(e1 === undefined, e2 === undefined, bytesToHex(bytes));
     if (e1 === undefined) assertEquals(rlpDecode(bytes), RLP.decode(bytes));
+  }
+});
+
+Deno.test("callers: encodeReceipt on rlpEncode equals @ethereumjs/vm's encodeReceipt and the deposit layout", () => {
+  const r = rng(0xec);
+  const bytes = (n: number) => Uint8Array.from({ length: n }, () => r(256));
+  for (let i = 0; i < 300; i++) {
+    const logs: Log[] = [];
+    for (let k = r(4); k > 0; k--) {
+      logs.push({
+        address: bytes(20),
+        topics: Array.from({ length: r(5) }, () => bytes(32)),
+        data: bytes(r(3) * 40),
+      });
+    }
+    const receipt: Receipt = {
+      type: [0, 1, 2, 3, 4, 0x7e][r(6)],
+      status: r(2) as 0 | 1,
+      cumulativeGasUsed: BigInt(r(2) === 0 ? r(200) : r(2 ** 30)) * BigInt(1 + r(1000)),
+      logsBloom: bytes(256),
+      logs,
+    };
+    const ours = encodeReceipt(receipt);
+    if (receipt.type !== 0x7e) {
+      const theirs = vmEncodeReceipt(
+        {
+          status: receipt.status,
+          cumulativeBlockGasUsed: receipt.cumulativeGasUsed,
+          bitvector: receipt.logsBloom,
+          logs: logs.map((l) => [l.address, l.topics, l.data]),
+        } as unknown as Parameters<typeof vmEncodeReceipt>[0],
+        receipt.type as 0,
+      );
+      assertEquals(bytesToHex(ours), bytesToHex(theirs), `receipt ${i}`);
+    } else {
+      // specs/protocol/deposits.md "Deposit Receipt": depositNonce (Regolith), depositReceiptVersion (Canyon)
+      receipt.depositNonce = BigInt(r(3) === 0 ? 0 : r(2 ** 31));
+      receipt.depositReceiptVersion = r(2) === 0 ? undefined : 1n;
+      const fields = [
+        receipt.status === 1 ? new Uint8Array([1]) : new Uint8Array(),
+        receipt.cumulativeGasUsed,
+        receipt.logsBloom,
+        logs.map((l) => [l.address, l.topics, l.data]),
+        receipt.depositNonce,
+        ...(receipt.depositReceiptVersion === undefined ? [] : [receipt.depositReceiptVersion]),
+      ];
+      const expected = "0x7e" + bytesToHex(RLP.encode(fields as Uint8Array[])).slice(2);
+      assertEquals(bytesToHex(encodeReceipt(receipt)), expected, `deposit receipt ${i}`);
+    }
   }
 });
