@@ -41,7 +41,7 @@ import {
   sharedSenderCache,
   txCommon,
 } from "../lib/execution/evm/mod.ts";
-import { createStateManager } from "../lib/execution/state/mod.ts";
+import { createStateManager, StateRootTask } from "../lib/execution/state/mod.ts";
 import {
   type Block,
   EMPTY_OMMERS_HASH,
@@ -73,6 +73,8 @@ const VERBOSE = Deno.args.includes("--verbose");
 const COLD = Deno.args.includes("--cold");
 /** Build only: one node in the process (its RSS alone). */
 const NO_IMPORT = Deno.args.includes("--no-import");
+/** Import computes the state root on the executing thread (no state-root worker). */
+const NO_ROOT_TASK = Deno.args.includes("--no-root-task");
 
 const CONFIG: ChainConfig = {
   chainId: 901n,
@@ -108,10 +110,13 @@ const pubs = keys.map((k) => privateToPublic(k));
 interface Node {
   sm: MerkleStateManager;
   store?: SqliteStore;
+  /** The state-root worker of an importing node on sqlite (unless --no-root-task). */
+  rootTask?: StateRootTask;
   /** Head of the node's chain. */
   head?: Header;
 }
 const stores: SqliteStore[] = [];
+const tasks: StateRootTask[] = [];
 let run = 0;
 async function newNode(): Promise<Node> {
   if (SQLITE === undefined) return { sm: await createStateManager(new MemoryStore()) };
@@ -246,7 +251,10 @@ async function importChain(node: Node, blocks: Block[]) {
     const parent = node.head!;
     await atomically(
       node,
-      () => importBlock(CONFIG, parent, block, { stateManager: node.sm }, { senderRecovery: recovery }),
+      () =>
+        importBlock(CONFIG, parent, block, { stateManager: node.sm, stateRoot: node.rootTask }, {
+          senderRecovery: recovery,
+        }),
     );
     node.head = block.header;
   }
@@ -278,12 +286,18 @@ async function nodes() {
   if (!NO_IMPORT) {
     importer = await newNode();
     await genesis(importer.sm);
+    if (importer.store !== undefined && !NO_ROOT_TASK) {
+      tasks.push(importer.rootTask = new StateRootTask(importer.store.path));
+    }
     importer.head = g;
   }
   let cold: Node | undefined;
   if (COLD) {
     cold = await newNode();
     await genesis(cold.sm);
+    if (cold.store !== undefined && !NO_ROOT_TASK) {
+      tasks.push(cold.rootTask = new StateRootTask(cold.store.path));
+    }
     cold.head = g;
   }
   const totals = { txs: 0, gas: 0n, buildMs: 0, importMs: 0, coldMs: 0 };
@@ -388,6 +402,7 @@ for (const r of rows) {
   console.log(`| ${cells.join(" | ")} |`);
 }
 console.log(`RSS at the end: ${rss()}; load average ${load()}`);
+for (const t of tasks) t.close();
 for (const s of stores) s.close();
 recovery?.close();
 if (TEMP_DIR !== undefined) await Deno.remove(TEMP_DIR, { recursive: true });

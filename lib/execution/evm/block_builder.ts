@@ -19,7 +19,8 @@ import type { StateManagerInterface } from "@ethereumjs/common";
 import { createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
 import { Address, bigIntToBytes as ejsBigIntToBytes, setLengthLeft } from "@ethereumjs/util";
 import { createVM, type VM } from "@ethereumjs/vm";
-import { BaseError } from "../../common/errors.ts";
+import { bytesToHex } from "../../common/bytes.ts";
+import { BaseError, isErrorCode } from "../../common/errors.ts";
 import {
   type Block,
   EMPTY_OMMERS_HASH,
@@ -48,6 +49,7 @@ import { orderedTrieRoot } from "./ordered_trie.ts";
 import { opPrecompiles } from "./precompiles.ts";
 import { rememberEncoding, runDeposit, runUserTx, type TxContext, type TxResult } from "./tx_runner.ts";
 import { type SenderCache, sharedSenderCache } from "./sender_cache.ts";
+import { type ExternalState, KeelStateManager, type StateRootJob, type StateRootTask } from "../state/mod.ts";
 import {
   computeRequestsHash,
   CONSOLIDATION_REQUEST_ADDRESS,
@@ -84,6 +86,11 @@ export interface BlockBuilderDeps {
    * block import looks them up instead of recovering (default: the process-wide `sharedSenderCache`).
    */
   senderCache?: SenderCache;
+  /**
+   * Compute the state root on a second thread while the transactions execute (root_task.ts; the state
+   * manager must be a KeelStateManager over the task's database file, at a committed state).
+   */
+  stateRoot?: StateRootTask;
 }
 
 export interface SealedBlock {
@@ -216,6 +223,8 @@ export class BlockBuilder {
   #committed = false;
   #daFootprint = 0n;
   #blobGasUsed = 0n;
+  #rootJob: StateRootJob | undefined;
+  #external: ExternalState | undefined;
 
   private constructor(
     config: ChainConfig,
@@ -275,8 +284,12 @@ export class BlockBuilder {
     await deps.stateManager.getStateRoot();
     await deps.stateManager.checkpoint();
     try {
+      if (deps.stateRoot !== undefined && deps.stateManager instanceof KeelStateManager) {
+        b.#rootJob = deps.stateRoot.begin(parent.stateRoot, deps.stateManager);
+      }
       await b.#preTransactions();
     } catch (e) {
+      b.#rootJob?.cancel();
       await deps.stateManager.revert();
       throw e;
     }
@@ -390,6 +403,7 @@ export class BlockBuilder {
     }
     this.#gasUsed += result.gasUsed;
     this.results.push(result);
+    this.#rootJob?.step();
     return result;
   }
 
@@ -439,7 +453,7 @@ export class BlockBuilder {
     if (this.config.op === undefined && this.rules.common.gteHardfork(Hardfork.Prague)) {
       requests = await this.#requests();
     }
-    const stateRoot = await sm.getStateRoot();
+    const stateRoot = await this.#stateRoot();
     const header: Header = {
       ...this.header,
       stateRoot,
@@ -450,7 +464,9 @@ export class BlockBuilder {
     };
     if (requests !== undefined) header.requestsHash = computeRequestsHash(requests);
     if (opActive(this.config, "isthmus", header.timestamp)) {
-      header.withdrawalsRoot = await storageRoot(sm, L2_TO_L1_MESSAGE_PASSER_ADDRESS);
+      header.withdrawalsRoot =
+        this.#external?.storageRoots.get(bytesToHex(L2_TO_L1_MESSAGE_PASSER_ADDRESS).slice(2)) ??
+          await storageRoot(sm, L2_TO_L1_MESSAGE_PASSER_ADDRESS);
     }
     if (opActive(this.config, "jovian", header.timestamp)) header.blobGasUsed = this.#daFootprint;
     else if (this.config.op === undefined && header.blobGasUsed !== undefined) {
@@ -464,11 +480,29 @@ export class BlockBuilder {
     return { block, hash: hashHeader(header), receipts: this.results, stateRoot, requests };
   }
 
+  /** The post-state root: from the state-root worker when one runs beside execution, else by a flush. */
+  async #stateRoot(): Promise<Uint8Array> {
+    const sm = this.#deps.stateManager;
+    const job = this.#rootJob;
+    if (job === undefined) return await sm.getStateRoot();
+    this.#rootJob = undefined;
+    try {
+      this.#external = await job.finish();
+      return this.#external.root;
+    } catch (e) {
+      if (!isErrorCode(e, "STATE_ROOT_TASK_FAILED")) throw e;
+      // The worker could not: the caches still hold every change, so the flush computes it here.
+      return await sm.getStateRoot();
+    }
+  }
+
   /** Commits the state of a finished block. */
   async commit(): Promise<void> {
     if (this.#committed) return;
     this.#committed = true;
-    await this.#deps.stateManager.commit();
+    const sm = this.#deps.stateManager;
+    if (this.#external !== undefined && sm instanceof KeelStateManager) sm.adoptExternal(this.#external);
+    await sm.commit();
   }
 
   /** Drops the block: the state returns to the parent's. */
@@ -476,6 +510,8 @@ export class BlockBuilder {
     if (this.#committed) return;
     this.#committed = true;
     this.#done = true;
+    this.#rootJob?.cancel();
+    this.#rootJob = undefined;
     await this.#deps.stateManager.revert();
   }
 }

@@ -23,17 +23,26 @@ export interface TrieUpdate {
 
 type Raw = Uint8Array | Raw[];
 
-interface Leaf {
+/**
+ * A node built in memory may carry its reference once computed (its hash, or itself when its encoding
+ * is under 32 bytes) and its encoding: nodes are never changed in place (a change rebuilds the path
+ * as new objects), so the cache stays right.
+ */
+interface Cached {
+  ref?: Raw;
+  enc?: Uint8Array;
+}
+interface Leaf extends Cached {
   t: 0;
   path: Uint8Array;
   value: Uint8Array;
 }
-interface Ext {
+interface Ext extends Cached {
   t: 1;
   path: Uint8Array;
   child: Node;
 }
-interface Branch {
+interface Branch extends Cached {
   t: 2;
   children: (Node | null)[];
 }
@@ -49,7 +58,8 @@ interface Item {
   value: Uint8Array | null;
 }
 
-interface NodeDb {
+/** Where the nodes live: read by hash, written under their hash (never deleted). */
+export interface NodeDb {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
   put(key: Uint8Array, value: Uint8Array): Promise<void>;
 }
@@ -201,25 +211,46 @@ class Batch {
     return { t: 1, path: step, child };
   }
 
-  /** Encodes `node`, storing every node of 32 bytes or more (and the root) under its hash. */
-  async commit(node: Node, root: boolean): Promise<Raw> {
+  /** The reference of `node` in its parent (its hash, or the node itself under 32 bytes), cached on it. */
+  ref(node: Node): Raw {
     if (node.t === 3) return node.hash;
+    if (node.ref !== undefined) return node.ref;
     let raw: Raw;
     if (node.t === 0) raw = [encodePath(node.path, true), node.value];
-    else if (node.t === 1) raw = [encodePath(node.path, false), await this.commit(node.child, false)];
+    else if (node.t === 1) raw = [encodePath(node.path, false), this.ref(node.child)];
     else {
       const list: Raw[] = new Array(17);
       for (let i = 0; i < 16; i++) {
         const c = node.children[i];
-        list[i] = c === null ? EMPTY : await this.commit(c, false);
+        list[i] = c === null ? EMPTY : this.ref(c);
       }
       list[16] = EMPTY;
       raw = list;
     }
     const encoded = RLP.encode(raw);
-    if (encoded.length < 32 && !root) return raw;
-    const hash = keccak256(encoded);
-    await this.#db.put(hash, encoded);
+    node.enc = encoded;
+    node.ref = encoded.length < 32 ? raw : keccak256(encoded);
+    return node.ref;
+  }
+
+  /** Stores every node built in memory under `node` that is referenced by hash. */
+  async #write(node: Node): Promise<void> {
+    if (node.t === 3) return;
+    if (node.t === 1) await this.#write(node.child);
+    else if (node.t === 2) {
+      for (const c of node.children) if (c !== null) await this.#write(c);
+    }
+    if (node.ref instanceof Uint8Array) await this.#db.put(node.ref, node.enc!);
+  }
+
+  /** Encodes `node`, storing every node of 32 bytes or more (and the root) under its hash. */
+  async commit(node: Node, root: boolean): Promise<Raw> {
+    const ref = this.ref(node);
+    await this.#write(node);
+    if (!root || ref instanceof Uint8Array || node.t === 3) return ref;
+    // A root under 32 bytes is still stored under its hash.
+    const hash = keccak256(node.enc!);
+    await this.#db.put(hash, node.enc!);
     return hash;
   }
 }
@@ -281,27 +312,116 @@ export async function applyTrieUpdates(trie: MerklePatriciaTrie, updates: TrieUp
   if ((trie as unknown as { _opts: { keyPrefix?: Uint8Array } })._opts.keyPrefix !== undefined) {
     throw new BaseError("TRIE_KEY_PREFIX", "Cannot update trie in a batch: its database keys are prefixed");
   }
-  const byKey = new Map<string, Item>();
-  const keyLen = updates[0].key.length;
-  for (const u of updates) {
-    if (u.key.length !== keyLen) {
-      throw new BaseError("TRIE_BAD_KEY", "Cannot update trie: keys of different lengths in one batch");
-    }
-    const nibbles = toNibbles(u.key);
-    byKey.set(hexKey(u.key), { nibbles, value: u.value === null || u.value.length === 0 ? null : u.value });
-  }
-  const items = [...byKey.values()].sort((a, b) => compare(a.nibbles, b.nibbles));
-  const db = trie.database() as unknown as NodeDb;
-  const batch = new Batch(db);
-  const current = trie.root();
-  const start: Node | null = equal(current, EMPTY_TRIE_ROOT) ? null : { t: 3, hash: current };
-  const next = await batch.apply(start, 0, items, 0, items.length);
-  let root: Uint8Array;
-  if (next === null) root = EMPTY_TRIE_ROOT;
-  else if (next.t === 3) root = next.hash;
-  else root = (await batch.commit(next, true)) as Uint8Array;
+  const root = await applyUpdatesAt(trie.database() as unknown as NodeDb, trie.root(), updates);
   trie.root(root);
   return root;
+}
+
+/**
+ * Applies `updates` (as applyTrieUpdates) to the trie whose root is `root`, reading and writing nodes
+ * in `db`. Returns the new root (EMPTY_TRIE_ROOT when nothing is left).
+ */
+export async function applyUpdatesAt(
+  db: NodeDb,
+  root: Uint8Array,
+  updates: TrieUpdate[],
+): Promise<Uint8Array> {
+  const trie = new PendingTrie(db, root);
+  await trie.update(updates);
+  return await trie.commit();
+}
+
+/**
+ * A trie updated in several batches and hashed once: `update` loads the touched nodes and rebuilds the
+ * touched paths in memory without encoding or hashing anything; `commit` hashes each changed node once
+ * and writes it. Between the two, a node changed by several batches costs one hash, not one per batch.
+ */
+export class PendingTrie {
+  readonly #batch: Batch;
+  #node: Node | null;
+  #root: Uint8Array | undefined;
+
+  constructor(db: NodeDb, root: Uint8Array) {
+    this.#batch = new Batch(db);
+    this.#node = equal(root, EMPTY_TRIE_ROOT) ? null : { t: 3, hash: root };
+    this.#root = root;
+  }
+
+  /** Applies `updates` (sorted here; a later update of the same key wins) in memory. */
+  async update(updates: TrieUpdate[]): Promise<void> {
+    if (updates.length === 0) return;
+    const byKey = new Map<string, Item>();
+    const keyLen = updates[0].key.length;
+    for (const u of updates) {
+      if (u.key.length !== keyLen) {
+        throw new BaseError("TRIE_BAD_KEY", "Cannot update trie: keys of different lengths in one batch");
+      }
+      const nibbles = toNibbles(u.key);
+      byKey.set(hexKey(u.key), { nibbles, value: u.value === null || u.value.length === 0 ? null : u.value });
+    }
+    const items = [...byKey.values()].sort((a, b) => compare(a.nibbles, b.nibbles));
+    this.#node = await this.#batch.apply(this.#node, 0, items, 0, items.length);
+    this.#root = undefined;
+  }
+
+  /**
+   * Hashes the changed subtrees from `level` node levels below the root down (no writes), so that a
+   * later commit only hashes what changed since plus the levels above (which most updates touch).
+   */
+  prehash(level: number): void {
+    const visit = (node: Node | null, depth: number) => {
+      if (node === null || node.t === 3 || node.ref !== undefined) return;
+      if (depth >= level) {
+        this.#batch.ref(node);
+        return;
+      }
+      if (node.t === 1) visit(node.child, depth + 1);
+      else if (node.t === 2) { for (const c of node.children) visit(c, depth + 1); }
+    };
+    visit(this.#node, 0);
+  }
+
+  /** Hashes and writes the changed nodes; returns the root. */
+  async commit(): Promise<Uint8Array> {
+    if (this.#root !== undefined) return this.#root;
+    const next = this.#node;
+    let root: Uint8Array;
+    if (next === null) root = EMPTY_TRIE_ROOT;
+    else if (next.t === 3) root = next.hash;
+    else {
+      root = (await this.#batch.commit(next, true)) as Uint8Array;
+      this.#node = { t: 3, hash: root };
+    }
+    this.#root = root;
+    return root;
+  }
+}
+
+/** The value under `key` (full length, as stored) in the trie whose root is `root`; undefined if absent. */
+export async function lookupAt(
+  db: NodeDb,
+  root: Uint8Array,
+  key: Uint8Array,
+): Promise<Uint8Array | undefined> {
+  if (equal(root, EMPTY_TRIE_ROOT)) return undefined;
+  const nibbles = toNibbles(key);
+  const batch = new Batch(db);
+  let node: Node | null = { t: 3, hash: root };
+  let depth = 0;
+  while (node !== null) {
+    const n = await batch.load(node);
+    if (n.t === 2) {
+      if (depth >= nibbles.length) return undefined;
+      node = n.children[nibbles[depth++]];
+      continue;
+    }
+    if (depth + n.path.length > nibbles.length) return undefined;
+    if (compare(n.path, nibbles.subarray(depth, depth + n.path.length)) !== 0) return undefined;
+    depth += n.path.length;
+    if (n.t === 0) return depth === nibbles.length ? n.value : undefined;
+    node = n.child;
+  }
+  return undefined;
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));

@@ -2,3 +2,4 @@
 export * from "./trie_db.ts";
 export * from "./state_manager.ts";
 export * from "./batch_trie.ts";
+export * from "./root_task.ts";

@@ -15,7 +15,13 @@ import {
   MerkleStateManager,
   type MerkleStateManagerOpts,
 } from "@ethereumjs/statemanager";
-import { Account, Address, EthereumJSErrorWithoutCode, unpadBytes } from "@ethereumjs/util";
+import {
+  Account,
+  Address,
+  createAccountFromRLP,
+  EthereumJSErrorWithoutCode,
+  unpadBytes,
+} from "@ethereumjs/util";
 import { bytesToHex, concatBytes, equalBytes, hexToBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import type { KvStore } from "../../db/kv_store.ts";
@@ -65,10 +71,80 @@ export class LazyAccountCache extends AccountCache {
         return rlp ??= snapshot.serialize();
       },
     };
-    if (this._lruCache !== undefined) this._lruCache.set(key, elem);
-    else this._orderedMapCache!.setElement(key, elem);
+    this.#set(key, elem);
     this._stats.writes += 1;
   }
+
+  /** The cached account of `key` (unprefixed lowercase hex): undefined when not cached, null when absent. */
+  peek(key: string): Account | null | undefined {
+    const elem =
+      (this._lruCache !== undefined
+        ? this._lruCache.get(key)
+        : this._orderedMapCache!.getElementByKey(key)) as
+          | Partial<LazyAccountElement>
+          | undefined;
+    if (elem === undefined) return undefined;
+    if (elem.account !== undefined) return elem.account;
+    return elem.accountRLP === undefined ? null : createAccountFromRLP(elem.accountRLP);
+  }
+
+  /** Replaces a cached account's storage root outside the checkpoint bookkeeping (the root is final). */
+  setStorageRoot(key: string, storageRoot: Uint8Array): void {
+    const account = this.peek(key);
+    if (account === undefined || account === null) return;
+    const snapshot = new Account(account.nonce, account.balance, storageRoot, account.codeHash);
+    let rlp: Uint8Array | undefined;
+    this.#set(key, {
+      account: snapshot,
+      get accountRLP() {
+        return rlp ??= snapshot.serialize();
+      },
+    });
+  }
+
+  #set(key: string, elem: LazyAccountElement): void {
+    if (this._lruCache !== undefined) this._lruCache.set(key, elem);
+    else this._orderedMapCache!.setElement(key, elem);
+  }
+}
+
+/**
+ * An account as a state delta carries it: [address hex, nonce, balance, storageRoot, codeHash]; [address
+ * hex, null] when the account is absent (deleted); [address hex] when the manager holds no newer value
+ * than the trie (the receiver reads it there).
+ */
+export type DeltaAccount =
+  | [string, bigint, bigint, Uint8Array, Uint8Array]
+  | [string, null]
+  | [string];
+
+/**
+ * The state changes of a block since the last drain (KeelStateManager.drainDelta), for a state root
+ * computed elsewhere (root_task.ts). Values are the current ones, not a log.
+ */
+export interface StateDelta {
+  /** Storage restarts from the account's storageRoot (storage cleared, account deleted or re-created). */
+  resets: string[];
+  accounts: DeltaAccount[];
+  /** [address hex, slot hex, the slot's trie value (RLP) or null when deleted]. */
+  slots: [string, string, Uint8Array | null][];
+}
+
+/** A state root computed outside the manager, with the nodes to store and the new storage roots. */
+export interface ExternalState {
+  root: Uint8Array;
+  /** Address hex -> storage root, for every account whose storage changed. */
+  storageRoots: Map<string, Uint8Array>;
+  /** Trie nodes, hash and RLP alternating. */
+  nodes: Uint8Array[];
+}
+
+interface Stream {
+  accounts: Set<string>;
+  /** Slots written since the last drain, and since the block began, per address. */
+  slots: Map<string, Set<string>>;
+  blockSlots: Map<string, Set<string>>;
+  resets: Set<string>;
 }
 
 /** Caches with the lazy account cache. */
@@ -93,8 +169,117 @@ const CODE_PREFIX = new Uint8Array([0x63]);
  * ERC-20 block, measured). Same tries, same roots (tested against upstream).
  */
 export class KeelStateManager extends MerkleStateManager {
+  /** Where external trie nodes are written (createStateManager sets it). */
+  nodeDb?: TrieDb;
+  #stream: Stream | undefined;
+  #external: ExternalState | undefined;
+
   constructor(opts: MerkleStateManagerOpts = {}) {
     super(opts);
+  }
+
+  /**
+   * Starts recording which accounts and slots change, for drainDelta (at a block's start, with caches:
+   * every write then stays in the caches until the flush).
+   */
+  startStream(): void {
+    if (this._caches?.account === undefined || this._caches.storage === undefined) {
+      throw new BaseError("STATE_NO_CACHES", "Cannot stream state changes: the state manager has no caches");
+    }
+    this.#stream = { accounts: new Set(), slots: new Map(), blockSlots: new Map(), resets: new Set() };
+  }
+
+  stopStream(): void {
+    this.#stream = undefined;
+  }
+
+  get streaming(): boolean {
+    return this.#stream !== undefined;
+  }
+
+  /** Accounts and slots changed since the last drain. */
+  get pendingChanges(): number {
+    const s = this.#stream;
+    return s === undefined ? 0 : s.accounts.size + s.slots.size + s.resets.size;
+  }
+
+  /** The current values of everything changed since the last drain (see StateDelta). */
+  drainDelta(): StateDelta {
+    const s = this.#stream;
+    if (s === undefined) {
+      throw new BaseError("STATE_NOT_STREAMING", "Cannot drain state changes: not streaming");
+    }
+    const accountCache = this._caches!.account as LazyAccountCache;
+    const storage = this._caches!.storage! as unknown as {
+      _lruCache?: { get(k: string): Map<string, Uint8Array> | undefined };
+      _orderedMapCache?: { getElementByKey(k: string): Map<string, Uint8Array> | undefined };
+    };
+    const slotsOf = (a: string) => storage._lruCache?.get(a) ?? storage._orderedMapCache?.getElementByKey(a);
+    const addresses = new Set(s.accounts);
+    for (const a of s.slots.keys()) addresses.add(a);
+    for (const a of s.resets) addresses.add(a);
+    const accounts: DeltaAccount[] = [];
+    for (const a of addresses) {
+      const account = accountCache.peek(a);
+      if (account === undefined) accounts.push([a]);
+      else if (account === null) accounts.push([a, null]);
+      else accounts.push([a, account.nonce, account.balance, account.storageRoot, account.codeHash]);
+    }
+    const slots: StateDelta["slots"] = [];
+    for (const [a, keys] of s.slots) {
+      // After a reset the storage is rebuilt from the account's root with every slot of the block.
+      const map = slotsOf(a);
+      for (const k of s.resets.has(a) ? s.blockSlots.get(a)! : keys) {
+        const v = map?.get(k);
+        slots.push([a, k, v === undefined || (v.length === 1 && v[0] === 0x80) ? null : v]);
+      }
+    }
+    for (const a of s.resets) {
+      if (s.slots.has(a)) continue;
+      const map = slotsOf(a);
+      for (const k of s.blockSlots.get(a) ?? []) {
+        const v = map?.get(k);
+        slots.push([a, k, v === undefined || (v.length === 1 && v[0] === 0x80) ? null : v]);
+      }
+    }
+    const delta: StateDelta = { resets: [...s.resets], accounts, slots };
+    s.accounts = new Set();
+    s.slots = new Map();
+    s.resets = new Set();
+    return delta;
+  }
+
+  /**
+   * Takes a state root computed elsewhere for the changes of this block: at the next flush (the block's
+   * commit) its nodes are written, the trie moves to its root, cached accounts get their new storage
+   * roots and the cached changes are dropped instead of being written again.
+   */
+  adoptExternal(state: ExternalState): void {
+    this.#external = state;
+  }
+
+  #track(address: Address): string {
+    const a = addressKey(address.bytes);
+    this.#stream!.accounts.add(a);
+    return a;
+  }
+
+  override async putAccount(address: Address, account: Account | undefined): Promise<void> {
+    await super.putAccount(address, account);
+    if (this.#stream !== undefined) {
+      const a = this.#track(address);
+      if (account === undefined) this.#stream.resets.add(a);
+    }
+  }
+
+  override async deleteAccount(address: Address): Promise<void> {
+    await super.deleteAccount(address);
+    if (this.#stream !== undefined) this.#stream.resets.add(this.#track(address));
+  }
+
+  override async clearStorage(address: Address): Promise<void> {
+    await super.clearStorage(address);
+    if (this.#stream !== undefined) this.#stream.resets.add(this.#track(address));
   }
 
   /** From the lazy cache: a copy of the cached object, no RLP decoding. */
@@ -133,9 +318,21 @@ export class KeelStateManager extends MerkleStateManager {
       throw EthereumJSErrorWithoutCode("putStorage() called on non-existing account");
     }
     storage.put(address, key, RLP.encode(unpadBytes(value)));
+    const stream = this.#stream;
+    if (stream !== undefined) {
+      const a = addressKey(address.bytes);
+      const k = addressKey(key);
+      let set = stream.slots.get(a);
+      if (set === undefined) stream.slots.set(a, set = new Set());
+      set.add(k);
+      let all = stream.blockSlots.get(a);
+      if (all === undefined) stream.blockSlots.set(a, all = new Set());
+      all.add(k);
+    }
   }
 
   override async flush(): Promise<void> {
+    if (this.#external !== undefined && this._checkpointCount === 0) return await this.#flushExternal();
     const caches = this._caches;
     const trieOpts = (this._trie as unknown as { _opts: { useKeyHashing?: boolean; keyPrefix?: Uint8Array } })
       ._opts;
@@ -182,6 +379,32 @@ export class KeelStateManager extends MerkleStateManager {
     }
     await applyTrieUpdates(this._trie, accounts);
   }
+
+  /** The flush of a block whose root was computed elsewhere (adoptExternal). */
+  async #flushExternal(): Promise<void> {
+    const state = this.#external!;
+    this.#external = undefined;
+    const caches = this._caches!;
+    for (const [, elem] of caches.code?.flush() ?? []) {
+      // The account's codeHash was set by putCode; only the code row is missing.
+      if (elem.code === undefined) continue;
+      const codeHash = keccak256(elem.code);
+      await this._getCodeDB().put(
+        this._prefixCodeHashes ? concatBytes(CODE_PREFIX, codeHash) : codeHash,
+        elem.code,
+      );
+    }
+    caches.storage?.flush();
+    caches.account?.flush();
+    const db = this.nodeDb;
+    if (db === undefined) {
+      throw new BaseError("STATE_NO_NODE_DB", "Cannot store external trie nodes: no node database");
+    }
+    for (let i = 0; i < state.nodes.length; i += 2) db.putNode(state.nodes[i], state.nodes[i + 1]);
+    const accountCache = caches.account as LazyAccountCache;
+    for (const [a, root] of state.storageRoots) accountCache.setStorageRoot(a, root);
+    this._trie.root(state.root);
+  }
 }
 
 export interface StateManagerOptions {
@@ -221,6 +444,7 @@ export async function createStateManager(
     common: opts.common,
     caches: opts.caches ? keelCaches() : undefined,
   });
+  sm.nodeDb = new TrieDb(store);
   if (!equalBytes(stateRoot, EMPTY_TRIE_ROOT)) {
     if (!(await trie.checkRoot(stateRoot))) {
       throw new BaseError(

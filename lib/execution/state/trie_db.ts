@@ -68,6 +68,14 @@ export class TrieDb implements DB<string, TrieValue> {
     return Promise.resolve();
   }
 
+  /** Stores a node under its hash (bytes, no hex round trip). */
+  putNode(hash: Uint8Array, value: Uint8Array): void {
+    const out = new Uint8Array(hash.length + 1);
+    out[0] = this.options.prefix;
+    out.set(hash, 1);
+    this.store.put(out, value);
+  }
+
   del(key: string, _opts?: EncodingOpts): Promise<void> {
     if (this.options.allowDelete) this.store.del(this.dbKey(key));
     return Promise.resolve();

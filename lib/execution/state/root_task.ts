@@ -1,0 +1,196 @@
+/**
+ * The state root of a block computed beside its execution, on a second thread (reth's state root
+ * task: crates/engine/tree, payload_processor/sparse_trie.rs). While transactions execute, the state
+ * manager records what they change (KeelStateManager.startStream); after each transaction the job
+ * sends the accumulated changes to a worker whenever the worker is idle (or too much piled up), and
+ * the worker folds them into its copy of the tries (root_worker.ts). At the end only the last changes
+ * remain to apply: the root is ready shortly after the last transaction instead of after a full
+ * flush on the executing thread.
+ *
+ * Block import uses it (engine_newPayload: the block is known whole and its latency is what a
+ * verifier waits on); the worker reads the parent state from the database file through its own
+ * read-only connection, so the store must be a file (SqliteStore) and the parent state committed.
+ * The result is adopted by the state manager at the block's commit (adoptExternal).
+ */
+import { BaseError } from "../../common/errors.ts";
+import type { ExternalState, KeelStateManager, StateDelta } from "./state_manager.ts";
+
+export interface StateRootTaskOptions {
+  /** Send changes as soon as the worker is idle once this many addresses changed. */
+  minChanges: number;
+  /** Send changes even while the worker is busy once this many addresses changed. */
+  maxChanges: number;
+  /** The worker's sqlite page cache (KiB). */
+  cacheSizeKiB: number;
+}
+
+export const DEFAULT_STATE_ROOT_TASK_OPTIONS: StateRootTaskOptions = {
+  minChanges: 16,
+  maxChanges: 1024,
+  cacheSizeKiB: 16384,
+};
+
+/** Messages to the worker. */
+export type RootRequest =
+  | { kind: "open"; path: string; cacheSizeKiB: number; pending: SharedArrayBuffer }
+  | { kind: "begin"; id: number; root: Uint8Array }
+  | { kind: "delta" | "finish"; id: number; delta: StateDelta }
+  | { kind: "cancel"; id: number };
+
+/** The worker's answer to "finish". */
+export type RootResponse =
+  | { id: number; root: Uint8Array; storageRoots: [string, Uint8Array][]; nodes: Uint8Array[] }
+  | { id: number; error: string };
+
+/** Counters since the task was made. */
+export interface StateRootTaskStats {
+  /** Blocks whose root the worker computed. */
+  roots: number;
+  /** Changes sent while the block executed (the final ones not counted). */
+  deltas: number;
+  /** Blocks the worker could not do (the importer computed those roots itself). */
+  failures: number;
+}
+
+export class StateRootTask {
+  readonly path: string;
+  readonly options: StateRootTaskOptions;
+  readonly stats: StateRootTaskStats = { roots: 0, deltas: 0, failures: 0 };
+  #worker: Worker | undefined;
+  /** Deltas sent and not yet applied by the worker (shared with it). */
+  #pending = new Int32Array(new SharedArrayBuffer(4));
+  #waiting = new Map<number, (r: RootResponse) => void>();
+  #next = 0;
+  #closed = false;
+
+  /** `path`: the sqlite database file the executing thread commits blocks to. */
+  constructor(path: string, options: Partial<StateRootTaskOptions> = {}) {
+    this.path = path;
+    this.options = { ...DEFAULT_STATE_ROOT_TASK_OPTIONS, ...options };
+  }
+
+  #post(msg: RootRequest): void {
+    if (this.#worker === undefined) {
+      const w = new Worker(new URL("./root_worker.ts", import.meta.url).href, { type: "module" });
+      w.onmessage = (e: MessageEvent<RootResponse>) => {
+        const done = this.#waiting.get(e.data.id);
+        this.#waiting.delete(e.data.id);
+        done?.(e.data);
+      };
+      w.onerror = (e) => {
+        e.preventDefault();
+        const error = `state root worker failed: ${e.message}`;
+        for (const [id, done] of this.#waiting) done({ id, error });
+        this.#waiting.clear();
+        this.#worker?.terminate();
+        this.#worker = undefined;
+        Atomics.store(this.#pending, 0, 0);
+      };
+      w.postMessage(
+        {
+          kind: "open",
+          path: this.path,
+          cacheSizeKiB: this.options.cacheSizeKiB,
+          pending: this.#pending.buffer as SharedArrayBuffer,
+        } satisfies RootRequest,
+      );
+      this.#worker = w;
+    }
+    if (msg.kind === "delta" || msg.kind === "finish") Atomics.add(this.#pending, 0, 1);
+    this.#worker.postMessage(msg);
+  }
+
+  /** True while the worker has no delta to apply. */
+  get idle(): boolean {
+    return Atomics.load(this.#pending, 0) === 0;
+  }
+
+  /** Starts a block on the state at `root` (the parent's, committed): `sm` begins recording changes. */
+  begin(root: Uint8Array, sm: KeelStateManager): StateRootJob {
+    if (this.#closed) throw new BaseError("CLOSED", "Cannot compute a state root: the task is closed");
+    const id = this.#next++;
+    sm.startStream();
+    this.#post({ kind: "begin", id, root });
+    return new StateRootJob(this, id, sm);
+  }
+
+  /** @internal */
+  send(id: number, kind: "delta" | "finish", delta: StateDelta): Promise<RootResponse> | undefined {
+    if (kind === "delta") {
+      this.stats.deltas++;
+      this.#post({ kind, id, delta });
+      return undefined;
+    }
+    const result = new Promise<RootResponse>((resolve) => this.#waiting.set(id, resolve));
+    this.#post({ kind, id, delta });
+    return result;
+  }
+
+  /** @internal */
+  cancel(id: number): void {
+    if (this.#worker !== undefined) this.#worker.postMessage({ kind: "cancel", id } satisfies RootRequest);
+  }
+
+  /** Terminates the worker; jobs not finished fail. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#worker?.terminate();
+    this.#worker = undefined;
+    for (const [id, done] of this.#waiting) done({ id, error: "the state root task was closed" });
+    this.#waiting.clear();
+  }
+}
+
+/** One block's state root in the making. */
+export class StateRootJob {
+  readonly #task: StateRootTask;
+  readonly #id: number;
+  readonly #sm: KeelStateManager;
+  #done = false;
+
+  constructor(task: StateRootTask, id: number, sm: KeelStateManager) {
+    this.#task = task;
+    this.#id = id;
+    this.#sm = sm;
+  }
+
+  /** After a transaction: hands the changes so far to the worker when it is idle (or they piled up). */
+  step(): void {
+    if (this.#done) return;
+    const n = this.#sm.pendingChanges;
+    const { minChanges, maxChanges } = this.#task.options;
+    if (n >= maxChanges || (n >= minChanges && this.#task.idle)) {
+      this.#task.send(this.#id, "delta", this.#sm.drainDelta());
+    }
+  }
+
+  /**
+   * Sends the last changes and waits for the root. Rejects with STATE_ROOT_TASK_FAILED when the worker
+   * could not compute it (the caller then computes the root itself: the manager's caches are intact).
+   */
+  async finish(): Promise<ExternalState> {
+    if (this.#done) throw new BaseError("STATE_ROOT_TASK_DONE", "Cannot finish a state root job twice");
+    this.#done = true;
+    const delta = this.#sm.drainDelta();
+    this.#sm.stopStream();
+    const r = await this.#task.send(this.#id, "finish", delta)!;
+    if ("error" in r) {
+      this.#task.stats.failures++;
+      throw new BaseError(
+        "STATE_ROOT_TASK_FAILED",
+        `Cannot compute the state root beside execution: ${r.error}`,
+      );
+    }
+    this.#task.stats.roots++;
+    return { root: r.root, storageRoots: new Map(r.storageRoots), nodes: r.nodes };
+  }
+
+  /** Drops the job (the block is abandoned). */
+  cancel(): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#sm.stopStream();
+    this.#task.cancel(this.#id);
+  }
+}

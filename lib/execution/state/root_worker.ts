@@ -1,0 +1,212 @@
+/**
+ * The state-root worker (root_task.ts): keeps a block's state trie and storage tries beside the
+ * executing thread, applies each StateDelta as it arrives (batch_trie.ts, one pass per delta) and at
+ * the end answers the root, the new storage roots and the new nodes reachable from them.
+ *
+ * Nodes are read from the database file through its own read-only connection (WAL: it sees the last
+ * committed block, which is the parent of the block being imported) and written to an in-memory
+ * overlay; the executing thread stores them in the block's own write group.
+ */
+/// <reference lib="deno.worker" />
+import { RLP } from "@ethereumjs/rlp";
+import { bytesToHex, hexToBytes } from "../../common/bytes.ts";
+import { keccak256 } from "../../common/hash.ts";
+import { SqliteStore } from "../../db/mod.ts";
+import { lookupAt, type NodeDb, PendingTrie, type TrieUpdate } from "./batch_trie.ts";
+import type { DeltaAccount, StateDelta } from "./state_manager.ts";
+import { TrieDb } from "./trie_db.ts";
+import type { RootRequest, RootResponse } from "./root_task.ts";
+
+type Fields = [bigint, bigint, Uint8Array, Uint8Array];
+
+/** Node levels left to the final hashing (the root and its children: changed by nearly every delta). */
+const PREHASH_LEVEL = 2;
+
+class Overlay implements NodeDb {
+  readonly nodes = new Map<string, Uint8Array>();
+  readonly #db: TrieDb;
+
+  constructor(db: TrieDb) {
+    this.#db = db;
+  }
+
+  get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    const hex = bytesToHex(key);
+    const own = this.nodes.get(hex);
+    if (own !== undefined) return Promise.resolve(own);
+    return this.#db.get(hex.slice(2)) as Promise<Uint8Array | undefined>;
+  }
+
+  put(key: Uint8Array, value: Uint8Array): Promise<void> {
+    this.nodes.set(bytesToHex(key), value);
+    return Promise.resolve();
+  }
+}
+
+function toBigInt(b: Uint8Array): bigint {
+  return b.length === 0 ? 0n : BigInt(bytesToHex(b));
+}
+
+function bigBytes(n: bigint): Uint8Array {
+  if (n === 0n) return new Uint8Array();
+  const hex = n.toString(16);
+  return hexToBytes(hex.length % 2 === 1 ? `0x0${hex}` : `0x${hex}`);
+}
+
+/**
+ * One block's tries: changes are applied in memory as they arrive (nodes loaded, paths rebuilt) and
+ * hashed once at the end (PendingTrie). An account whose storage changed gets its leaf at the end,
+ * when its storage root is known.
+ */
+class Job {
+  readonly overlay: Overlay;
+  readonly state: PendingTrie;
+  readonly #parentRoot: Uint8Array;
+  /** Account fields last received (null: absent). */
+  readonly accounts = new Map<string, Fields | null>();
+  /** Storage tries changed in this block, per address. */
+  readonly storage = new Map<string, PendingTrie>();
+  /** Accounts whose leaf waits for their storage root. */
+  readonly deferred = new Set<string>();
+
+  constructor(db: TrieDb, root: Uint8Array) {
+    this.overlay = new Overlay(db);
+    this.state = new PendingTrie(this.overlay, root);
+    this.#parentRoot = root;
+  }
+
+  async #fields(a: string): Promise<Fields | null> {
+    const known = this.accounts.get(a);
+    if (known !== undefined) return known;
+    // Not sent: unchanged since the parent (the state trie's pending changes never touch it).
+    const rlp = await lookupAt(this.overlay, this.#parentRoot, keccak256(hexToBytes(`0x${a}`)));
+    if (rlp === undefined) return null;
+    const [nonce, balance, storageRoot, codeHash] = RLP.decode(rlp) as Uint8Array[];
+    return [toBigInt(nonce), toBigInt(balance), storageRoot, codeHash];
+  }
+
+  #leaf(a: string, fields: Fields | null, storageRoot?: Uint8Array): TrieUpdate {
+    const key = keccak256(hexToBytes(`0x${a}`));
+    if (fields === null) return { key, value: null };
+    return {
+      key,
+      value: RLP.encode([bigBytes(fields[0]), bigBytes(fields[1]), storageRoot ?? fields[2], fields[3]]),
+    };
+  }
+
+  /** Storage tries changed by the last delta. */
+  #touchedTries = new Set<PendingTrie>();
+
+  /**
+   * While no other delta waits: hashes what the deltas so far changed below the top two levels (which
+   * nearly every delta changes again), so that little is left to hash once the block ends.
+   */
+  prehash(): void {
+    this.state.prehash(PREHASH_LEVEL);
+    for (const t of this.#touchedTries) t.prehash(PREHASH_LEVEL);
+    this.#touchedTries.clear();
+  }
+
+  async apply(delta: StateDelta): Promise<void> {
+    for (const a of delta.resets) this.storage.delete(a);
+    for (const d of delta.accounts as DeltaAccount[]) {
+      if (d.length === 1) continue;
+      this.accounts.set(d[0], d[1] === null ? null : [d[1], d[2]!, d[3]!, d[4]!]);
+    }
+    const slots = new Map<string, TrieUpdate[]>();
+    for (const [a, k, v] of delta.slots) {
+      let list = slots.get(a);
+      if (list === undefined) slots.set(a, list = []);
+      list.push({ key: keccak256(hexToBytes(`0x${k}`)), value: v });
+    }
+    for (const [a, updates] of slots) {
+      const fields = await this.#fields(a);
+      if (fields === null) continue; // as the flush: storage of an absent account is not written
+      let trie = this.storage.get(a);
+      if (trie === undefined) this.storage.set(a, trie = new PendingTrie(this.overlay, fields[2]));
+      await trie.update(updates);
+      this.#touchedTries.add(trie);
+      this.deferred.add(a);
+    }
+    const updates: TrieUpdate[] = [];
+    for (const d of delta.accounts) {
+      if (!this.deferred.has(d[0])) updates.push(this.#leaf(d[0], await this.#fields(d[0])));
+    }
+    await this.state.update(updates);
+  }
+
+  /** Hashes everything: the state root and the storage roots of the accounts whose storage changed. */
+  async finish(): Promise<{ root: Uint8Array; storageRoots: [string, Uint8Array][] }> {
+    const storageRoots: [string, Uint8Array][] = [];
+    const updates: TrieUpdate[] = [];
+    for (const a of this.deferred) {
+      const fields = await this.#fields(a);
+      const trie = fields === null ? undefined : this.storage.get(a);
+      const root = trie === undefined ? undefined : await trie.commit();
+      if (root !== undefined) storageRoots.push([a, root]);
+      updates.push(this.#leaf(a, fields, root));
+    }
+    await this.state.update(updates);
+    return { root: await this.state.commit(), storageRoots };
+  }
+
+  /** The nodes made (hash, RLP pairs): only committed tries write, so all of them are reachable. */
+  newNodes(): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    for (const [hex, enc] of this.overlay.nodes) out.push(hexToBytes(hex as `0x${string}`), enc);
+    return out;
+  }
+}
+
+let db: TrieDb | undefined;
+let pending: Int32Array | undefined;
+let job: { id: number; job: Job; failed?: string } | undefined;
+let queue: Promise<void> = Promise.resolve();
+
+async function handle(msg: RootRequest): Promise<void> {
+  if (msg.kind === "open") {
+    db = new TrieDb(SqliteStore.open(msg.path, { readOnly: true, cacheSizeKiB: msg.cacheSizeKiB }));
+    pending = new Int32Array(msg.pending);
+    return;
+  }
+  if (msg.kind === "begin") {
+    job = { id: msg.id, job: new Job(db!, msg.root) };
+    return;
+  }
+  if (job === undefined || job.id !== msg.id) return; // a cancelled job's messages
+  if (msg.kind === "cancel") {
+    job = undefined;
+    return;
+  }
+  try {
+    if (job.failed === undefined) {
+      await job.job.apply(msg.delta);
+      // Only this message pending: the worker would idle until the next one.
+      if (msg.kind === "delta" && Atomics.load(pending!, 0) === 1) job.job.prehash();
+    }
+  } catch (e) {
+    job.failed = (e as Error).message;
+  }
+  if (msg.kind === "finish") {
+    const j = job;
+    job = undefined;
+    let response: RootResponse;
+    if (j.failed !== undefined) response = { id: j.id, error: j.failed };
+    else {
+      try {
+        const { root, storageRoots } = await j.job.finish();
+        response = { id: j.id, root, storageRoots, nodes: j.job.newNodes() };
+      } catch (e) {
+        response = { id: j.id, error: (e as Error).message };
+      }
+    }
+    self.postMessage(response);
+  }
+}
+
+self.onmessage = (e: MessageEvent<RootRequest>) => {
+  const msg = e.data;
+  queue = queue.then(() => handle(msg)).finally(() => {
+    if (msg.kind === "delta" || msg.kind === "finish") Atomics.sub(pending!, 0, 1);
+  });
+};
