@@ -101,27 +101,43 @@ export function trieRoot(pairs: Iterable<[Uint8Array, Uint8Array]>): Uint8Array 
   return rootOf([...byKey.values()]);
 }
 
-/** Nibbles of rlp(i), the key of entry i: 0x80 for 0, the byte itself below 0x80, else 0x80+len || bytes. */
-function indexNibbles(i: number): Uint8Array {
-  if (i === 0) return Uint8Array.of(8, 0);
-  if (i < 0x80) return Uint8Array.of(i >> 4, i & 15);
+/**
+ * Writes the nibbles of rlp(i), the key of entry i, at `at`; returns their count. rlp(i) is 0x80 for 0,
+ * the byte itself below 0x80, else 0x80 + len followed by the big-endian bytes.
+ */
+function writeIndexNibbles(i: number, out: Uint8Array, at: number): number {
+  if (i === 0) {
+    out[at] = 8;
+    out[at + 1] = 0;
+    return 2;
+  }
+  if (i < 0x80) {
+    out[at] = i >> 4;
+    out[at + 1] = i & 15;
+    return 2;
+  }
   let len = 0;
   for (let n = i; n > 0; n = Math.floor(n / 256)) len++;
-  const out = new Uint8Array(2 + 2 * len);
-  out[0] = 8;
-  out[1] = len;
+  out[at] = 8;
+  out[at + 1] = len;
   for (let k = len - 1, n = i; k >= 0; k--, n = Math.floor(n / 256)) {
-    out[2 + 2 * k] = (n % 256) >> 4;
-    out[3 + 2 * k] = n % 16;
+    out[at + 2 + 2 * k] = (n % 256) >> 4;
+    out[at + 3 + 2 * k] = n % 16;
   }
-  return out;
+  return 2 + 2 * len;
 }
 
 /** Root of the trie mapping rlp(i) to values[i]: the transactions root and the receipts root. */
 export function orderedTrieRoot(values: Uint8Array[]): Uint8Array {
+  // All keys' nibbles in one buffer (an index below 2^53 takes at most 2 + 2 * 7 nibbles).
+  const nibbles = new Uint8Array(values.length * 16);
   const entries: Entry[] = [];
+  let at = 0;
   for (let i = 0; i < values.length; i++) {
-    if (values[i].length > 0) entries.push({ nibbles: indexNibbles(i), value: values[i] });
+    if (values[i].length === 0) continue;
+    const n = writeIndexNibbles(i, nibbles, at);
+    entries.push({ nibbles: nibbles.subarray(at, at + n), value: values[i] });
+    at += n;
   }
   return rootOf(entries);
 }
