@@ -16,7 +16,7 @@
 import { type Block as EjsBlock, createBlock } from "@ethereumjs/block";
 import { Hardfork } from "@ethereumjs/common";
 import type { StateManagerInterface } from "@ethereumjs/common";
-import { createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
+import type { TypedTransaction } from "@ethereumjs/tx";
 import { Address, bigIntToBytes as ejsBigIntToBytes, setLengthLeft } from "@ethereumjs/util";
 import { createVM, type VM } from "@ethereumjs/vm";
 import { bytesToHex } from "../../common/bytes.ts";
@@ -46,6 +46,7 @@ import { type L1FeeSource, loadL1FeeSource } from "./l1_fee.ts";
 import { ensureKzg } from "./kzg.ts";
 import { installFastOpcodes } from "./fast_opcodes.ts";
 import { orderedTrieRoot } from "./ordered_trie.ts";
+import { decodeSignedTx } from "./tx_decode.ts";
 import { opPrecompiles } from "./precompiles.ts";
 import { rememberEncoding, runDeposit, runUserTx, type TxContext, type TxResult } from "./tx_runner.ts";
 import { type SenderCache, sharedSenderCache } from "./sender_cache.ts";
@@ -342,7 +343,7 @@ export class BlockBuilder {
       return decodeDepositTx(input);
     }
     try {
-      const tx = createTxFromRLP(input, { common: txCommon(this.rules.common) });
+      const tx = decodeSignedTx(input, txCommon(this.rules.common));
       rememberEncoding(tx, input);
       return tx;
     } catch (e) {

@@ -15,7 +15,7 @@
  */
 import { Hardfork } from "@ethereumjs/common";
 import type { Block as EjsBlock } from "@ethereumjs/block";
-import { Capability, createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
+import { Capability, type TypedTransaction } from "@ethereumjs/tx";
 import { Account, Address, createAddressFromString } from "@ethereumjs/util";
 import { runTx, type VM } from "@ethereumjs/vm";
 import { bytesToHex } from "../../common/bytes.ts";
@@ -31,6 +31,7 @@ import {
 import type { Log, Receipt } from "../../protocol/receipt.ts";
 import { type ForkRules, opActive, txCommon } from "./common.ts";
 import { logsBloom } from "./bloom.ts";
+import { decodeSignedTx } from "./tx_decode.ts";
 import type { L1FeeInfo, L1FeeSource } from "./l1_fee.ts";
 
 /** What a transaction runs against: the block being built or imported. */
@@ -269,7 +270,7 @@ export function encodingOf(tx: TypedTransaction): Uint8Array {
 /** The same signed transaction on the block's Common, keeping the already recovered sender. */
 function rebase(tx: TypedTransaction, rules: ForkRules): TypedTransaction {
   const pub = tx.cache.senderPubKey;
-  const out = createTxFromRLP(encodingOf(tx), { common: txCommon(rules.common) });
+  const out = decodeSignedTx(encodingOf(tx), txCommon(rules.common));
   if (pub !== undefined) (out.cache as { senderPubKey?: Uint8Array }).senderPubKey = pub;
   return out;
 }

@@ -7,7 +7,7 @@
  * subscription methods (newHeads, logs).
  */
 import { RLP } from "@ethereumjs/rlp";
-import { createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
+import type { TypedTransaction } from "@ethereumjs/tx";
 import { type Hex, keccak256 } from "../../common/mod.ts";
 import {
   type Block,
@@ -18,6 +18,7 @@ import {
   type Header,
 } from "../../protocol/mod.ts";
 import type { LogEntry, StoredReceipt } from "../chain/mod.ts";
+import { decodeSignedTx } from "../evm/mod.ts";
 import { decodingCommon } from "../txpool/mod.ts";
 
 /** A quantity: 0x-prefixed, no leading zeros. */
@@ -45,7 +46,7 @@ export function isDepositTx(tx: AnyTx): tx is DepositTx {
 /** Decodes a transaction as stored in a block body. */
 export function decodeTx(raw: Uint8Array, chainId: bigint): AnyTx {
   if (raw.length > 0 && raw[0] === DEPOSIT_TX_TYPE) return decodeDepositTx(raw);
-  return createTxFromRLP(raw, { common: decodingCommon(chainId) });
+  return decodeSignedTx(raw, decodingCommon(chainId));
 }
 
 /** Where a transaction sits, for its block fields (absent for pool transactions). */

@@ -52,40 +52,80 @@ export interface StateRootTaskStats {
   failures: number;
 }
 
+/**
+ * A worker started elsewhere and attached to a port (the node Worker cannot start one itself:
+ * lib/node/threads.ts): its messages go over `port`; `onFailure` reports that it died.
+ */
+export interface RootWorkerChannel {
+  port: MessagePort;
+  onFailure(cb: (message: string) => void): void;
+  close(): void;
+}
+
+export interface StateRootTaskDeps {
+  /** Use this worker instead of starting one. */
+  channel?: RootWorkerChannel;
+}
+
+/** The module a state-root worker runs (for whoever starts one: lib/node/threads.ts, the compile task). */
+export const ROOT_WORKER_MODULE: URL = new URL("./root_worker.ts", import.meta.url);
+
 export class StateRootTask {
   readonly path: string;
   readonly options: StateRootTaskOptions;
   readonly stats: StateRootTaskStats = { roots: 0, deltas: 0, failures: 0 };
-  #worker: Worker | undefined;
+  #worker: { postMessage(m: unknown): void; terminate(): void } | undefined;
+  #channel: RootWorkerChannel | undefined;
   /** Deltas sent and not yet applied by the worker (shared with it). */
   #pending = new Int32Array(new SharedArrayBuffer(4));
   #waiting = new Map<number, (r: RootResponse) => void>();
   #next = 0;
   #closed = false;
+  /** Bumped when the worker fails: jobs begun on an earlier one can only fail. */
+  #generation = 0;
 
   /** `path`: the sqlite database file the executing thread commits blocks to. */
-  constructor(path: string, options: Partial<StateRootTaskOptions> = {}) {
+  constructor(path: string, options: Partial<StateRootTaskOptions> = {}, deps: StateRootTaskDeps = {}) {
     this.path = path;
     this.options = { ...DEFAULT_STATE_ROOT_TASK_OPTIONS, ...options };
+    this.#channel = deps.channel;
+  }
+
+  #answer = (e: MessageEvent<RootResponse>) => {
+    const done = this.#waiting.get(e.data.id);
+    this.#waiting.delete(e.data.id);
+    done?.(e.data);
+  };
+
+  #failed(message: string): void {
+    const error = `state root worker failed: ${message}`;
+    for (const [id, done] of this.#waiting) done({ id, error });
+    this.#waiting.clear();
+    this.#worker?.terminate();
+    this.#worker = undefined;
+    this.#generation++;
+    // A given worker is not restarted: later blocks compute their roots on the executing thread.
+    if (this.#channel !== undefined) this.#closed = true;
+    Atomics.store(this.#pending, 0, 0);
   }
 
   #post(msg: RootRequest): void {
     if (this.#worker === undefined) {
-      const w = new Worker(new URL("./root_worker.ts", import.meta.url).href, { type: "module" });
-      w.onmessage = (e: MessageEvent<RootResponse>) => {
-        const done = this.#waiting.get(e.data.id);
-        this.#waiting.delete(e.data.id);
-        done?.(e.data);
-      };
-      w.onerror = (e) => {
-        e.preventDefault();
-        const error = `state root worker failed: ${e.message}`;
-        for (const [id, done] of this.#waiting) done({ id, error });
-        this.#waiting.clear();
-        this.#worker?.terminate();
-        this.#worker = undefined;
-        Atomics.store(this.#pending, 0, 0);
-      };
+      let w: { postMessage(m: unknown): void; terminate(): void };
+      const channel = this.#channel;
+      if (channel !== undefined) {
+        channel.port.onmessage = this.#answer;
+        channel.onFailure((message) => this.#failed(message));
+        w = { postMessage: (m) => channel.port.postMessage(m), terminate: () => channel.close() };
+      } else {
+        const worker = new Worker(ROOT_WORKER_MODULE.href, { type: "module" });
+        worker.onmessage = this.#answer;
+        worker.onerror = (e) => {
+          e.preventDefault();
+          this.#failed(e.message);
+        };
+        w = worker;
+      }
       w.postMessage(
         {
           kind: "open",
@@ -105,17 +145,37 @@ export class StateRootTask {
     return Atomics.load(this.#pending, 0) === 0;
   }
 
-  /** Starts a block on the state at `root` (the parent's, committed): `sm` begins recording changes. */
-  begin(root: Uint8Array, sm: KeelStateManager): StateRootJob {
-    if (this.#closed) throw new BaseError("CLOSED", "Cannot compute a state root: the task is closed");
+  /**
+   * Starts a block on the state at `root` (the parent's, committed): `sm` begins recording changes.
+   * Undefined when the task is closed or its worker cannot start (the block then computes its root
+   * on the executing thread).
+   */
+  begin(root: Uint8Array, sm: KeelStateManager): StateRootJob | undefined {
+    if (this.#closed) return undefined;
     const id = this.#next++;
+    try {
+      this.#post({ kind: "begin", id, root });
+    } catch (e) {
+      this.#failed((e as Error).message);
+      this.#closed = true;
+      return undefined;
+    }
     sm.startStream();
-    this.#post({ kind: "begin", id, root });
-    return new StateRootJob(this, id, sm);
+    return new StateRootJob(this, id, sm, this.#generation);
   }
 
   /** @internal */
-  send(id: number, kind: "delta" | "finish", delta: StateDelta): Promise<RootResponse> | undefined {
+  send(
+    id: number,
+    generation: number,
+    kind: "delta" | "finish",
+    delta: StateDelta,
+  ): Promise<RootResponse> | undefined {
+    if (this.#closed || generation !== this.#generation) {
+      return kind === "finish"
+        ? Promise.resolve({ id, error: "the worker stopped during the block" })
+        : undefined;
+    }
     if (kind === "delta") {
       this.stats.deltas++;
       this.#post({ kind, id, delta });
@@ -128,7 +188,7 @@ export class StateRootTask {
 
   /** @internal */
   cancel(id: number): void {
-    if (this.#worker !== undefined) this.#worker.postMessage({ kind: "cancel", id } satisfies RootRequest);
+    this.#worker?.postMessage({ kind: "cancel", id } satisfies RootRequest);
   }
 
   /** Terminates the worker; jobs not finished fail. */
@@ -147,10 +207,12 @@ export class StateRootJob {
   readonly #task: StateRootTask;
   readonly #id: number;
   readonly #sm: KeelStateManager;
+  readonly #generation: number;
   #done = false;
 
-  constructor(task: StateRootTask, id: number, sm: KeelStateManager) {
+  constructor(task: StateRootTask, id: number, sm: KeelStateManager, generation: number) {
     this.#task = task;
+    this.#generation = generation;
     this.#id = id;
     this.#sm = sm;
   }
@@ -161,7 +223,7 @@ export class StateRootJob {
     const n = this.#sm.pendingChanges;
     const { minChanges, maxChanges } = this.#task.options;
     if (n >= maxChanges || (n >= minChanges && this.#task.idle)) {
-      this.#task.send(this.#id, "delta", this.#sm.drainDelta());
+      this.#task.send(this.#id, this.#generation, "delta", this.#sm.drainDelta());
     }
   }
 
@@ -174,7 +236,7 @@ export class StateRootJob {
     this.#done = true;
     const delta = this.#sm.drainDelta();
     this.#sm.stopStream();
-    const r = await this.#task.send(this.#id, "finish", delta)!;
+    const r = await this.#task.send(this.#id, this.#generation, "finish", delta)!;
     if ("error" in r) {
       this.#task.stats.failures++;
       throw new BaseError(

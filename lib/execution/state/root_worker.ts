@@ -158,6 +158,8 @@ class Job {
   }
 }
 
+/** Where answers go: the creating thread, or the port it attached (a worker started on its behalf). */
+let out: { postMessage(message: unknown): void } = self;
 let db: TrieDb | undefined;
 let pending: Int32Array | undefined;
 let job: { id: number; job: Job; failed?: string } | undefined;
@@ -173,7 +175,11 @@ async function handle(msg: RootRequest): Promise<void> {
     job = { id: msg.id, job: new Job(db!, msg.root) };
     return;
   }
-  if (job === undefined || job.id !== msg.id) return; // a cancelled job's messages
+  if (job === undefined || job.id !== msg.id) {
+    // A cancelled job's messages; a finish still gets an answer, so that nobody waits forever.
+    if (msg.kind === "finish") out.postMessage({ id: msg.id, error: "unknown job" } satisfies RootResponse);
+    return;
+  }
   if (msg.kind === "cancel") {
     job = undefined;
     return;
@@ -200,13 +206,23 @@ async function handle(msg: RootRequest): Promise<void> {
         response = { id: j.id, error: (e as Error).message };
       }
     }
-    self.postMessage(response);
+    out.postMessage(response);
   }
 }
 
-self.onmessage = (e: MessageEvent<RootRequest>) => {
-  const msg = e.data;
+function receive(msg: RootRequest): void {
   queue = queue.then(() => handle(msg)).finally(() => {
     if (msg.kind === "delta" || msg.kind === "finish") Atomics.sub(pending!, 0, 1);
   });
+}
+
+self.onmessage = (e: MessageEvent<RootRequest | { kind: "attach"; port: MessagePort }>) => {
+  const msg = e.data;
+  if (msg.kind === "attach") {
+    // Started by another thread for the node Worker (lib/node/threads.ts): talk over the port.
+    out = msg.port;
+    msg.port.onmessage = (m: MessageEvent<RootRequest>) => receive(m.data);
+    return;
+  }
+  receive(msg);
 };

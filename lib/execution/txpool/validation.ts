@@ -4,9 +4,9 @@
  * (IntrinsicGas, FloorDataGas) and the EIPs cited at each constant.
  */
 import { type Common, createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
-import { createTxFromRLP, paramsTx, type TypedTransaction } from "@ethereumjs/tx";
+import { paramsTx, type TypedTransaction } from "@ethereumjs/tx";
 import type { KZG } from "@ethereumjs/util";
-import { txCommon } from "../evm/mod.ts";
+import { decodeSignedTx, txCommon } from "../evm/mod.ts";
 import { txPoolError } from "./errors.ts";
 
 /** Transaction type numbers (EIP-2718). */
@@ -194,7 +194,7 @@ export function decodeRawTransaction(
     throw txPoolError("TX_TYPE_NOT_SUPPORTED", undefined, { type: 0 });
   }
   try {
-    return createTxFromRLP(raw, { common, allowUnlimitedInitCodeSize: true }) as TypedTransaction;
+    return decodeSignedTx(raw, common, { allowUnlimitedInitCodeSize: true });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (/chain ID|chain id|EIP155/.test(message)) {
