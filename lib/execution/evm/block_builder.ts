@@ -454,14 +454,20 @@ export class BlockBuilder {
     if (this.config.op === undefined && this.rules.common.gteHardfork(Hardfork.Prague)) {
       requests = await this.#requests();
     }
-    const stateRoot = await this.#stateRoot();
+    // With a state-root worker, the last changes go out first and the other roots are computed here
+    // while the worker finishes.
+    const pendingRoot = this.#rootJob !== undefined ? this.#stateRoot() : undefined;
+    const transactionsRoot = orderedTrieRoot(this.results.map((r) => r.encoded));
+    const receiptsRoot = orderedTrieRoot(this.results.map((r) => encodeReceipt(r.receipt)));
+    const logsBloom = orBlooms(this.results.map((r) => r.receipt.logsBloom));
+    const stateRoot = await (pendingRoot ?? this.#stateRoot());
     const header: Header = {
       ...this.header,
       stateRoot,
       gasUsed: this.#gasUsed,
-      transactionsRoot: orderedTrieRoot(this.results.map((r) => r.encoded)),
-      receiptsRoot: orderedTrieRoot(this.results.map((r) => encodeReceipt(r.receipt))),
-      logsBloom: orBlooms(this.results.map((r) => r.receipt.logsBloom)),
+      transactionsRoot,
+      receiptsRoot,
+      logsBloom,
     };
     if (requests !== undefined) header.requestsHash = computeRequestsHash(requests);
     if (opActive(this.config, "isthmus", header.timestamp)) {

@@ -10,9 +10,9 @@
  * deleted (archive semantics, trie_db.ts).
  */
 import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import { RLP } from "@ethereumjs/rlp";
 import { BaseError } from "../../common/errors.ts";
 import { keccak256 } from "../../common/hash.ts";
+import { rlpDecode, rlpEncode } from "../../common/rlp.ts";
 import { EMPTY_TRIE_ROOT } from "../../protocol/block.ts";
 
 /** One update: a (hashed) key and its new value, or null to delete. */
@@ -153,7 +153,7 @@ class Batch {
     if (node.t !== 3) return node;
     const value = await this.#db.get(node.hash);
     if (value === undefined) throw corrupt("missing node in database");
-    const raw = RLP.decode(value) as Raw;
+    const raw = rlpDecode(value) as Raw;
     if (raw instanceof Uint8Array) throw corrupt("node is not a list");
     return decodeNode(raw) as Exclude<Node, Ref>;
   }
@@ -227,7 +227,7 @@ class Batch {
       list[16] = EMPTY;
       raw = list;
     }
-    const encoded = RLP.encode(raw);
+    const encoded = rlpEncode(raw);
     node.enc = encoded;
     node.ref = encoded.length < 32 ? raw : keccak256(encoded);
     return node.ref;

@@ -25,7 +25,9 @@ export interface StateRootTaskOptions {
 }
 
 export const DEFAULT_STATE_ROOT_TASK_OPTIONS: StateRootTaskOptions = {
-  minChanges: 16,
+  // Measured (scripts/bench_block.ts, 1,000 transfers a block, 2 cores): 16 sends ~50 small deltas
+  // a block and the sends cost the executing thread; 128 is ~8, with a short wait at the end.
+  minChanges: 128,
   maxChanges: 1024,
   cacheSizeKiB: 16384,
 };
@@ -39,7 +41,15 @@ export type RootRequest =
 
 /** The worker's answer to "finish". */
 export type RootResponse =
-  | { id: number; root: Uint8Array; storageRoots: [string, Uint8Array][]; nodes: Uint8Array[] }
+  | {
+    id: number;
+    root: Uint8Array;
+    storageRoots: [string, Uint8Array][];
+    /** packNodes */
+    nodes: Uint8Array;
+    /** The worker's milliseconds on this block. */
+    ms: { apply: number; prehash: number; finish: number };
+  }
   | { id: number; error: string };
 
 /** Counters since the task was made. */
@@ -50,6 +60,12 @@ export interface StateRootTaskStats {
   deltas: number;
   /** Blocks the worker could not do (the importer computed those roots itself). */
   failures: number;
+  /** The worker's milliseconds: applying changes, hashing ahead while idle, hashing at the end. */
+  applyMs: number;
+  prehashMs: number;
+  finishMs: number;
+  /** Milliseconds the executing thread waited for roots after its last transaction. */
+  waitMs: number;
 }
 
 /**
@@ -73,7 +89,15 @@ export const ROOT_WORKER_MODULE: URL = new URL("./root_worker.ts", import.meta.u
 export class StateRootTask {
   readonly path: string;
   readonly options: StateRootTaskOptions;
-  readonly stats: StateRootTaskStats = { roots: 0, deltas: 0, failures: 0 };
+  readonly stats: StateRootTaskStats = {
+    roots: 0,
+    deltas: 0,
+    failures: 0,
+    applyMs: 0,
+    prehashMs: 0,
+    finishMs: 0,
+    waitMs: 0,
+  };
   #worker: { postMessage(m: unknown): void; terminate(): void } | undefined;
   #channel: RootWorkerChannel | undefined;
   /** Deltas sent and not yet applied by the worker (shared with it). */
@@ -236,15 +260,21 @@ export class StateRootJob {
     this.#done = true;
     const delta = this.#sm.drainDelta();
     this.#sm.stopStream();
+    const t0 = performance.now();
     const r = await this.#task.send(this.#id, this.#generation, "finish", delta)!;
+    const stats = this.#task.stats;
+    stats.waitMs += performance.now() - t0;
     if ("error" in r) {
-      this.#task.stats.failures++;
+      stats.failures++;
       throw new BaseError(
         "STATE_ROOT_TASK_FAILED",
         `Cannot compute the state root beside execution: ${r.error}`,
       );
     }
-    this.#task.stats.roots++;
+    stats.roots++;
+    stats.applyMs += r.ms.apply;
+    stats.prehashMs += r.ms.prehash;
+    stats.finishMs += r.ms.finish;
     return { root: r.root, storageRoots: new Map(r.storageRoots), nodes: r.nodes };
   }
 

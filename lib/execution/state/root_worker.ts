@@ -8,12 +8,12 @@
  * overlay; the executing thread stores them in the block's own write group.
  */
 /// <reference lib="deno.worker" />
-import { RLP } from "@ethereumjs/rlp";
 import { bytesToHex, hexToBytes } from "../../common/bytes.ts";
 import { keccak256 } from "../../common/hash.ts";
+import { rlpDecode, rlpEncode } from "../../common/rlp.ts";
 import { SqliteStore } from "../../db/mod.ts";
 import { lookupAt, type NodeDb, PendingTrie, type TrieUpdate } from "./batch_trie.ts";
-import type { DeltaAccount, StateDelta } from "./state_manager.ts";
+import { type DeltaAccount, packNodes, type StateDelta } from "./state_manager.ts";
 import { TrieDb } from "./trie_db.ts";
 import type { RootRequest, RootResponse } from "./root_task.ts";
 
@@ -23,7 +23,7 @@ type Fields = [bigint, bigint, Uint8Array, Uint8Array];
 const PREHASH_LEVEL = 2;
 
 class Overlay implements NodeDb {
-  readonly nodes = new Map<string, Uint8Array>();
+  readonly nodes = new Map<string, [Uint8Array, Uint8Array]>();
   readonly #db: TrieDb;
 
   constructor(db: TrieDb) {
@@ -33,24 +33,18 @@ class Overlay implements NodeDb {
   get(key: Uint8Array): Promise<Uint8Array | undefined> {
     const hex = bytesToHex(key);
     const own = this.nodes.get(hex);
-    if (own !== undefined) return Promise.resolve(own);
-    return this.#db.get(hex.slice(2)) as Promise<Uint8Array | undefined>;
+    if (own !== undefined) return Promise.resolve(own[1]);
+    return Promise.resolve(this.#db.getNode(key));
   }
 
   put(key: Uint8Array, value: Uint8Array): Promise<void> {
-    this.nodes.set(bytesToHex(key), value);
+    this.nodes.set(bytesToHex(key), [key, value]);
     return Promise.resolve();
   }
 }
 
 function toBigInt(b: Uint8Array): bigint {
   return b.length === 0 ? 0n : BigInt(bytesToHex(b));
-}
-
-function bigBytes(n: bigint): Uint8Array {
-  if (n === 0n) return new Uint8Array();
-  const hex = n.toString(16);
-  return hexToBytes(hex.length % 2 === 1 ? `0x0${hex}` : `0x${hex}`);
 }
 
 /**
@@ -81,7 +75,7 @@ class Job {
     // Not sent: unchanged since the parent (the state trie's pending changes never touch it).
     const rlp = await lookupAt(this.overlay, this.#parentRoot, keccak256(hexToBytes(`0x${a}`)));
     if (rlp === undefined) return null;
-    const [nonce, balance, storageRoot, codeHash] = RLP.decode(rlp) as Uint8Array[];
+    const [nonce, balance, storageRoot, codeHash] = rlpDecode(rlp) as Uint8Array[];
     return [toBigInt(nonce), toBigInt(balance), storageRoot, codeHash];
   }
 
@@ -90,7 +84,7 @@ class Job {
     if (fields === null) return { key, value: null };
     return {
       key,
-      value: RLP.encode([bigBytes(fields[0]), bigBytes(fields[1]), storageRoot ?? fields[2], fields[3]]),
+      value: rlpEncode([fields[0], fields[1], storageRoot ?? fields[2], fields[3]]),
     };
   }
 
@@ -150,20 +144,20 @@ class Job {
     return { root: await this.state.commit(), storageRoots };
   }
 
-  /** The nodes made (hash, RLP pairs): only committed tries write, so all of them are reachable. */
-  newNodes(): Uint8Array[] {
-    const out: Uint8Array[] = [];
-    for (const [hex, enc] of this.overlay.nodes) out.push(hexToBytes(hex as `0x${string}`), enc);
-    return out;
+  /** The nodes made, packed (packNodes): only committed tries write, so all of them are reachable. */
+  newNodes(): Uint8Array {
+    return packNodes(this.overlay.nodes.values());
   }
 }
 
 /** Where answers go: the creating thread, or the port it attached (a worker started on its behalf). */
-let out: { postMessage(message: unknown): void } = self;
+let out: { postMessage(message: unknown, transfer?: Transferable[]): void } = self;
 let db: TrieDb | undefined;
 let pending: Int32Array | undefined;
 let job: { id: number; job: Job; failed?: string } | undefined;
 let queue: Promise<void> = Promise.resolve();
+/** Milliseconds of the current job: applying deltas, hashing ahead, the final hashing. */
+const time = { apply: 0, prehash: 0, finish: 0 };
 
 async function handle(msg: RootRequest): Promise<void> {
   if (msg.kind === "open") {
@@ -173,6 +167,7 @@ async function handle(msg: RootRequest): Promise<void> {
   }
   if (msg.kind === "begin") {
     job = { id: msg.id, job: new Job(db!, msg.root) };
+    time.apply = time.prehash = time.finish = 0;
     return;
   }
   if (job === undefined || job.id !== msg.id) {
@@ -186,9 +181,15 @@ async function handle(msg: RootRequest): Promise<void> {
   }
   try {
     if (job.failed === undefined) {
+      const t0 = performance.now();
       await job.job.apply(msg.delta);
+      const t1 = performance.now();
+      time.apply += t1 - t0;
       // Only this message pending: the worker would idle until the next one.
-      if (msg.kind === "delta" && Atomics.load(pending!, 0) === 1) job.job.prehash();
+      if (msg.kind === "delta" && Atomics.load(pending!, 0) === 1) {
+        job.job.prehash();
+        time.prehash += performance.now() - t1;
+      }
     }
   } catch (e) {
     job.failed = (e as Error).message;
@@ -200,8 +201,13 @@ async function handle(msg: RootRequest): Promise<void> {
     if (j.failed !== undefined) response = { id: j.id, error: j.failed };
     else {
       try {
+        const t0 = performance.now();
         const { root, storageRoots } = await j.job.finish();
-        response = { id: j.id, root, storageRoots, nodes: j.job.newNodes() };
+        const nodes = j.job.newNodes();
+        time.finish += performance.now() - t0;
+        response = { id: j.id, root, storageRoots, nodes, ms: { ...time } };
+        out.postMessage(response, [nodes.buffer as ArrayBuffer]);
+        return;
       } catch (e) {
         response = { id: j.id, error: (e as Error).message };
       }

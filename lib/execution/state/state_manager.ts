@@ -135,8 +135,35 @@ export interface ExternalState {
   root: Uint8Array;
   /** Address hex -> storage root, for every account whose storage changed. */
   storageRoots: Map<string, Uint8Array>;
-  /** Trie nodes, hash and RLP alternating. */
-  nodes: Uint8Array[];
+  /** Trie nodes, packed (packNodes). */
+  nodes: Uint8Array;
+}
+
+/** Trie nodes in one buffer (one transfer between threads): per node its 32-byte hash, u32 length, RLP. */
+export function packNodes(nodes: Iterable<[Uint8Array, Uint8Array]>): Uint8Array {
+  const list = [...nodes];
+  let size = 0;
+  for (const [, enc] of list) size += 36 + enc.length;
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  let at = 0;
+  for (const [hash, enc] of list) {
+    out.set(hash, at);
+    view.setUint32(at + 32, enc.length);
+    out.set(enc, at + 36);
+    at += 36 + enc.length;
+  }
+  return out;
+}
+
+/** Calls `fn(hash, rlp)` for each node of a packNodes buffer (views into it). */
+export function forEachNode(packed: Uint8Array, fn: (hash: Uint8Array, rlp: Uint8Array) => void): void {
+  const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+  for (let at = 0; at < packed.length;) {
+    const len = view.getUint32(at + 32);
+    fn(packed.subarray(at, at + 32), packed.subarray(at + 36, at + 36 + len));
+    at += 36 + len;
+  }
 }
 
 interface Stream {
@@ -400,7 +427,7 @@ export class KeelStateManager extends MerkleStateManager {
     if (db === undefined) {
       throw new BaseError("STATE_NO_NODE_DB", "Cannot store external trie nodes: no node database");
     }
-    for (let i = 0; i < state.nodes.length; i += 2) db.putNode(state.nodes[i], state.nodes[i + 1]);
+    forEachNode(state.nodes, (hash, rlp) => db.putNode(hash, rlp));
     const accountCache = caches.account as LazyAccountCache;
     for (const [a, root] of state.storageRoots) accountCache.setStorageRoot(a, root);
     this._trie.root(state.root);

@@ -68,6 +68,14 @@ export class TrieDb implements DB<string, TrieValue> {
     return Promise.resolve();
   }
 
+  /** The node stored under `hash` (bytes, no hex round trip). */
+  getNode(hash: Uint8Array): Uint8Array | undefined {
+    const key = new Uint8Array(hash.length + 1);
+    key[0] = this.options.prefix;
+    key.set(hash, 1);
+    return this.store.get(key);
+  }
+
   /** Stores a node under its hash (bytes, no hex round trip). */
   putNode(hash: Uint8Array, value: Uint8Array): void {
     const out = new Uint8Array(hash.length + 1);
