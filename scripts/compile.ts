@@ -24,7 +24,10 @@ const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
 /** Extra modules the binary must embed that static analysis does not see (e.g. a Worker entry). */
 /** Modules loaded by URL at run time (Workers), which the static module graph does not reach. */
-export const COMPILE_INCLUDES: readonly string[] = ["lib/node/worker.ts"];
+export const COMPILE_INCLUDES: readonly string[] = [
+  "lib/node/worker.ts",
+  "lib/execution/state/root_worker.ts",
+];
 
 export interface CompileOptions {
   output: string;

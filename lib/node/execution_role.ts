@@ -43,6 +43,7 @@ export interface RunningExecution extends RunningRole {
   readonly chainId: bigint;
 }
 import { type SharedServices, startSharedServices } from "./services.ts";
+import { requestRootWorkerChannel } from "./threads.ts";
 
 /** The genesis file a data dir keeps: written by `init` and on the first `--dev` start. */
 export const GENESIS_FILE = "genesis.json";
@@ -150,11 +151,14 @@ export async function startExecutionRole(
       Object.assign(endpoints, shared.endpoints);
     }
     const genesis = await resolveGenesis(options);
+    // In the node Worker, the main thread starts the state-root worker (threads.ts).
+    const stateRootChannel = await requestRootWorkerChannel();
+    if (stateRootChannel !== undefined) stops.push(() => stateRootChannel.close());
     const engine = await ExecutionEngine.open({
       dataDir: options.datadir,
       genesis,
       txpool: options.dev ? DEV_TXPOOL_OPTIONS : undefined,
-    }, { logger: log });
+    }, { logger: log, stateRootChannel });
     stops.push(() => engine.close());
     chainId = engine.config.chainId;
 

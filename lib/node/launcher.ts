@@ -11,6 +11,7 @@ import {
   startRestrictedWorker,
 } from "./permissions.ts";
 import type { RoleRequest } from "./role.ts";
+import { startThread } from "./threads.ts";
 import type { WorkerCommand, WorkerEvent } from "./worker.ts";
 
 export interface LaunchHooks {
@@ -31,7 +32,9 @@ export async function launchRole(
     new URL("./worker.ts", import.meta.url),
     nodeWorkerPermissions(grants),
   );
-  const send = (command: WorkerCommand) => worker.postMessage(command);
+  const send = (command: WorkerCommand, transfer: Transferable[] = []) =>
+    worker.postMessage(command, transfer);
+  const threads: Worker[] = [];
   let stopRequested = false;
   const requestStop = () => {
     if (stopRequested) return;
@@ -45,7 +48,21 @@ export async function launchRole(
     await new Promise<void>((resolve, reject) => {
       worker.onmessage = (e: MessageEvent<WorkerEvent>) => {
         const event = e.data;
-        if (event.type === "ready") hooks.onReady?.(event.endpoints);
+        if (event.type === "thread") {
+          // A helper thread for the node Worker, with its read grants only (threads.ts).
+          const { id } = event;
+          try {
+            const t = startThread(
+              event.kind,
+              grants.read,
+              (message) => send({ type: "threadFailed", id, message }),
+            );
+            threads.push(t.worker);
+            send({ type: "thread", id, port: t.port }, [t.port]);
+          } catch (err) {
+            send({ type: "thread", id, error: (err as Error).message });
+          }
+        } else if (event.type === "ready") hooks.onReady?.(event.endpoints);
         else if (event.type === "stopped") resolve();
         else reject(new BaseError("NODE_FAILED", event.message.replace(/^keel: /, "")));
       };
@@ -59,5 +76,6 @@ export async function launchRole(
     for (const sig of signals) Deno.removeSignalListener(sig, requestStop);
     hooks.stopSignal?.removeEventListener("abort", requestStop);
     worker.terminate();
+    for (const t of threads) t.terminate();
   }
 }

@@ -7,12 +7,14 @@
 import { formatPermissionError } from "./permissions.ts";
 import type { RoleRequest, RunningRole } from "./role.ts";
 import { startRole } from "./start_role.ts";
+import { onThreadAnswer, setThreadHost, type ThreadAnswer, type ThreadRequest } from "./threads.ts";
 
-export type WorkerCommand = { type: "start"; request: RoleRequest } | { type: "stop" };
+export type WorkerCommand = { type: "start"; request: RoleRequest } | { type: "stop" } | ThreadAnswer;
 export type WorkerEvent =
   | { type: "ready"; endpoints: Record<string, string> }
   | { type: "error"; message: string }
-  | { type: "stopped" };
+  | { type: "stopped" }
+  | ThreadRequest;
 
 function describe(err: unknown): string {
   return formatPermissionError(err) ?? `keel: ${err instanceof Error ? err.message : String(err)}`;
@@ -25,8 +27,15 @@ function post(event: WorkerEvent): void {
   self.postMessage(event);
 }
 
+// Helper threads are started by the main thread on request (threads.ts).
+setThreadHost((request) => post(request));
+
 self.onmessage = async (e: MessageEvent<WorkerCommand>) => {
   const command = e.data;
+  if (command.type === "thread" || command.type === "threadFailed") {
+    onThreadAnswer(command);
+    return;
+  }
   if (command.type === "start") {
     try {
       running = await startRole(command.request);

@@ -6,6 +6,7 @@ import type { Block } from "../../protocol/mod.ts";
 import type { BlockRef, ChainStoreOptions, StoredReceipt } from "../chain/mod.ts";
 import type { TxResult } from "../evm/mod.ts";
 import type { Genesis, GenesisJson } from "../genesis/mod.ts";
+import type { RootWorkerChannel } from "../state/mod.ts";
 import type { TxPoolOptions } from "../txpool/mod.ts";
 
 /** What the block builder needs of a transaction pool (the engine adapts its TxPool to it). */
@@ -70,6 +71,11 @@ export interface ExecutionEngineOptions {
   sqlite?: Partial<SqliteStoreOptions>;
   /** Transaction pool options (DEFAULT_TXPOOL_OPTIONS; DEV_TXPOOL_OPTIONS for --dev). */
   txpool?: Partial<TxPoolOptions>;
+  /**
+   * Compute imported blocks' state roots on a second thread while their transactions execute
+   * (state/root_task.ts; only with a sqlite file). Default true.
+   */
+  stateRootWorker?: boolean;
 }
 
 export interface ExecutionEngineDeps {
@@ -78,6 +84,8 @@ export interface ExecutionEngineDeps {
   pool?: EngineTxPool;
   /** Unix seconds, for the pending block's timestamp (pool rules); default the wall clock. */
   now?: () => number;
+  /** The state-root worker, started by another thread (lib/node/threads.ts); else the engine starts one. */
+  stateRootChannel?: RootWorkerChannel;
 }
 
 /** Error codes of the engine (the Engine API maps them to statuses and JSON-RPC errors). */

@@ -42,7 +42,7 @@ import {
   sharedSenderCache,
 } from "../evm/mod.ts";
 import type { GenesisJson } from "../genesis/mod.ts";
-import { createStateManager } from "../state/mod.ts";
+import { createStateManager, StateRootTask, type StateRootTaskStats } from "../state/mod.ts";
 import {
   type BuildOptions,
   type BuiltBlock,
@@ -92,6 +92,8 @@ export class ExecutionEngine {
   #lock: Promise<unknown> = Promise.resolve();
   /** The state manager last used for a block, positioned at `root` (its caches stay warm). */
   #hot: { root: Uint8Array; sm: MerkleStateManager } | undefined;
+  /** Imported blocks' state roots, computed beside execution (sqlite stores only). */
+  #rootTask: StateRootTask | undefined;
   #closed = false;
 
   private constructor(
@@ -252,6 +254,9 @@ export class ExecutionEngine {
         deps,
         options.txpool ?? {},
       );
+      if (store instanceof SqliteStore && store.path !== ":memory:" && options.stateRootWorker !== false) {
+        engine.#rootTask = new StateRootTask(store.path, {}, { channel: deps.stateRootChannel });
+      }
       const head = engine.head();
       engine.#logger.info("Execution engine opened", {
         chainId: config.chainId.toString(),
@@ -274,6 +279,11 @@ export class ExecutionEngine {
       throw new BaseError("CHAIN_CORRUPT", "Cannot read the head: the database has no head block");
     }
     return { hash: ref.hash, header };
+  }
+
+  /** Counters of the state-root worker of imported blocks (undefined without one). */
+  stateRootStats(): Readonly<StateRootTaskStats> | undefined {
+    return this.#rootTask?.stats;
   }
 
   /** A fresh state manager at `header`'s state root (for eth_call, eth_getBalance, eth_getProof). */
@@ -469,12 +479,15 @@ export class ExecutionEngine {
     return this.#serial(async () => {
       if (this.chain.getHeaderByHash(hash) !== undefined) return { hash, known: true };
       const parent = this.#parent(block.header.parentHash);
+      const started = performance.now();
+      const rootsBefore = this.#rootTask?.stats.roots ?? 0;
       await this.store.transactionAsync(async () => {
         const sm = await this.#stateFor(parent.stateRoot);
         let sealed;
         try {
           sealed = await importBlock(this.config, parent, block, {
             stateManager: sm,
+            stateRoot: this.#rootTask,
             getBlockHash: this.#blockHashLookup(parent, block.header.parentHash),
           });
         } catch (e) {
@@ -487,6 +500,15 @@ export class ExecutionEngine {
           hash,
         });
         this.store.onCommit(() => (this.#hot = { root: block.header.stateRoot, sm }));
+      });
+      // geth: "Imported new potential chain segment".
+      this.#logger.info("Imported new block", {
+        number: block.header.number.toString(),
+        hash: bytesToHex(hash),
+        txs: block.transactions.length,
+        gas: block.header.gasUsed.toString(),
+        elapsed: `${(performance.now() - started).toFixed(1)}ms`,
+        stateRoot: (this.#rootTask?.stats.roots ?? 0) > rootsBefore ? "worker" : "inline",
       });
       return { hash, known: false };
     });
@@ -583,6 +605,7 @@ export class ExecutionEngine {
     this.#hot = undefined;
     this.#headState = undefined;
     this.#headL1Fees = undefined;
+    this.#rootTask?.close();
     if (this.#ownsStore) this.store.close();
   }
 }

@@ -1,0 +1,137 @@
+/**
+ * A verifier as a real process under the baked permission set: `keel execution` on a data dir
+ * receives a sequencer's blocks over the authenticated Engine API (engine_newPayloadV4, then
+ * engine_forkchoiceUpdatedV3) and imports them with the state root computed on the helper thread the
+ * main thread starts for it (lib/node/threads.ts; the node Worker may not start one itself).
+ */
+import { bytesToHex } from "../../lib/common/bytes.ts";
+import { ExecutionEngine } from "../../lib/execution/engine/mod.ts";
+import { envelopeToJson } from "../../lib/execution/engine/wire.ts";
+import { buildDevGenesis } from "../../lib/execution/genesis/mod.ts";
+import { KEEL_V8_FLAGS } from "../../lib/node/permissions.ts";
+import { jwtAuthorizationHeader } from "../../lib/rpc/mod.ts";
+import { assert, assertEquals } from "../assert.ts";
+import { buildPayload, DevMiner, ExecutionEngineApi, transfer } from "../unit/execution/engine/helpers.ts";
+import { freePort, rpcCall } from "./helpers/keel_process.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const SECRET = new Uint8Array(32).fill(7);
+
+async function engineCall(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      authorization: await jwtAuthorizationHeader(SECRET, Math.floor(Date.now() / 1000)),
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  // deno-lint-ignore no-explicit-any
+  const body = await res.json() as any;
+  if (body.error !== undefined) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+  return body.result;
+}
+
+Deno.test("verifier process: blocks from engine_newPayloadV4 import with the state root on a helper thread", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "keel-verifier-" });
+  const genesis = buildDevGenesis({ upTo: "isthmus", timestamp: 1_700_000_000n });
+  await Deno.writeTextFile(`${dir}/genesis.json`, JSON.stringify(genesis));
+  await Deno.writeTextFile(`${dir}/jwt.hex`, bytesToHex(SECRET));
+  // The sequencer, in this process.
+  const seq = await ExecutionEngine.open({ genesis });
+  const api = new ExecutionEngineApi({}, { engine: seq });
+  const miner = new DevMiner({}, { engine: seq, now: () => 1_700_000_100 });
+  const httpPort = freePort();
+  const authPort = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-P=keel",
+      KEEL_V8_FLAGS,
+      `--config=${ROOT}deno.json`,
+      `${ROOT}main.ts`,
+      "execution",
+      `--datadir=${dir}/data`,
+      `--genesis=${dir}/genesis.json`,
+      "--http",
+      `--http.port=${httpPort}`,
+      `--authrpc.port=${authPort}`,
+      `--authrpc.jwtsecret=${dir}/jwt.hex`,
+      "--log.format=logfmt",
+    ],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let out = "";
+  const dec = new TextDecoder();
+  const pumps = Promise.all([child.stdout, child.stderr].map(async (s) => {
+    for await (const chunk of s) out += dec.decode(chunk, { stream: true });
+  }));
+  const http = `http://127.0.0.1:${httpPort}`;
+  const auth = `http://127.0.0.1:${authPort}`;
+  try {
+    const deadline = Date.now() + 120_000;
+    while (true) {
+      try {
+        // deno-lint-ignore no-explicit-any
+        if (((await rpcCall(http, "eth_chainId")) as any).result !== undefined) break;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) throw new Error(`verifier did not start:\n${out}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    let nonce = 0n;
+    let last = "";
+    for (let b = 0; b < 3; b++) {
+      const txs = Array.from(
+        { length: 30 },
+        (_, i) => transfer(seq, 0, nonce++, { to: new Uint8Array(20).fill(0x20 + i) }).serialize(),
+      );
+      const { envelope } = await buildPayload(api, miner, (a) => {
+        a.transactions = [...(a.transactions ?? []), ...txs];
+      });
+      const json = envelopeToJson(envelope, 4);
+      const status = await engineCall(auth, "engine_newPayloadV4", [
+        json.executionPayload,
+        [],
+        json.parentBeaconBlockRoot,
+        json.executionRequests,
+      ]) as { status: string };
+      assertEquals(status.status, "VALID", JSON.stringify(status));
+      last = (json.executionPayload as { blockHash: string }).blockHash;
+      const zero = bytesToHex(new Uint8Array(32));
+      await engineCall(auth, "engine_forkchoiceUpdatedV3", [{
+        headBlockHash: last,
+        safeBlockHash: zero,
+        finalizedBlockHash: zero,
+      }, null]);
+      await seq.forkchoiceUpdate(envelope.executionPayload.blockHash);
+    }
+    const head = ((await rpcCall(http, "eth_getBlockByNumber", ["latest", false])) as {
+      result: { hash: string; transactions: string[] };
+    }).result;
+    assertEquals(head.hash, last);
+    assertEquals(head.transactions.length, 31); // the L1-info deposit and 30 transfers
+    const recipient = bytesToHex(new Uint8Array(20).fill(0x20));
+    const balance =
+      ((await rpcCall(http, "eth_getBalance", [recipient, "latest"])) as { result: string }).result;
+    assertEquals(BigInt(balance), 3000n);
+    // Each import says where its state root was computed: on the helper thread.
+    const imports = out.split("\n").filter((l) => l.includes("Imported new block"));
+    assertEquals(imports.length, 3, out);
+    assert(imports.every((l) => l.includes("stateRoot=worker")), imports.join("\n"));
+  } finally {
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // exited
+    }
+    await child.status;
+    await pumps;
+    await seq.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
