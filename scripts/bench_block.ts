@@ -3,15 +3,16 @@
  *
  *   deno task bench [options]   (= deno run -A with the binary's V8 heap flags, lib/node/permissions.ts)
  *   deno run -A scripts/bench_block.ts [--memory] [--sqlite DIR] [--blocks N] [--transfers N]
- *                                      [--only eth|erc20] [--cold] [--workers N] [--no-import] [--verbose]
+ *                                      [--only eth|erc20] [--cold] [--workers N] [--no-import] [--no-root-task] [--verbose]
  *
  * Builds and seals blocks of 1,000 ETH transfers and of 500 ERC-20 transfers (BenchToken from
  * ../shared/bench/rpc-bench.mjs) on an OP chain at Isthmus with the L1 fee charged, senders recovered in
  * advance (as the pool does); a second node imports the same blocks (full re-execution and
  * validation, the newPayload path), chunk by chunk (10 blocks) after they are built. Import finds the
  * senders in the sender cache the builder filled (a block built or pooled here); `--cold` adds a third
- * node that imports with an empty cache, recovering every sender (on this thread, or in
- * `--workers N` workers).
+ * node that imports with an empty cache, recovering every sender as the engine does (the pool's
+ * libsecp256k1 recovery on this thread, or in `--workers N` workers). Importing nodes on sqlite compute
+ * the state root on the state-root worker (state/root_task.ts) unless `--no-root-task`.
  *
  * State: a node:sqlite file per run (one write group per block, as the engine does) in a temp dir or
  * `--sqlite DIR`; `--memory` keeps it in memory. `--blocks N` (default 5) blocks of each kind;
@@ -37,11 +38,11 @@ import {
   BlockBuilder,
   forkRules,
   importBlock,
-  SenderRecovery,
   sharedSenderCache,
   txCommon,
 } from "../lib/execution/evm/mod.ts";
 import { createStateManager, StateRootTask } from "../lib/execution/state/mod.ts";
+import { SenderRecovery } from "../lib/execution/txpool/mod.ts";
 import {
   type Block,
   EMPTY_OMMERS_HASH,
@@ -240,9 +241,9 @@ async function buildChain(node: Node, blocks: TypedTransaction[][]) {
   return { blocks: out, gas, txs, ms };
 }
 
-/** `--workers 0` recovers senders on the main thread, in the executing loop. */
+/** Cold import's sender recovery (txpool/sender_recovery.ts); `--workers 0`: on this thread. */
 const WORKERS = Number(arg("--workers") ?? 0);
-const recovery = WORKERS > 0 ? new SenderRecovery({ workers: WORKERS }) : undefined;
+const recovery = new SenderRecovery({ workers: WORKERS });
 
 /** Imports `blocks` on the node's head (the newPayload path); returns the time taken. */
 async function importChain(node: Node, blocks: Block[]) {
@@ -253,7 +254,7 @@ async function importChain(node: Node, blocks: Block[]) {
       node,
       () =>
         importBlock(CONFIG, parent, block, { stateManager: node.sm, stateRoot: node.rootTask }, {
-          senderRecovery: recovery,
+          recoverSender: (tx) => recovery.recover(tx),
         }),
     );
     node.head = block.header;
@@ -404,5 +405,5 @@ for (const r of rows) {
 console.log(`RSS at the end: ${rss()}; load average ${load()}`);
 for (const t of tasks) t.close();
 for (const s of stores) s.close();
-recovery?.close();
+recovery.close();
 if (TEMP_DIR !== undefined) await Deno.remove(TEMP_DIR, { recursive: true });

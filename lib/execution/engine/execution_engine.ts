@@ -489,7 +489,7 @@ export class ExecutionEngine {
             stateManager: sm,
             stateRoot: this.#rootTask,
             getBlockHash: this.#blockHashLookup(parent, block.header.parentHash),
-          });
+          }, { recoverSender: recoverAndRemember });
         } catch (e) {
           // The group rolls back the trie nodes this attempt wrote, which the manager's tries and
           // caches may still point at: drop the manager.

@@ -9,7 +9,15 @@ import {
   BEACON_ROOTS_ADDRESS,
   L2_TO_L1_MESSAGE_PASSER_ADDRESS,
 } from "../../../../lib/protocol/predeploys.ts";
-import { BlockBuilder, importBlock, logsBloom, SenderRecovery } from "../../../../lib/execution/evm/mod.ts";
+import type { TypedTransaction } from "@ethereumjs/tx";
+import {
+  BlockBuilder,
+  importBlock,
+  logsBloom,
+  SenderCache,
+  SenderRecovery,
+} from "../../../../lib/execution/evm/mod.ts";
+import { loadWasmSecp256k1, recoverSenderInto } from "../../../../lib/execution/txpool/mod.ts";
 import {
   attributes,
   ETHER,
@@ -159,4 +167,42 @@ Deno.test("import: senders recovered in a worker give the same result; a bad sig
   } finally {
     recovery.close();
   }
+});
+
+Deno.test("import: senders missing from the cache go to recoverSender (libsecp256k1): same block; a bad signature is named", async () => {
+  const config = opConfig("isthmus");
+  const { parent, sealed } = await build(config, "isthmus");
+  const secp = await loadWasmSecp256k1();
+  const seen: TypedTransaction[] = [];
+  const recoverSender = (tx: TypedTransaction) => {
+    seen.push(tx);
+    recoverSenderInto(secp, tx);
+    return Promise.resolve();
+  };
+  const sm = await genesisState();
+  const imported = await importBlock(
+    config,
+    parent,
+    sealed.block,
+    { stateManager: sm, senderCache: new SenderCache() },
+    { recoverSender },
+  );
+  assertEquals(imported.hash, sealed.hash);
+  // The two user transactions (not the deposit), each with its key cached before it ran.
+  assertEquals(seen.length, 2);
+  assert(seen.every((tx) => tx.cache.senderPubKey !== undefined));
+  const bad = sealed.block.transactions[1].slice();
+  bad.fill(0xff, bad.length - 32);
+  const block = {
+    ...sealed.block,
+    transactions: [sealed.block.transactions[0], bad, sealed.block.transactions[2]],
+  };
+  const err = await assertRejects(() =>
+    importBlock(config, parent, block, { stateManager: newState(), senderCache: new SenderCache() }, {
+      recoverSender,
+    })
+  );
+  if (!(err instanceof BaseError)) throw err;
+  assertEquals(err.meta.field, "transactions");
+  assertStringIncludes(err.message, "transaction 1 is invalid");
 });
