@@ -3,7 +3,7 @@
  *
  *   deno task bench [options]   (= deno run -A with the binary's V8 heap flags, lib/node/permissions.ts)
  *   deno run -A scripts/bench_block.ts [--memory] [--sqlite DIR] [--blocks N] [--transfers N]
- *                                      [--only eth|erc20] [--cold] [--workers N] [--no-import] [--no-root-task] [--verbose]
+ *                                      [--only eth|erc20] [--cold] [--cold-inline] [--no-import] [--no-root-task] [--verbose]
  *
  * Builds and seals blocks of 1,000 ETH transfers and of 500 ERC-20 transfers (BenchToken from
  * ../shared/bench/rpc-bench.mjs) on an OP chain at Isthmus with the L1 fee charged, senders recovered in
@@ -11,7 +11,8 @@
  * validation, the newPayload path), each block right after it is built. Import finds the
  * senders in the sender cache the builder filled (a block built or pooled here); `--cold` adds a third
  * node that imports with an empty cache, recovering every sender as the engine does (the pool's
- * libsecp256k1 recovery on this thread, or in `--workers N` workers). Importing nodes on sqlite compute
+ * BlockSenderRecovery: this thread from the first transaction, a helper thread from the last; with
+ * `--cold-inline` the pool's libsecp256k1 recovery on this thread alone). Importing nodes on sqlite compute
  * the state root on the state-root worker (state/root_task.ts) unless `--no-root-task`.
  *
  * State: a node:sqlite file per run (one write group per block, as the engine does) in a temp dir or
@@ -42,7 +43,7 @@ import {
   txCommon,
 } from "../lib/execution/evm/mod.ts";
 import { createStateManager, StateRootTask } from "../lib/execution/state/mod.ts";
-import { SenderRecovery } from "../lib/execution/txpool/mod.ts";
+import { BlockSenderRecovery, SenderRecovery } from "../lib/execution/txpool/mod.ts";
 import {
   type Block,
   EMPTY_OMMERS_HASH,
@@ -241,9 +242,10 @@ async function buildChain(node: Node, blocks: TypedTransaction[][]) {
   return { blocks: out, gas, txs, ms };
 }
 
-/** Cold import's sender recovery (txpool/sender_recovery.ts); `--workers 0`: on this thread. */
-const WORKERS = Number(arg("--workers") ?? 0);
-const recovery = new SenderRecovery({ workers: WORKERS });
+/** Cold import's sender recovery, as the engine's (txpool/block_senders.ts), or on this thread alone. */
+const INLINE = Deno.args.includes("--cold-inline");
+const recovery = new SenderRecovery({ workers: 0 });
+const blockSenders = new BlockSenderRecovery();
 
 /** Imports `blocks` on the node's head (the newPayload path); returns the time taken. */
 async function importChain(node: Node, blocks: Block[]) {
@@ -255,6 +257,7 @@ async function importChain(node: Node, blocks: Block[]) {
       () =>
         importBlock(CONFIG, parent, block, { stateManager: node.sm, stateRoot: node.rootTask }, {
           recoverSender: (tx) => recovery.recover(tx),
+          blockSenders: INLINE ? undefined : blockSenders,
         }),
     );
     node.head = block.header;
@@ -335,7 +338,9 @@ console.log(
   `state: ${
     SQLITE === undefined ? "in memory (KeelStateManager on a MemoryStore)" : `node:sqlite in ${SQLITE}`
   }; ` +
-    `cold import recovers senders ${WORKERS > 0 ? `in ${WORKERS} worker(s)` : "on the main thread"}; ` +
+    `cold import recovers senders ${
+      INLINE ? "on the main thread" : "on the main thread and a helper thread"
+    }; ` +
     `load average ${load()}; RSS at start ${rss()}`,
 );
 
@@ -410,4 +415,5 @@ console.log(`RSS at the end: ${rss()}; load average ${load()}`);
 for (const t of tasks) t.close();
 for (const s of stores) s.close();
 recovery.close();
+blockSenders.close();
 if (TEMP_DIR !== undefined) await Deno.remove(TEMP_DIR, { recursive: true });

@@ -8,9 +8,13 @@
  */
 import { BaseError } from "../common/errors.ts";
 import { ROOT_WORKER_MODULE, type RootWorkerChannel } from "../execution/state/mod.ts";
+import { BLOCK_SENDERS_WORKER_MODULE, type SendersWorkerChannel } from "../execution/txpool/mod.ts";
 
-/** The kinds of helper thread: the state-root worker of block import (execution/state/root_task.ts). */
-export type ThreadKind = "state-root";
+/**
+ * The kinds of helper thread: the state-root worker of block import (execution/state/root_task.ts) and
+ * the sender recovery of block import (execution/txpool/block_senders.ts).
+ */
+export type ThreadKind = "state-root" | "senders";
 
 /** Node Worker -> main thread. */
 export interface ThreadRequest {
@@ -25,11 +29,23 @@ export type ThreadAnswer =
   | { type: "threadFailed"; id: number; message: string };
 
 /** The module each kind runs. */
-export const THREAD_MODULES: Record<ThreadKind, URL> = { "state-root": ROOT_WORKER_MODULE };
+export const THREAD_MODULES: Record<ThreadKind, URL> = {
+  "state-root": ROOT_WORKER_MODULE,
+  senders: BLOCK_SENDERS_WORKER_MODULE,
+};
 
-/** The permissions of a helper thread: read what the node Worker may read, nothing else. */
-export function threadPermissions(read: string[]): Deno.PermissionOptionsObject {
-  return { read, write: false, net: false, env: false, sys: false, run: false, ffi: false, import: false };
+/** What each kind may read: the state-root worker the node Worker's files (the database), the other nothing. */
+export function threadPermissions(kind: ThreadKind, read: string[]): Deno.PermissionOptionsObject {
+  return {
+    read: kind === "state-root" ? read : false,
+    write: false,
+    net: false,
+    env: false,
+    sys: false,
+    run: false,
+    ffi: false,
+    import: false,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -61,21 +77,34 @@ export function onThreadAnswer(answer: ThreadAnswer): void {
   }
 }
 
+async function requestThread(kind: ThreadKind): Promise<{ id: number; port: MessagePort } | undefined> {
+  if (host === undefined) return undefined;
+  const id = nextId++;
+  const answer = await new Promise<{ port?: MessagePort; error?: string }>((resolve) => {
+    waiting.set(id, resolve);
+    host!({ type: "thread", id, kind });
+  });
+  if (answer.port === undefined) {
+    throw new BaseError("THREAD_FAILED", `Cannot start the ${kind} thread: ${answer.error ?? "no port"}`);
+  }
+  return { id, port: answer.port };
+}
+
+/** The sender-recovery helper of block import, when running in the node Worker (else undefined). */
+export async function requestSendersChannel(): Promise<SendersWorkerChannel | undefined> {
+  const thread = await requestThread("senders");
+  if (thread === undefined) return undefined;
+  return { port: thread.port, close: () => thread.port.close() };
+}
+
 /**
  * A state-root worker started by the main thread, when running in the node Worker; undefined
  * elsewhere (in-process roles, tests: the engine then starts its own).
  */
 export async function requestRootWorkerChannel(): Promise<RootWorkerChannel | undefined> {
-  if (host === undefined) return undefined;
-  const id = nextId++;
-  const answer = await new Promise<{ port?: MessagePort; error?: string }>((resolve) => {
-    waiting.set(id, resolve);
-    host!({ type: "thread", id, kind: "state-root" });
-  });
-  if (answer.port === undefined) {
-    throw new BaseError("THREAD_FAILED", `Cannot start the state-root thread: ${answer.error ?? "no port"}`);
-  }
-  const port = answer.port;
+  const thread = await requestThread("state-root");
+  if (thread === undefined) return undefined;
+  const { id, port } = thread;
   return {
     port,
     onFailure: (cb) => {
@@ -103,7 +132,7 @@ export function startThread(
   const worker = new Worker(THREAD_MODULES[kind].href, {
     type: "module",
     name: `keel-${kind}`,
-    deno: { permissions: threadPermissions(read) },
+    deno: { permissions: threadPermissions(kind, read) },
   } as WorkerOptions);
   worker.onerror = (e) => {
     e.preventDefault();

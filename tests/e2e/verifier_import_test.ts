@@ -1,8 +1,9 @@
 /**
  * A verifier as a real process under the baked permission set: `keel execution` on a data dir
  * receives a sequencer's blocks over the authenticated Engine API (engine_newPayloadV4, then
- * engine_forkchoiceUpdatedV3) and imports them with the state root computed on the helper thread the
- * main thread starts for it (lib/node/threads.ts; the node Worker may not start one itself).
+ * engine_forkchoiceUpdatedV3) and imports them with the state root computed, and the senders it never saw
+ * recovered, on the helper threads the main thread starts for it (lib/node/threads.ts; the node Worker
+ * may not start one itself).
  */
 import { bytesToHex } from "../../lib/common/bytes.ts";
 import { ExecutionEngine } from "../../lib/execution/engine/mod.ts";
@@ -87,7 +88,7 @@ Deno.test("verifier process: blocks from engine_newPayloadV4 import with the sta
     let last = "";
     for (let b = 0; b < 3; b++) {
       const txs = Array.from(
-        { length: 30 },
+        { length: 100 },
         (_, i) => transfer(seq, 0, nonce++, { to: new Uint8Array(20).fill(0x20 + i) }).serialize(),
       );
       const { envelope } = await buildPayload(api, miner, (a) => {
@@ -114,7 +115,7 @@ Deno.test("verifier process: blocks from engine_newPayloadV4 import with the sta
       result: { hash: string; transactions: string[] };
     }).result;
     assertEquals(head.hash, last);
-    assertEquals(head.transactions.length, 31); // the L1-info deposit and 30 transfers
+    assertEquals(head.transactions.length, 101); // the L1-info deposit and 100 transfers
     const recipient = bytesToHex(new Uint8Array(20).fill(0x20));
     const balance =
       ((await rpcCall(http, "eth_getBalance", [recipient, "latest"])) as { result: string }).result;
@@ -123,6 +124,11 @@ Deno.test("verifier process: blocks from engine_newPayloadV4 import with the sta
     const imports = out.split("\n").filter((l) => l.includes("Imported new block"));
     assertEquals(imports.length, 3, out);
     assert(imports.every((l) => l.includes("stateRoot=worker")), imports.join("\n"));
+    // The verifier never saw the transactions: all 100 senders of each block were recovered, on this
+    // thread and on the helper thread (which starts from the last transaction).
+    assert(imports.every((l) => l.includes("recovered=100")), imports.join("\n"));
+    const helped = imports.map((l) => Number(/recoveredByHelper=(\d+)/.exec(l)?.[1] ?? "0"));
+    assert(helped.some((n) => n > 0), imports.join("\n"));
   } finally {
     try {
       child.kill("SIGTERM");

@@ -7,7 +7,7 @@ import type { BlockRef, ChainStoreOptions, StoredReceipt } from "../chain/mod.ts
 import type { TxResult } from "../evm/mod.ts";
 import type { Genesis, GenesisJson } from "../genesis/mod.ts";
 import type { RootWorkerChannel } from "../state/mod.ts";
-import type { TxPoolOptions } from "../txpool/mod.ts";
+import type { SendersWorkerChannel, TxPoolOptions } from "../txpool/mod.ts";
 
 /** What the block builder needs of a transaction pool (the engine adapts its TxPool to it). */
 export interface EngineTxPool {
@@ -86,6 +86,8 @@ export interface ExecutionEngineDeps {
   now?: () => number;
   /** The state-root worker, started by another thread (lib/node/threads.ts); else the engine starts one. */
   stateRootChannel?: RootWorkerChannel;
+  /** The sender-recovery helper of block import, started by another thread (lib/node/threads.ts). */
+  sendersChannel?: SendersWorkerChannel;
 }
 
 /** Error codes of the engine (the Engine API maps them to statuses and JSON-RPC errors). */

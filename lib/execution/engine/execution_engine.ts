@@ -55,7 +55,13 @@ import {
 } from "./engine_types.ts";
 import { GENESIS_HASH_KEY, initParsedGenesis, storedChainConfig, toGenesis } from "./genesis_store.ts";
 import { blockValue, toStoredReceipts } from "./receipts.ts";
-import { type PoolHead, SenderRecovery, TxPool, type TxPoolOptions } from "../txpool/mod.ts";
+import {
+  BlockSenderRecovery,
+  type PoolHead,
+  SenderRecovery,
+  TxPool,
+  type TxPoolOptions,
+} from "../txpool/mod.ts";
 
 /**
  * Recovers pool transactions' senders on the calling thread with libsecp256k1 (WebAssembly, ~2x
@@ -94,6 +100,8 @@ export class ExecutionEngine {
   #hot: { root: Uint8Array; sm: MerkleStateManager } | undefined;
   /** Imported blocks' state roots, computed beside execution (sqlite stores only). */
   #rootTask: StateRootTask | undefined;
+  /** Imported blocks' unknown senders, recovered on this thread and a helper. */
+  #blockSenders: BlockSenderRecovery;
   #closed = false;
 
   private constructor(
@@ -122,6 +130,7 @@ export class ExecutionEngine {
       senderRecovery: { recover: recoverAndRemember },
     });
     this.#builderPool = deps.pool ?? this.#adaptPool(this.pool);
+    this.#blockSenders = new BlockSenderRecovery({}, { channel: deps.sendersChannel });
   }
 
   #adaptPool(pool: TxPool): EngineTxPool {
@@ -481,6 +490,7 @@ export class ExecutionEngine {
       const parent = this.#parent(block.header.parentHash);
       const started = performance.now();
       const rootsBefore = this.#rootTask?.stats.roots ?? 0;
+      const senders = { ...this.#blockSenders.stats };
       await this.store.transactionAsync(async () => {
         const sm = await this.#stateFor(parent.stateRoot);
         let sealed;
@@ -489,7 +499,7 @@ export class ExecutionEngine {
             stateManager: sm,
             stateRoot: this.#rootTask,
             getBlockHash: this.#blockHashLookup(parent, block.header.parentHash),
-          }, { recoverSender: recoverAndRemember });
+          }, { recoverSender: recoverAndRemember, blockSenders: this.#blockSenders });
         } catch (e) {
           // The group rolls back the trie nodes this attempt wrote, which the manager's tries and
           // caches may still point at: drop the manager.
@@ -509,6 +519,9 @@ export class ExecutionEngine {
         gas: block.header.gasUsed.toString(),
         elapsed: `${(performance.now() - started).toFixed(1)}ms`,
         stateRoot: (this.#rootTask?.stats.roots ?? 0) > rootsBefore ? "worker" : "inline",
+        // Senders not seen before, and how many of them the helper thread recovered.
+        recovered: this.#blockSenders.stats.taken - senders.taken,
+        recoveredByHelper: this.#blockSenders.stats.helped - senders.helped,
       });
       return { hash, known: false };
     });
@@ -606,6 +619,7 @@ export class ExecutionEngine {
     this.#headState = undefined;
     this.#headL1Fees = undefined;
     this.#rootTask?.close();
+    this.#blockSenders.close();
     if (this.#ownsStore) this.store.close();
   }
 }

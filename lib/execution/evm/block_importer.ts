@@ -136,6 +136,13 @@ export interface ImportOptions {
    * as fast as @ethereumjs's own); used for senders not in the cache when `senderRecovery` is not given.
    */
   recoverSender?: (tx: TypedTransaction) => Promise<void>;
+  /**
+   * Recovers the senders missing from the cache on two threads while the block executes
+   * (txpool/block_senders.ts); takes precedence over `recoverSender`.
+   */
+  blockSenders?: {
+    start(txs: TypedTransaction[]): Promise<{ take(k: number): void; cancel(): void }>;
+  };
 }
 
 /**
@@ -162,6 +169,9 @@ export async function importBlock(
   }
   const builder = await BlockBuilder.openWithHeader(config, parent, h, deps);
   let sealed: SealedBlock;
+  /** Per transaction index: put its sender in its cache (BlockSenderRecovery). */
+  const slots = new Map<number, () => void>();
+  let cancelSenders = () => {};
   try {
     const txs: BuilderTx[] = [];
     for (let i = 0; i < block.transactions.length; i++) {
@@ -180,7 +190,11 @@ export async function importBlock(
       if (!senders.apply(t, block.transactions[i])) unknown.push(i);
     });
     const recovered = new Map<number, Promise<string | undefined>>();
-    if (options.senderRecovery !== undefined && unknown.length > 0) {
+    if (options.blockSenders !== undefined && unknown.length > 0) {
+      const job = await options.blockSenders.start(unknown.map((i) => txs[i] as TypedTransaction));
+      cancelSenders = () => job.cancel();
+      unknown.forEach((i, k) => slots.set(i, () => job.take(k)));
+    } else if (options.senderRecovery !== undefined && unknown.length > 0) {
       const idx = unknown;
       const started = options.senderRecovery.start(
         config,
@@ -197,6 +211,7 @@ export async function importBlock(
     }
     for (let i = 0; i < txs.length; i++) {
       try {
+        slots.get(i)?.();
         const failure = await recovered.get(i);
         if (failure !== undefined) {
           throw new BaseError("INVALID_SIGNATURE", `Cannot recover sender: ${failure}`);
@@ -222,6 +237,7 @@ export async function importBlock(
     expect(n, "requestsHash", h.requestsHash, got.requestsHash);
     expect(n, "stateRoot", h.stateRoot, got.stateRoot);
   } catch (e) {
+    cancelSenders();
     await builder.abort();
     throw e;
   }

@@ -57,3 +57,4 @@ export {
   TX_TYPE,
   txCost,
 } from "./validation.ts";
+export * from "./block_senders.ts";

@@ -17,7 +17,11 @@ import {
   SenderCache,
   SenderRecovery,
 } from "../../../../lib/execution/evm/mod.ts";
-import { loadWasmSecp256k1, recoverSenderInto } from "../../../../lib/execution/txpool/mod.ts";
+import {
+  BlockSenderRecovery,
+  loadWasmSecp256k1,
+  recoverSenderInto,
+} from "../../../../lib/execution/txpool/mod.ts";
 import {
   attributes,
   ETHER,
@@ -205,4 +209,33 @@ Deno.test("import: senders missing from the cache go to recoverSender (libsecp25
   if (!(err instanceof BaseError)) throw err;
   assertEquals(err.meta.field, "transactions");
   assertStringIncludes(err.message, "transaction 1 is invalid");
+});
+
+Deno.test("import: with BlockSenderRecovery (two threads) the block is the same; a bad signature is named", async () => {
+  const config = opConfig("isthmus");
+  const { parent, sealed } = await build(config, "isthmus");
+  const blockSenders = new BlockSenderRecovery({ minTxs: 1 });
+  try {
+    const imported = await importBlock(
+      config,
+      parent,
+      sealed.block,
+      { stateManager: await genesisState(), senderCache: new SenderCache() },
+      { blockSenders },
+    );
+    assertEquals(imported.hash, sealed.hash);
+    const bad = sealed.block.transactions[2].slice();
+    bad.fill(0xff, bad.length - 32);
+    const block = { ...sealed.block, transactions: [...sealed.block.transactions.slice(0, 2), bad] };
+    const err = await assertRejects(() =>
+      importBlock(config, parent, block, { stateManager: newState(), senderCache: new SenderCache() }, {
+        blockSenders,
+      })
+    );
+    if (!(err instanceof BaseError)) throw err;
+    assertEquals(err.meta.field, "transactions");
+    assertStringIncludes(err.message, "transaction 2 is invalid");
+  } finally {
+    blockSenders.close();
+  }
 });
