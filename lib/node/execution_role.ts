@@ -43,7 +43,7 @@ export interface RunningExecution extends RunningRole {
   readonly chainId: bigint;
 }
 import { type SharedServices, startSharedServices } from "./services.ts";
-import { requestRootWorkerChannel, requestSendersChannel } from "./threads.ts";
+import { rootWorkerConnector, sendersConnector } from "./threads.ts";
 
 /** The genesis file a data dir keeps: written by `init` and on the first `--dev` start. */
 export const GENESIS_FILE = "genesis.json";
@@ -152,15 +152,13 @@ export async function startExecutionRole(
     }
     const genesis = await resolveGenesis(options);
     // In the node Worker, the main thread starts the state-root worker (threads.ts).
-    const stateRootChannel = await requestRootWorkerChannel();
-    if (stateRootChannel !== undefined) stops.push(() => stateRootChannel.close());
-    const sendersChannel = await requestSendersChannel();
-    if (sendersChannel !== undefined) stops.push(() => sendersChannel.close());
+    // In the node Worker, the main thread starts the helper threads of block import (threads.ts) when
+    // the first block is imported; the engine closes them.
     const engine = await ExecutionEngine.open({
       dataDir: options.datadir,
       genesis,
       txpool: options.dev ? DEV_TXPOOL_OPTIONS : undefined,
-    }, { logger: log, stateRootChannel, sendersChannel });
+    }, { logger: log, stateRootChannel: rootWorkerConnector(), sendersChannel: sendersConnector() });
     stops.push(() => engine.close());
     chainId = engine.config.chainId;
 

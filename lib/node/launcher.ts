@@ -49,18 +49,13 @@ export async function launchRole(
       worker.onmessage = (e: MessageEvent<WorkerEvent>) => {
         const event = e.data;
         if (event.type === "thread") {
-          // A helper thread for the node Worker, with its read grants only (threads.ts).
+          // A helper thread for the node Worker, with only what it needs (threads.ts).
           const { id } = event;
+          const failed = (message: string) => send({ type: "threadFailed", id, message });
           try {
-            const t = startThread(
-              event.kind,
-              grants.read,
-              (message) => send({ type: "threadFailed", id, message }),
-            );
-            threads.push(t.worker);
-            send({ type: "thread", id, port: t.port }, [t.port]);
+            threads.push(startThread(event.kind, grants.read, event.port, failed));
           } catch (err) {
-            send({ type: "thread", id, error: (err as Error).message });
+            failed((err as Error).message);
           }
         } else if (event.type === "ready") hooks.onReady?.(event.endpoints);
         else if (event.type === "stopped") resolve();

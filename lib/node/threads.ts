@@ -1,12 +1,11 @@
 /**
  * Helper threads of the node Worker. The node Worker runs with its file access narrowed to the paths
  * of its options (permissions.ts), so it cannot start Workers of its own: loading their modules needs
- * read access to keel's code. The main thread starts them instead, with the node Worker's file grants
- * and nothing more, and hands the node Worker a MessagePort to each: the node Worker sends a `thread`
- * event, the launcher answers with a `thread` command carrying the port (or an error), and a
- * `threadFailed` command if the thread dies later.
+ * read access to keel's code. The main thread starts them instead, each with only what it needs, when
+ * the node Worker first asks: the node Worker makes a MessageChannel, keeps one port (messages queue
+ * there until the thread listens) and sends the other with a `thread` event; the launcher starts the
+ * thread, attaches the port, and sends a `threadFailed` command if the thread cannot start or dies.
  */
-import { BaseError } from "../common/errors.ts";
 import { ROOT_WORKER_MODULE, type RootWorkerChannel } from "../execution/state/mod.ts";
 import { BLOCK_SENDERS_WORKER_MODULE, type SendersWorkerChannel } from "../execution/txpool/mod.ts";
 
@@ -16,17 +15,20 @@ import { BLOCK_SENDERS_WORKER_MODULE, type SendersWorkerChannel } from "../execu
  */
 export type ThreadKind = "state-root" | "senders";
 
-/** Node Worker -> main thread. */
+/** Node Worker -> main thread: start a `kind` thread and attach `port` to it. */
 export interface ThreadRequest {
   type: "thread";
   id: number;
   kind: ThreadKind;
+  port: MessagePort;
 }
 
-/** Main thread -> node Worker. */
-export type ThreadAnswer =
-  | { type: "thread"; id: number; port?: MessagePort; error?: string }
-  | { type: "threadFailed"; id: number; message: string };
+/** Main thread -> node Worker: the thread could not start, or died. */
+export interface ThreadFailure {
+  type: "threadFailed";
+  id: number;
+  message: string;
+}
 
 /** The module each kind runs. */
 export const THREAD_MODULES: Record<ThreadKind, URL> = {
@@ -53,7 +55,6 @@ export function threadPermissions(kind: ThreadKind, read: string[]): Deno.Permis
 
 let host: ((request: ThreadRequest) => void) | undefined;
 let nextId = 0;
-const waiting = new Map<number, (answer: { port?: MessagePort; error?: string }) => void>();
 const failureHandlers = new Map<number, (message: string) => void>();
 /** Failures reported before anyone listened. */
 const earlyFailures = new Map<number, string>();
@@ -63,48 +64,25 @@ export function setThreadHost(post: (request: ThreadRequest) => void): void {
   host = post;
 }
 
-/** The node Worker's entry passes the launcher's answers here. */
-export function onThreadAnswer(answer: ThreadAnswer): void {
-  if (answer.type === "thread") {
-    const done = waiting.get(answer.id);
-    waiting.delete(answer.id);
-    done?.(answer);
-  } else {
-    const handler = failureHandlers.get(answer.id);
-    failureHandlers.delete(answer.id);
-    if (handler !== undefined) handler(answer.message);
-    else earlyFailures.set(answer.id, answer.message);
-  }
+/** The node Worker's entry passes the launcher's failure reports here. */
+export function onThreadFailure(failure: ThreadFailure): void {
+  const handler = failureHandlers.get(failure.id);
+  failureHandlers.delete(failure.id);
+  if (handler !== undefined) handler(failure.message);
+  else earlyFailures.set(failure.id, failure.message);
 }
 
-async function requestThread(kind: ThreadKind): Promise<{ id: number; port: MessagePort } | undefined> {
-  if (host === undefined) return undefined;
+interface Thread {
+  port: MessagePort;
+  onFailure(cb: (message: string) => void): void;
+  close(): void;
+}
+
+function requestThread(kind: ThreadKind): Thread {
   const id = nextId++;
-  const answer = await new Promise<{ port?: MessagePort; error?: string }>((resolve) => {
-    waiting.set(id, resolve);
-    host!({ type: "thread", id, kind });
-  });
-  if (answer.port === undefined) {
-    throw new BaseError("THREAD_FAILED", `Cannot start the ${kind} thread: ${answer.error ?? "no port"}`);
-  }
-  return { id, port: answer.port };
-}
-
-/** The sender-recovery helper of block import, when running in the node Worker (else undefined). */
-export async function requestSendersChannel(): Promise<SendersWorkerChannel | undefined> {
-  const thread = await requestThread("senders");
-  if (thread === undefined) return undefined;
-  return { port: thread.port, close: () => thread.port.close() };
-}
-
-/**
- * A state-root worker started by the main thread, when running in the node Worker; undefined
- * elsewhere (in-process roles, tests: the engine then starts its own).
- */
-export async function requestRootWorkerChannel(): Promise<RootWorkerChannel | undefined> {
-  const thread = await requestThread("state-root");
-  if (thread === undefined) return undefined;
-  const { id, port } = thread;
+  const channel = new MessageChannel();
+  host!({ type: "thread", id, kind, port: channel.port2 });
+  const port = channel.port1;
   return {
     port,
     onFailure: (cb) => {
@@ -120,15 +98,33 @@ export async function requestRootWorkerChannel(): Promise<RootWorkerChannel | un
   };
 }
 
+/**
+ * When running in the node Worker: a function that asks the main thread for a state-root worker
+ * (called when the first block is imported). Undefined elsewhere (in-process roles, tests: the engine
+ * then starts its own).
+ */
+export function rootWorkerConnector(): (() => RootWorkerChannel) | undefined {
+  return host === undefined ? undefined : () => requestThread("state-root");
+}
+
+/** The same for the sender-recovery helper of block import. */
+export function sendersConnector(): (() => SendersWorkerChannel) | undefined {
+  return host === undefined ? undefined : () => requestThread("senders");
+}
+
 // ---------------------------------------------------------------------------------------------
 // On the main thread
 
-/** Starts a helper thread for the node Worker; returns it and the port to hand over. */
+/**
+ * Starts a helper thread for the node Worker and attaches `port` to it; `onFailure` is called if it
+ * cannot start or dies. Returns the thread (to terminate when the node stops).
+ */
 export function startThread(
   kind: ThreadKind,
   read: string[],
+  port: MessagePort,
   onFailure: (message: string) => void,
-): { worker: Worker; port: MessagePort } {
+): Worker {
   const worker = new Worker(THREAD_MODULES[kind].href, {
     type: "module",
     name: `keel-${kind}`,
@@ -139,7 +135,6 @@ export function startThread(
     onFailure(e.message);
     worker.terminate();
   };
-  const channel = new MessageChannel();
-  worker.postMessage({ kind: "attach", port: channel.port1 }, [channel.port1]);
-  return { worker, port: channel.port2 };
+  worker.postMessage({ kind: "attach", port }, [port]);
+  return worker;
 }

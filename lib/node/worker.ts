@@ -7,9 +7,9 @@
 import { formatPermissionError } from "./permissions.ts";
 import type { RoleRequest, RunningRole } from "./role.ts";
 import { startRole } from "./start_role.ts";
-import { onThreadAnswer, setThreadHost, type ThreadAnswer, type ThreadRequest } from "./threads.ts";
+import { onThreadFailure, setThreadHost, type ThreadFailure, type ThreadRequest } from "./threads.ts";
 
-export type WorkerCommand = { type: "start"; request: RoleRequest } | { type: "stop" } | ThreadAnswer;
+export type WorkerCommand = { type: "start"; request: RoleRequest } | { type: "stop" } | ThreadFailure;
 export type WorkerEvent =
   | { type: "ready"; endpoints: Record<string, string> }
   | { type: "error"; message: string }
@@ -28,12 +28,12 @@ function post(event: WorkerEvent): void {
 }
 
 // Helper threads are started by the main thread on request (threads.ts).
-setThreadHost((request) => post(request));
+setThreadHost((request) => self.postMessage(request, [request.port]));
 
 self.onmessage = async (e: MessageEvent<WorkerCommand>) => {
   const command = e.data;
-  if (command.type === "thread" || command.type === "threadFailed") {
-    onThreadAnswer(command);
+  if (command.type === "threadFailed") {
+    onThreadFailure(command);
     return;
   }
   if (command.type === "start") {

@@ -84,10 +84,13 @@ export interface ExecutionEngineDeps {
   pool?: EngineTxPool;
   /** Unix seconds, for the pending block's timestamp (pool rules); default the wall clock. */
   now?: () => number;
-  /** The state-root worker, started by another thread (lib/node/threads.ts); else the engine starts one. */
-  stateRootChannel?: RootWorkerChannel;
-  /** The sender-recovery helper of block import, started by another thread (lib/node/threads.ts). */
-  sendersChannel?: SendersWorkerChannel;
+  /**
+   * Asks another thread for the state-root worker (lib/node/threads.ts; called when the first block is
+   * imported); without it the engine starts its own.
+   */
+  stateRootChannel?: () => RootWorkerChannel;
+  /** The same for the sender-recovery helper of block import. */
+  sendersChannel?: () => SendersWorkerChannel;
 }
 
 /** Error codes of the engine (the Engine API maps them to statuses and JSON-RPC errors). */

@@ -130,7 +130,7 @@ export class ExecutionEngine {
       senderRecovery: { recover: recoverAndRemember },
     });
     this.#builderPool = deps.pool ?? this.#adaptPool(this.pool);
-    this.#blockSenders = new BlockSenderRecovery({}, { channel: deps.sendersChannel });
+    this.#blockSenders = new BlockSenderRecovery({}, { connect: deps.sendersChannel });
   }
 
   #adaptPool(pool: TxPool): EngineTxPool {
@@ -264,7 +264,7 @@ export class ExecutionEngine {
         options.txpool ?? {},
       );
       if (store instanceof SqliteStore && store.path !== ":memory:" && options.stateRootWorker !== false) {
-        engine.#rootTask = new StateRootTask(store.path, {}, { channel: deps.stateRootChannel });
+        engine.#rootTask = new StateRootTask(store.path, {}, { connect: deps.stateRootChannel });
       }
       const head = engine.head();
       engine.#logger.info("Execution engine opened", {

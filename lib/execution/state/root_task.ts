@@ -79,8 +79,8 @@ export interface RootWorkerChannel {
 }
 
 export interface StateRootTaskDeps {
-  /** Use this worker instead of starting one. */
-  channel?: RootWorkerChannel;
+  /** Gets a worker started elsewhere instead of starting one (called when the first block begins). */
+  connect?: () => RootWorkerChannel;
 }
 
 /** The module a state-root worker runs (for whoever starts one: lib/node/threads.ts, the compile task). */
@@ -99,6 +99,7 @@ export class StateRootTask {
     waitMs: 0,
   };
   #worker: { postMessage(m: unknown): void; terminate(): void } | undefined;
+  #connect: (() => RootWorkerChannel) | undefined;
   #channel: RootWorkerChannel | undefined;
   /** Deltas sent and not yet applied by the worker (shared with it). */
   #pending = new Int32Array(new SharedArrayBuffer(4));
@@ -112,7 +113,7 @@ export class StateRootTask {
   constructor(path: string, options: Partial<StateRootTaskOptions> = {}, deps: StateRootTaskDeps = {}) {
     this.path = path;
     this.options = { ...DEFAULT_STATE_ROOT_TASK_OPTIONS, ...options };
-    this.#channel = deps.channel;
+    this.#connect = deps.connect;
   }
 
   #answer = (e: MessageEvent<RootResponse>) => {
@@ -136,7 +137,7 @@ export class StateRootTask {
   #post(msg: RootRequest): void {
     if (this.#worker === undefined) {
       let w: { postMessage(m: unknown): void; terminate(): void };
-      const channel = this.#channel;
+      const channel = this.#channel = this.#connect?.();
       if (channel !== undefined) {
         channel.port.onmessage = this.#answer;
         channel.onFailure((message) => this.#failed(message));

@@ -53,22 +53,23 @@ export class BlockSenderRecovery {
   readonly stats: BlockSendersStats = { taken: 0, helped: 0 };
   #post: ((msg: BlockSendersRequest) => void) | undefined;
   #stop: (() => void) | undefined;
-  #channel: SendersWorkerChannel | undefined;
+  #connect: (() => SendersWorkerChannel) | undefined;
   #secp: Secp256k1Recover | undefined;
   #closed = false;
 
+  /** `connect`: gets a helper started elsewhere (lib/node/threads.ts) instead of starting one. */
   constructor(
     options: Partial<BlockSenderRecoveryOptions> = {},
-    deps: { channel?: SendersWorkerChannel } = {},
+    deps: { connect?: () => SendersWorkerChannel } = {},
   ) {
     this.options = { ...DEFAULT_BLOCK_SENDER_RECOVERY_OPTIONS, ...options };
-    this.#channel = deps.channel;
+    this.#connect = deps.connect;
   }
 
   #helper(): ((msg: BlockSendersRequest) => void) | undefined {
     if (this.#post !== undefined || this.#closed) return this.#post;
     try {
-      const channel = this.#channel;
+      const channel = this.#connect?.();
       if (channel !== undefined) {
         this.#post = (m) => channel.port.postMessage(m);
         this.#stop = () => channel.close();
