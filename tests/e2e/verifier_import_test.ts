@@ -9,13 +9,11 @@ import { bytesToHex } from "../../lib/common/bytes.ts";
 import { ExecutionEngine } from "../../lib/execution/engine/mod.ts";
 import { envelopeToJson } from "../../lib/execution/engine/wire.ts";
 import { buildDevGenesis } from "../../lib/execution/genesis/mod.ts";
-import { KEEL_V8_FLAGS } from "../../lib/node/permissions.ts";
 import { jwtAuthorizationHeader } from "../../lib/rpc/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { buildPayload, DevMiner, ExecutionEngineApi, transfer } from "../unit/execution/engine/helpers.ts";
-import { freePort, rpcCall } from "./helpers/keel_process.ts";
+import { rpcCall, startKeelExecution } from "./helpers/keel_process.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const SECRET = new Uint8Array(32).fill(7);
 
 async function engineCall(url: string, method: string, params: unknown[]): Promise<unknown> {
@@ -42,48 +40,18 @@ Deno.test("verifier process: blocks from engine_newPayloadV4 import with the sta
   const seq = await ExecutionEngine.open({ genesis });
   const api = new ExecutionEngineApi({}, { engine: seq });
   const miner = new DevMiner({}, { engine: seq, now: () => 1_700_000_100 });
-  const httpPort = freePort();
-  const authPort = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-P=keel",
-      KEEL_V8_FLAGS,
-      `--config=${ROOT}deno.json`,
-      `${ROOT}main.ts`,
-      "execution",
-      `--datadir=${dir}/data`,
-      `--genesis=${dir}/genesis.json`,
-      "--http",
-      `--http.port=${httpPort}`,
-      `--authrpc.port=${authPort}`,
-      `--authrpc.jwtsecret=${dir}/jwt.hex`,
-      "--log.format=logfmt",
-    ],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let out = "";
-  const dec = new TextDecoder();
-  const pumps = Promise.all([child.stdout, child.stderr].map(async (s) => {
-    for await (const chunk of s) out += dec.decode(chunk, { stream: true });
-  }));
-  const http = `http://127.0.0.1:${httpPort}`;
-  const auth = `http://127.0.0.1:${authPort}`;
+  const node = await startKeelExecution({
+    dev: false,
+    ws: false,
+    args: [`--genesis=${dir}/genesis.json`, `--authrpc.jwtsecret=${dir}/jwt.hex`, "--log.format=logfmt"],
+  }).catch(async (e) => {
+    await seq.close();
+    await Deno.remove(dir, { recursive: true });
+    throw e;
+  });
+  const http = node.httpUrl;
+  const auth = node.authUrl;
   try {
-    const deadline = Date.now() + 120_000;
-    while (true) {
-      try {
-        // deno-lint-ignore no-explicit-any
-        if (((await rpcCall(http, "eth_chainId")) as any).result !== undefined) break;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) throw new Error(`verifier did not start:\n${out}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
     let nonce = 0n;
     let last = "";
     for (let b = 0; b < 3; b++) {
@@ -121,8 +89,8 @@ Deno.test("verifier process: blocks from engine_newPayloadV4 import with the sta
       ((await rpcCall(http, "eth_getBalance", [recipient, "latest"])) as { result: string }).result;
     assertEquals(BigInt(balance), 3000n);
     // Each import says where its state root was computed: on the helper thread.
-    const imports = out.split("\n").filter((l) => l.includes("Imported new block"));
-    assertEquals(imports.length, 3, out);
+    const imports = node.output().split("\n").filter((l) => l.includes("Imported new block"));
+    assertEquals(imports.length, 3, node.output());
     assert(imports.every((l) => l.includes("stateRoot=worker")), imports.join("\n"));
     // The verifier never saw the transactions: all 100 senders of each block were recovered, on this
     // thread and on the helper thread (which starts from the last transaction).
@@ -130,13 +98,7 @@ Deno.test("verifier process: blocks from engine_newPayloadV4 import with the sta
     const helped = imports.map((l) => Number(/recoveredByHelper=(\d+)/.exec(l)?.[1] ?? "0"));
     assert(helped.some((n) => n > 0), imports.join("\n"));
   } finally {
-    try {
-      child.kill("SIGTERM");
-    } catch {
-      // exited
-    }
-    await child.status;
-    await pumps;
+    await node.stop();
     await seq.close();
     await Deno.remove(dir, { recursive: true });
   }

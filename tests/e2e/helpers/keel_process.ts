@@ -25,6 +25,8 @@ export function freePort(): number {
 export interface KeelNode {
   readonly httpUrl: string;
   readonly wsUrl: string;
+  /** The Engine API (JWT). */
+  readonly authUrl: string;
   readonly pid: number;
   readonly dataDir: string;
   /** What the process printed so far (stdout and stderr, last 64 KiB). */
@@ -34,6 +36,8 @@ export interface KeelNode {
 }
 
 export interface StartKeelOptions {
+  /** Start with `--dev` (default true); without it, pass the genesis in `args`. */
+  dev?: boolean;
   /** Serve WebSocket JSON-RPC too (default true). */
   ws?: boolean;
   /** More flags, e.g. `--http.api=eth,net,web3,debug`. */
@@ -57,7 +61,10 @@ async function pump(stream: ReadableStream<Uint8Array>, sink: (text: string) => 
   for await (const chunk of stream) sink(dec.decode(chunk, { stream: true }));
 }
 
-/** Starts `keel execution --dev --http [--ws]` and resolves once eth_chainId answers over HTTP. */
+/**
+ * Starts `keel execution --dev --http [--ws]` (or without `--dev`) on a new temp data dir and resolves
+ * once eth_chainId answers over HTTP.
+ */
 export async function startKeelExecution(options: StartKeelOptions = {}): Promise<KeelNode> {
   const ws = options.ws ?? true;
   const dataDir = await Deno.makeTempDir({ prefix: "keel-e2e-" });
@@ -71,7 +78,7 @@ export async function startKeelExecution(options: StartKeelOptions = {}): Promis
     `--config=${ROOT}deno.json`,
     `${ROOT}main.ts`,
     "execution",
-    "--dev",
+    ...(options.dev === false ? [] : ["--dev"]),
     "--http",
     "--http.addr=127.0.0.1",
     `--http.port=${httpPort}`,
@@ -100,6 +107,7 @@ export async function startKeelExecution(options: StartKeelOptions = {}): Promis
   const node: KeelNode = {
     httpUrl,
     wsUrl: `ws://127.0.0.1:${wsPort}`,
+    authUrl: `http://127.0.0.1:${authPort}`,
     pid: child.pid,
     dataDir,
     output: () => out,
@@ -131,7 +139,7 @@ export async function startKeelExecution(options: StartKeelOptions = {}): Promis
   while (true) {
     if (exited !== undefined) {
       await node.stop();
-      throw new Error(`keel execution --dev exited with code ${exited.code} before answering:\n${out}`);
+      throw new Error(`keel execution exited with code ${exited.code} before answering:\n${out}`);
     }
     try {
       const body = await rpcCall(httpUrl, "eth_chainId") as { result?: string };
