@@ -7,7 +7,8 @@
  * ones, and tests/unit/execution/evm/fast_opcodes_test.ts compares both on a corpus.
  *
  * KECCAK256 of inputs up to 96 bytes is memoized (see keccakMemo) unless installed with
- * `keccakMemo: false` (block VMs: block_builder.ts).
+ * `keccakMemo: false` (block VMs: block_builder.ts). The interpreter's jump analysis is memoized per
+ * code (memoizeJumpAnalysis).
  *
  * `installFastOpcodes` swaps the handlers in one EVM's opcode table in place (the entries the
  * interpreter's jump analysis caches are the same objects). Entries whose handler is not the
@@ -92,6 +93,43 @@ export function wordBytes(w: bigint): Uint8Array {
   return out;
 }
 
+/**
+ * @ethereumjs's jump-destination analysis, memoized per code and opcode table. The interpreter runs it
+ * for every call frame that jumps: a pass over the whole code that turns every PUSH immediate into a
+ * bigint through a hex string (tens of microseconds for a token contract), though the result depends
+ * only on the code bytes and on the EVM's opcode table (whose entries it caches; keel swaps handlers
+ * inside the entries, never the entries). The interpreter class is not exported, so its prototype is
+ * patched from the first fast handler that runs. The interpreter only reads the result.
+ */
+let jumpAnalysisMemoized = false;
+const jumpAnalyses = new WeakMap<object, WeakMap<Uint8Array, unknown>>();
+/** How often the analysis ran and how often a memoized one was reused (tests, profiling). */
+export const jumpAnalysisStats = { computed: 0, reused: 0 };
+
+interface InterpreterLike {
+  _evm: { _opcodeMap: object };
+  _getValidJumpDestinations(code: Uint8Array): unknown;
+}
+
+function memoizeJumpAnalysis(interpreter: unknown): void {
+  jumpAnalysisMemoized = true;
+  const proto = Object.getPrototypeOf(interpreter) as InterpreterLike;
+  const analyse = proto._getValidJumpDestinations;
+  if (typeof analyse !== "function") return;
+  proto._getValidJumpDestinations = function (this: InterpreterLike, code: Uint8Array) {
+    const table = this._evm._opcodeMap;
+    let byCode = jumpAnalyses.get(table);
+    if (byCode === undefined) jumpAnalyses.set(table, byCode = new WeakMap());
+    let result = byCode.get(code);
+    if (result === undefined) {
+      result = analyse.call(this, code);
+      byCode.set(code, result);
+      jumpAnalysisStats.computed++;
+    } else jumpAnalysisStats.reused++;
+    return result;
+  };
+}
+
 function mload(runState: RunState): void {
   const pos = Number(runState.stack.pop());
   const memory = runState.memory;
@@ -100,6 +138,7 @@ function mload(runState: RunState): void {
 }
 
 function mstore(runState: RunState): void {
+  if (!jumpAnalysisMemoized) memoizeJumpAnalysis(runState.interpreter);
   const [offset, word] = runState.stack.popN(2);
   const pos = Number(offset);
   const memory = runState.memory;
@@ -152,6 +191,7 @@ function keccakOp(runState: RunState, common: CommonLike): void {
 }
 
 function calldataload(runState: RunState): void {
+  if (!jumpAnalysisMemoized) memoizeJumpAnalysis(runState.interpreter);
   const pos = runState.stack.pop();
   const interpreter = runState.interpreter;
   if (pos > interpreter.getCallDataSize()) {

@@ -11,6 +11,7 @@ import {
   bytesWord,
   forkRules,
   installFastOpcodes,
+  jumpAnalysisStats,
   readWord,
   wordBytes,
   writeWord,
@@ -280,4 +281,42 @@ Deno.test("fast opcodes: KECCAK256 with the memo calls a Common's own keccak256 
   assertEquals(r.execResult.exceptionError, undefined);
   assert(calls > 0, "the custom keccak256 was called");
   assertEquals(bytesToHex(r.execResult.returnValue.subarray(0, 32)), bytesToHex(marker));
+});
+
+Deno.test("fast opcodes: the jump analysis runs once per code and opcode table, with the same traces", async () => {
+  const common = forkRules(opConfig("isthmus"), 0n).common;
+  const sm = newState();
+  const evm: EVM = await createEVM({ common, stateManager: sm });
+  installFastOpcodes(evm);
+  const created = await evm.runCall({ caller: CALLER, data: TOKEN_INIT, gasLimit: 1_000_000n });
+  const token = created.createdAddress!;
+  const data = concatBytes(hexToBytes("0x70a08231"), new Uint8Array(12), CALLER.bytes);
+  const traces: string[][] = [];
+  for (let i = 0; i < 3; i++) {
+    const steps: string[] = [];
+    const listener = (s: { pc: number; opcode: { name: string }; gasLeft: bigint }, resolve?: () => void) => {
+      steps.push(`${s.pc} ${s.opcode.name} ${s.gasLeft}`);
+      resolve?.();
+    };
+    evm.events.on("step", listener);
+    const before = { ...jumpAnalysisStats };
+    const r = await evm.runCall({ caller: CALLER, to: token, data, gasLimit: 100_000n });
+    evm.events.off("step", listener);
+    assertEquals(BigInt(bytesToHex(r.execResult.returnValue)), 10n ** 27n);
+    // The first call analyses the runtime code; the next ones reuse it.
+    if (i === 0) assertEquals(jumpAnalysisStats.computed - before.computed, 1);
+    else {
+      assertEquals(jumpAnalysisStats.computed - before.computed, 0);
+      assertEquals(jumpAnalysisStats.reused - before.reused, 1);
+    }
+    traces.push(steps);
+  }
+  assertEquals(traces[1], traces[0]);
+  assertEquals(traces[2], traces[0]);
+  // Another EVM (its own opcode table) analyses the same code again.
+  const other: EVM = await createEVM({ common, stateManager: sm });
+  installFastOpcodes(other);
+  const before = jumpAnalysisStats.computed;
+  await other.runCall({ caller: CALLER, to: token, data, gasLimit: 100_000n });
+  assertEquals(jumpAnalysisStats.computed - before, 1);
 });
