@@ -171,6 +171,8 @@ interface Stream {
   /** Slots written since the last drain, and since the block began, per address. */
   slots: Map<string, Set<string>>;
   blockSlots: Map<string, Set<string>>;
+  /** Slots in `slots`. */
+  slotCount: number;
   resets: Set<string>;
 }
 
@@ -213,7 +215,13 @@ export class KeelStateManager extends MerkleStateManager {
     if (this._caches?.account === undefined || this._caches.storage === undefined) {
       throw new BaseError("STATE_NO_CACHES", "Cannot stream state changes: the state manager has no caches");
     }
-    this.#stream = { accounts: new Set(), slots: new Map(), blockSlots: new Map(), resets: new Set() };
+    this.#stream = {
+      accounts: new Set(),
+      slots: new Map(),
+      blockSlots: new Map(),
+      slotCount: 0,
+      resets: new Set(),
+    };
   }
 
   stopStream(): void {
@@ -224,10 +232,10 @@ export class KeelStateManager extends MerkleStateManager {
     return this.#stream !== undefined;
   }
 
-  /** Accounts and slots changed since the last drain. */
+  /** Accounts and storage slots changed since the last drain. */
   get pendingChanges(): number {
     const s = this.#stream;
-    return s === undefined ? 0 : s.accounts.size + s.slots.size + s.resets.size;
+    return s === undefined ? 0 : s.accounts.size + s.slotCount + s.resets.size;
   }
 
   /** The current values of everything changed since the last drain (see StateDelta). */
@@ -272,6 +280,7 @@ export class KeelStateManager extends MerkleStateManager {
     const delta: StateDelta = { resets: [...s.resets], accounts, slots };
     s.accounts = new Set();
     s.slots = new Map();
+    s.slotCount = 0;
     s.resets = new Set();
     return delta;
   }
@@ -351,7 +360,10 @@ export class KeelStateManager extends MerkleStateManager {
       const k = addressKey(key);
       let set = stream.slots.get(a);
       if (set === undefined) stream.slots.set(a, set = new Set());
-      set.add(k);
+      if (!set.has(k)) {
+        set.add(k);
+        stream.slotCount++;
+      }
       let all = stream.blockSlots.get(a);
       if (all === undefined) stream.blockSlots.set(a, all = new Set());
       all.add(k);
