@@ -26,7 +26,6 @@ const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 /** Modules loaded by URL at run time (Workers), which the static module graph does not reach. */
 export const COMPILE_INCLUDES: readonly string[] = [
   "lib/node/worker.ts",
-  "lib/execution/evm/sender_recovery_worker.ts",
   "lib/execution/state/root_worker.ts",
   "lib/execution/txpool/block_senders_worker.ts",
   "lib/execution/txpool/sender_recovery_worker.ts",

@@ -21,7 +21,6 @@ import {
 import type { ChainConfig } from "../../protocol/chain_config.ts";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { BlockBuilder, type BlockBuilderDeps, type BuilderTx, type SealedBlock } from "./block_builder.ts";
-import type { SenderRecovery } from "./sender_recovery.ts";
 import { sharedSenderCache } from "./sender_cache.ts";
 import { forkRules, opActive } from "./common.ts";
 import { checkExtraData, expectedBlobFields, nextBlockBaseFee } from "./header_rules.ts";
@@ -129,11 +128,9 @@ export function validateHeaderStatic(config: ChainConfig, parent: Header, h: Hea
 }
 
 export interface ImportOptions {
-  /** Recover senders in workers, overlapping execution (the caller owns and closes it). */
-  senderRecovery?: SenderRecovery;
   /**
    * Recovers a transaction's sender into its cache (e.g. the pool's libsecp256k1 recovery, about twice
-   * as fast as @ethereumjs's own); used for senders not in the cache when `senderRecovery` is not given.
+   * as fast as @ethereumjs's own); used for senders not in the cache when `blockSenders` is not given.
    */
   recoverSender?: (tx: TypedTransaction) => Promise<void>;
   /**
@@ -169,8 +166,6 @@ export async function importBlock(
   }
   const builder = await BlockBuilder.openWithHeader(config, parent, h, deps);
   let sealed: SealedBlock;
-  /** Per transaction index: put its sender in its cache (BlockSenderRecovery). */
-  const slots = new Map<number, () => void>();
   let cancelSenders = () => {};
   try {
     const txs: BuilderTx[] = [];
@@ -182,40 +177,29 @@ export async function importBlock(
       }
     }
     // Senders seen before (built here, or recovered by the pool) come from the cache; the others are
-    // recovered in workers while earlier transactions execute, or on this thread when executed.
+    // recovered as the transactions execute (by this thread and a helper with `blockSenders`).
     const senders = deps.senderCache ?? sharedSenderCache;
     const unknown: number[] = [];
     txs.forEach((t, i) => {
       if (t instanceof Uint8Array || "sourceHash" in t) return;
       if (!senders.apply(t, block.transactions[i])) unknown.push(i);
     });
-    const recovered = new Map<number, Promise<string | undefined>>();
+    // Per transaction with an unknown sender: what to await before executing it.
+    const ready = new Map<number, () => void | Promise<void>>();
     if (options.blockSenders !== undefined && unknown.length > 0) {
       const job = await options.blockSenders.start(unknown.map((i) => txs[i] as TypedTransaction));
       cancelSenders = () => job.cancel();
-      unknown.forEach((i, k) => slots.set(i, () => job.take(k)));
-    } else if (options.senderRecovery !== undefined && unknown.length > 0) {
-      const idx = unknown;
-      const started = options.senderRecovery.start(
-        config,
-        h.timestamp,
-        idx.map((i) => txs[i] as TypedTransaction),
-        idx.map((i) => block.transactions[i]),
-      );
-      idx.forEach((i, k) => recovered.set(i, started[k]));
+      unknown.forEach((i, k) => ready.set(i, () => job.take(k)));
     } else if (options.recoverSender !== undefined) {
       // A failure leaves the cache empty: executing the transaction then reports @ethereumjs's error.
       for (const i of unknown) {
-        recovered.set(i, options.recoverSender(txs[i] as TypedTransaction).then(() => undefined));
+        const done = options.recoverSender(txs[i] as TypedTransaction);
+        ready.set(i, () => done);
       }
     }
     for (let i = 0; i < txs.length; i++) {
       try {
-        slots.get(i)?.();
-        const failure = await recovered.get(i);
-        if (failure !== undefined) {
-          throw new BaseError("INVALID_SIGNATURE", `Cannot recover sender: ${failure}`);
-        }
+        await ready.get(i)?.();
         await builder.addTransaction(txs[i]);
       } catch (e) {
         throw invalid(n, "transactions", `transaction ${i} is invalid: ${(e as Error).message}`, e);

@@ -8,7 +8,6 @@ export * from "./header_rules.ts";
 export * from "./tx_runner.ts";
 export * from "./block_builder.ts";
 export * from "./block_importer.ts";
-export * from "./sender_recovery.ts";
 export * from "./sender_cache.ts";
 export * from "./fast_opcodes.ts";
 export * from "./requests.ts";

@@ -10,13 +10,7 @@ import {
   L2_TO_L1_MESSAGE_PASSER_ADDRESS,
 } from "../../../../lib/protocol/predeploys.ts";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import {
-  BlockBuilder,
-  importBlock,
-  logsBloom,
-  SenderCache,
-  SenderRecovery,
-} from "../../../../lib/execution/evm/mod.ts";
+import { BlockBuilder, importBlock, logsBloom, SenderCache } from "../../../../lib/execution/evm/mod.ts";
 import {
   BlockSenderRecovery,
   loadWasmSecp256k1,
@@ -141,36 +135,6 @@ Deno.test("import: the message names got and want", async () => {
     importBlock(config, parent, { ...sealed.block, header }, { stateManager: sm })
   );
   assertStringIncludes(err.message, "Cannot import block 1: stateRoot mismatch, got 0xabab");
-});
-
-Deno.test("import: senders recovered in a worker give the same result; a bad signature is named", async () => {
-  const config = opConfig("isthmus");
-  const { parent, sealed } = await build(config, "isthmus");
-  const recovery = new SenderRecovery();
-  try {
-    const sm = await genesisState();
-    const imported = await importBlock(config, parent, sealed.block, { stateManager: sm }, {
-      senderRecovery: recovery,
-    });
-    assertEquals(imported.hash, sealed.hash);
-    assertEquals(await sm.getStateRoot(), sealed.stateRoot);
-    // Corrupt the signature's s of the second (user) transaction: its sender can no longer be recovered.
-    const bad = sealed.block.transactions[1].slice();
-    bad.fill(0xff, bad.length - 32);
-    const block = {
-      ...sealed.block,
-      transactions: [sealed.block.transactions[0], bad, sealed.block.transactions[2]],
-    };
-    const sm2 = await genesisState();
-    const err = await assertRejects(() =>
-      importBlock(config, parent, block, { stateManager: sm2 }, { senderRecovery: recovery })
-    );
-    if (!(err instanceof BaseError)) throw err;
-    assertEquals(err.meta.field, "transactions");
-    assertStringIncludes(err.message, "transaction 1 is invalid");
-  } finally {
-    recovery.close();
-  }
 });
 
 Deno.test("import: senders missing from the cache go to recoverSender (libsecp256k1): same block; a bad signature is named", async () => {
