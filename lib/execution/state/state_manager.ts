@@ -27,6 +27,7 @@ import { BaseError } from "../../common/errors.ts";
 import type { KvStore } from "../../db/kv_store.ts";
 import { EMPTY_TRIE_ROOT } from "../../protocol/block.ts";
 import { keccak256 } from "../../common/hash.ts";
+import { rlpDecode, rlpEncode } from "../../common/rlp.ts";
 import { applyTrieUpdates, type TrieUpdate } from "./batch_trie.ts";
 import { TrieDb } from "./trie_db.ts";
 
@@ -353,7 +354,7 @@ export class KeelStateManager extends MerkleStateManager {
     if ((await this.getAccount(address)) === undefined) {
       throw EthereumJSErrorWithoutCode("putStorage() called on non-existing account");
     }
-    storage.put(address, key, RLP.encode(unpadBytes(value)));
+    storage.put(address, key, rlpEncode(unpadBytes(value)));
     const stream = this.#stream;
     if (stream !== undefined) {
       const a = addressKey(address.bytes);
@@ -396,12 +397,12 @@ export class KeelStateManager extends MerkleStateManager {
     }
     const slots = new Map<string, TrieUpdate[]>();
     for (const [addressHex, keyHex, value] of caches.storage?.flush() ?? []) {
-      const decoded = RLP.decode(value ?? new Uint8Array()) as Uint8Array;
+      const decoded = rlpDecode(value ?? new Uint8Array()) as Uint8Array;
       let list = slots.get(addressHex);
       if (list === undefined) slots.set(addressHex, list = []);
       list.push({
         key: keccak256(hexToBytes(`0x${keyHex}`)),
-        value: decoded.length === 0 ? null : RLP.encode(decoded),
+        value: decoded.length === 0 ? null : rlpEncode(decoded),
       });
     }
     for (const [addressHex, updates] of slots) {
