@@ -1,7 +1,9 @@
 /**
  * The state-root worker (root_task.ts): keeps a block's state trie and storage tries beside the
- * executing thread, applies each StateDelta as it arrives (batch_trie.ts, one pass per delta) and at
- * the end answers the root, the new storage roots and the new nodes reachable from them.
+ * executing thread and folds each StateDelta in as it arrives (batch_trie.ts PendingTrie: nodes loaded
+ * and paths rebuilt in memory); while no delta waits it hashes what is settled below the top two
+ * levels; at the end it hashes the rest once and answers the root, the new storage roots and the new
+ * nodes.
  *
  * Nodes are read from the database file through its own read-only connection (WAL: it sees the last
  * committed block, which is the parent of the block being imported) and written to an in-memory
