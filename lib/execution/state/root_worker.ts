@@ -10,7 +10,7 @@
  * overlay; the executing thread stores them in the block's own write group.
  */
 /// <reference lib="deno.worker" />
-import { bytesToHex, hexToBytes } from "../../common/bytes.ts";
+import { bytesToBigInt, bytesToHex, hexToBytes } from "../../common/bytes.ts";
 import { keccak256 } from "../../common/hash.ts";
 import { rlpDecode, rlpEncode } from "../../common/rlp.ts";
 import { SqliteStore } from "../../db/mod.ts";
@@ -45,10 +45,6 @@ class Overlay implements NodeDb {
   }
 }
 
-function toBigInt(b: Uint8Array): bigint {
-  return b.length === 0 ? 0n : BigInt(bytesToHex(b));
-}
-
 /**
  * One block's tries: changes are applied in memory as they arrive (nodes loaded, paths rebuilt) and
  * hashed once at the end (PendingTrie). An account whose storage changed gets its leaf at the end,
@@ -78,7 +74,7 @@ class Job {
     const rlp = await lookupAt(this.overlay, this.#parentRoot, keccak256(hexToBytes(`0x${a}`)));
     if (rlp === undefined) return null;
     const [nonce, balance, storageRoot, codeHash] = rlpDecode(rlp) as Uint8Array[];
-    return [toBigInt(nonce), toBigInt(balance), storageRoot, codeHash];
+    return [bytesToBigInt(nonce), bytesToBigInt(balance), storageRoot, codeHash];
   }
 
   #leaf(a: string, fields: Fields | null, storageRoot?: Uint8Array): TrieUpdate {
