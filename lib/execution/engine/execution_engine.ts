@@ -26,7 +26,6 @@ import {
   hashHeader,
   type Header,
   type PayloadAttributes,
-  payloadExtraData,
 } from "../../protocol/mod.ts";
 import { type BlockRef, ChainStore, type ReorgResult } from "../chain/mod.ts";
 import {
@@ -53,6 +52,7 @@ import {
   type ExecutionEngineOptions,
   type NewHeadsEvent,
 } from "./engine_types.ts";
+import { attrsError, toBlockAttributes } from "./block_attributes.ts";
 import { GENESIS_HASH_KEY, initParsedGenesis, storedChainConfig, toGenesis } from "./genesis_store.ts";
 import { blockValue, toStoredReceipts } from "./receipts.ts";
 import {
@@ -75,10 +75,6 @@ async function recoverAndRemember(tx: TypedTransaction): Promise<void> {
 }
 
 const ZERO32 = new Uint8Array(32);
-
-function attrsError(message: string, cause?: unknown): BaseError {
-  return new BaseError(ENGINE_ERRORS.INVALID_ATTRIBUTES, `Invalid payload attributes: ${message}`, { cause });
-}
 
 export class ExecutionEngine {
   readonly config: ChainConfig;
@@ -356,35 +352,7 @@ export class ExecutionEngine {
 
   /** Internal attributes of the builder, with the OP rules applied to the Engine API attributes. */
   blockAttributes(parent: Header, attrs: PayloadAttributes): BlockAttributes {
-    if (attrs.timestamp <= parent.timestamp) {
-      throw attrsError(`timestamp ${attrs.timestamp} is not after the parent's ${parent.timestamp}`);
-    }
-    const out: BlockAttributes = {
-      timestamp: attrs.timestamp,
-      coinbase: attrs.suggestedFeeRecipient,
-      prevRandao: attrs.prevRandao,
-      gasLimit: attrs.gasLimit ?? parent.gasLimit,
-      parentBeaconBlockRoot: attrs.parentBeaconBlockRoot,
-    };
-    if (this.config.op !== undefined) {
-      // exec-engine.md "Extended PayloadAttributesV1": gasLimit is required on OP chains.
-      if (attrs.gasLimit === undefined) throw attrsError("gasLimit is required on an OP chain");
-      try {
-        // Validated here so bad eip1559Params/minBaseFee are attribute errors, not build failures.
-        payloadExtraData(
-          this.config.op.forks,
-          attrs.timestamp,
-          this.config.op.eip1559,
-          attrs.eip1559Params,
-          attrs.minBaseFee,
-        );
-      } catch (e) {
-        throw attrsError((e as Error).message, e);
-      }
-      if (attrs.eip1559Params !== undefined) out.eip1559Params = attrs.eip1559Params;
-      if (attrs.minBaseFee !== undefined) out.minBaseFee = attrs.minBaseFee;
-    }
-    return out;
+    return toBlockAttributes(this.config, parent, attrs);
   }
 
   /**
