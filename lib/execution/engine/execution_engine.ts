@@ -12,7 +12,7 @@
  * forkchoice change committed.
  */
 import { Hardfork } from "@ethereumjs/common";
-import { createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
+import type { TypedTransaction } from "@ethereumjs/tx";
 import { Address } from "@ethereumjs/util";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { join } from "node:path";
@@ -32,6 +32,7 @@ import {
   blobBaseFee,
   type BlockAttributes,
   BlockBuilder,
+  decodeSignedTx,
   encodingOf,
   forkRules,
   importBlock,
@@ -139,7 +140,7 @@ export class ExecutionEngine {
           for (const raw of b.block.transactions) {
             if (raw.length > 0 && raw[0] === 0x7e) continue;
             try {
-              removed.push(createTxFromRLP(raw, { common }));
+              removed.push(decodeSignedTx(raw, common));
             } catch {
               // Not decodable under today's rules: it cannot go back into the pool.
             }

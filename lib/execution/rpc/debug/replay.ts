@@ -6,7 +6,6 @@
  * sees exactly what the block saw. Calls (debug_traceCall, trace_call) run as a message on a
  * block's post-state.
  */
-import { createTxFromRLP } from "@ethereumjs/tx";
 import { Address, createAddressFromString } from "@ethereumjs/util";
 import { createVM, type VM } from "@ethereumjs/vm";
 import type { EVMResult } from "@ethereumjs/evm";
@@ -20,6 +19,7 @@ import {
 } from "../../../protocol/mod.ts";
 import {
   BlockBuilder,
+  decodeSignedTx,
   ejsBlockFor,
   type ForkRules,
   forkRules,
@@ -231,7 +231,7 @@ export class BlockReplay {
       };
       exec = () => runDeposit(vm, dep, this.#ctx, this.#gasUsed);
     } else {
-      const tx = createTxFromRLP(raw, { common: this.rules.common });
+      const tx = decodeSignedTx(raw, this.rules.common);
       info = {
         from: tx.getSenderAddress().bytes,
         to: tx.to?.bytes ?? null,
