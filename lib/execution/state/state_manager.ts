@@ -7,7 +7,6 @@
  */
 import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import { RLP } from "@ethereumjs/rlp";
 import {
   AccountCache,
   Caches,
