@@ -12,3 +12,6 @@ export * from "./rollup_config_json.ts";
 export * from "./l1_cost.ts";
 export * from "./eip1559.ts";
 export * from "./l1_block_info.ts";
+export * from "./batch.ts";
+export * from "./frame.ts";
+export * from "./channel.ts";
