@@ -15,3 +15,4 @@ export * from "./l1_block_info.ts";
 export * from "./batch.ts";
 export * from "./frame.ts";
 export * from "./channel.ts";
+export * from "./block_ref.ts";

@@ -1,0 +1,2 @@
+/** L2 chain derivation from L1 data (specs/protocol/derivation.md): the pipeline stages and their rules. */
+export * from "./check_batch.ts";
