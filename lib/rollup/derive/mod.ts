@@ -1,2 +1,5 @@
 /** L2 chain derivation from L1 data (specs/protocol/derivation.md): the pipeline stages and their rules. */
 export * from "./check_batch.ts";
+export * from "./frame_queue.ts";
+export * from "./channel_bank.ts";
+export * from "./channel_assembler.ts";

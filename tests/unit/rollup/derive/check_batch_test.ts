@@ -1,33 +1,12 @@
 import type { SingularBatch } from "../../../../lib/protocol/batch.ts";
 import type { L1BlockRef, L2BlockRef } from "../../../../lib/protocol/block_ref.ts";
-import type { RollupConfig } from "../../../../lib/protocol/rollup_config.ts";
 import { checkBatchTransactions, checkSingularBatch } from "../../../../lib/rollup/derive/check_batch.ts";
+import { rollupFixture } from "./rollup_fixture.ts";
 import { assertEquals } from "../../../assert.ts";
 
 const h = (n: number) => new Uint8Array(32).fill(n);
 
 /** A chain with 2-second L2 blocks, a 3,600-block sequencing window and a 600 s drift before Fjord. */
-function config(forks: RollupConfig["forks"] = {}): RollupConfig {
-  return {
-    genesis: {
-      l1: { hash: h(1), number: 0n },
-      l2: { hash: h(2), number: 0n },
-      l2Time: 0n,
-      systemConfig: {} as RollupConfig["genesis"]["systemConfig"],
-    },
-    blockTime: 2n,
-    maxSequencerDrift: 600n,
-    seqWindowSize: 3600n,
-    channelTimeoutBedrock: 300n,
-    l1ChainId: 1n,
-    l2ChainId: 10n,
-    forks: { regolith: 0n, canyon: 0n, delta: 0n, ...forks },
-    batchInboxAddress: new Uint8Array(20),
-    depositContractAddress: new Uint8Array(20),
-    l1SystemConfigAddress: new Uint8Array(20),
-    protocolVersionsAddress: new Uint8Array(20),
-  };
-}
 
 const l1 = (number: bigint, timestamp: bigint): L1BlockRef => ({
   hash: h(Number(number % 200n) + 50),
@@ -60,7 +39,7 @@ function batch(over: Partial<SingularBatch> = {}): SingularBatch {
 }
 
 Deno.test("check batch: the next batch on the safe head is accepted, in its epoch or the next", () => {
-  const cfg = config();
+  const cfg = rollupFixture();
   assertEquals(checkSingularBatch(cfg, [epoch], safe, batch(), inclusion), { validity: "accept" });
   const advance = batch({ epochNumber: 101n, epochHash: nextEpoch.hash, timestamp: 1012n });
   const safe2 = { ...safe, timestamp: 1010n };
@@ -71,8 +50,8 @@ Deno.test("check batch: the next batch on the safe head is accepted, in its epoc
 });
 
 Deno.test("check batch: timestamp order, before and from Holocene (by the inclusion block's time)", () => {
-  const pre = config();
-  const holo = config({ holocene: 1050n });
+  const pre = rollupFixture();
+  const holo = rollupFixture({ canyon: 0n, delta: 0n, holocene: 1050n });
   const future = batch({ timestamp: 1008n });
   const past = batch({ timestamp: 1004n });
   assertEquals(checkSingularBatch(pre, [epoch], safe, future, inclusion).validity, "future");
@@ -80,12 +59,12 @@ Deno.test("check batch: timestamp order, before and from Holocene (by the inclus
   assertEquals(checkSingularBatch(holo, [epoch], safe, future, inclusion).validity, "drop");
   assertEquals(checkSingularBatch(holo, [epoch], safe, past, inclusion).validity, "past");
   // Holocene at 1061: the batch included at 1060 still follows the old rules.
-  const later = config({ holocene: 1061n });
+  const later = rollupFixture({ canyon: 0n, delta: 0n, holocene: 1061n });
   assertEquals(checkSingularBatch(later, [epoch], safe, future, inclusion).validity, "future");
 });
 
 Deno.test("check batch: parent, sequencing window, epoch number and hash", () => {
-  const cfg = config();
+  const cfg = rollupFixture();
   const drop = (b: SingularBatch, blocks = [epoch, nextEpoch], incl = inclusion) =>
     checkSingularBatch(cfg, blocks, safe, b, incl);
   assertEquals(drop(batch({ parentHash: h(7) })).validity, "drop");
@@ -110,7 +89,7 @@ Deno.test("check batch: parent, sequencing window, epoch number and hash", () =>
 });
 
 Deno.test("check batch: the sequencer drift (600 s before Fjord, 1800 s from Fjord by the origin's time)", () => {
-  const cfg = config();
+  const cfg = rollupFixture();
   const late = { ...safe, timestamp: 1600n };
   const b = batch({ timestamp: 1602n });
   // With transactions: dropped.
@@ -121,11 +100,14 @@ Deno.test("check batch: the sequencer drift (600 s before Fjord, 1800 s from Fjo
   assertEquals(checkSingularBatch(cfg, [epoch, l1(101n, 1602n)], late, empty, inclusion).validity, "drop");
   assertEquals(checkSingularBatch(cfg, [epoch], late, empty, inclusion).validity, "undecided");
   // Fjord makes the drift 1800 s: the same batch with transactions is within it.
-  assertEquals(checkSingularBatch(config({ fjord: 0n }), [epoch], late, b, inclusion).validity, "accept");
+  assertEquals(
+    checkSingularBatch(rollupFixture({ fjord: 0n }), [epoch], late, b, inclusion).validity,
+    "accept",
+  );
 });
 
 Deno.test("check batch: empty, deposit and (before Isthmus) set-code transactions drop the batch", () => {
-  const cfg = config();
+  const cfg = rollupFixture();
   for (
     const [txs, reason] of [
       [[tx, new Uint8Array()], "transaction 1 is empty"],
@@ -139,11 +121,11 @@ Deno.test("check batch: empty, deposit and (before Isthmus) set-code transaction
     });
   }
   assertEquals(
-    checkBatchTransactions(config({ isthmus: 1006n }), 1006n, [Uint8Array.of(4, 0xc0)]),
+    checkBatchTransactions(rollupFixture({ isthmus: 1006n }), 1006n, [Uint8Array.of(4, 0xc0)]),
     undefined,
   );
   assertEquals(
-    checkBatchTransactions(config({ isthmus: 1007n }), 1006n, [Uint8Array.of(4, 0xc0)]) !== undefined,
+    checkBatchTransactions(rollupFixture({ isthmus: 1007n }), 1006n, [Uint8Array.of(4, 0xc0)]) !== undefined,
     true,
   );
   assertEquals(
