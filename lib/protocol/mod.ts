@@ -16,3 +16,4 @@ export * from "./batch.ts";
 export * from "./frame.ts";
 export * from "./channel.ts";
 export * from "./block_ref.ts";
+export * from "./blob_data.ts";
