@@ -25,9 +25,6 @@ import type { SingularBatch } from "./batch.ts";
  */
 export const MAX_SPAN_BATCH_ELEMENT_COUNT = 10_000_000;
 
-/** Transaction types a span batch carries (span-batches.md `tx_datas`; isthmus/derivation.md for 4). */
-export const SPAN_BATCH_TX_TYPES: readonly number[] = [0, 1, 2, 4];
-
 /** One EIP-2930 access list entry. */
 export interface SpanBatchAccessTuple {
   /** 20 bytes. */
