@@ -6,3 +6,4 @@ export * from "./logger.ts";
 export * from "./metrics.ts";
 export * from "./duration.ts";
 export * from "./rlp.ts";
+export * from "./json_rpc_client.ts";

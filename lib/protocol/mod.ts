@@ -17,3 +17,4 @@ export * from "./frame.ts";
 export * from "./channel.ts";
 export * from "./block_ref.ts";
 export * from "./blob_data.ts";
+export * from "./span_batch.ts";
