@@ -18,3 +18,5 @@ export * from "./channel.ts";
 export * from "./block_ref.ts";
 export * from "./blob_data.ts";
 export * from "./span_batch.ts";
+export * from "./deposit_event.ts";
+export * from "./system_config.ts";
