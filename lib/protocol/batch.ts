@@ -8,6 +8,7 @@
 import { BaseError } from "../common/errors.ts";
 import { bytesToBigInt } from "../common/bytes.ts";
 import { rlpDecode, rlpEncodeTyped, type RlpValue } from "../common/rlp.ts";
+import { decodeSpanBatch, type SpanBatch } from "./span_batch.ts";
 
 export const SINGULAR_BATCH_TYPE = 0;
 export const SPAN_BATCH_TYPE = 1;
@@ -75,6 +76,25 @@ export function decodeSingularBatch(content: Uint8Array): SingularBatch {
     timestamp: uint64(timestamp, "timestamp"),
     transactions,
   };
+}
+
+/** A batch read from a channel, by its version. */
+export type DecodedBatch =
+  | { kind: "singular"; batch: SingularBatch }
+  | { kind: "span"; batch: SpanBatch };
+
+/**
+ * Decodes one batch of a channel (`batch_version ++ content`): version 0 singular, 1 span
+ * (delta/span-batches.md; whether Delta is active is the batch queue's rule). Throws BATCH_INVALID for
+ * an empty batch or an unknown version, and the codec's error for malformed content.
+ */
+export function decodeBatch(data: Uint8Array): DecodedBatch {
+  if (data.length === 0) throw bad("empty");
+  if (data[0] === SINGULAR_BATCH_TYPE) {
+    return { kind: "singular", batch: decodeSingularBatch(data.subarray(1)) };
+  }
+  if (data[0] === SPAN_BATCH_TYPE) return { kind: "span", batch: decodeSpanBatch(data.subarray(1)) };
+  throw bad(`unknown batch version ${data[0]}`);
 }
 
 /** The length of the RLP item at the start of `data` (header and payload); throws when truncated. */

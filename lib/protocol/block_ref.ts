@@ -23,3 +23,15 @@ export interface L2BlockRef extends BlockId {
   /** The block's position in its epoch (0 for the first L2 block of an epoch). */
   sequenceNumber: bigint;
 }
+
+/** The fields of an L1 block header that derivation reads (L1 info deposit, payload attributes). */
+export interface L1Header extends L1BlockRef {
+  /** 0 before London. */
+  baseFeePerGas: bigint;
+  /** prevRandao after the Merge. */
+  mixHash: Uint8Array;
+  /** From Cancun. */
+  excessBlobGas?: bigint;
+  blobGasUsed?: bigint;
+  parentBeaconBlockRoot?: Uint8Array;
+}

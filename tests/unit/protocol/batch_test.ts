@@ -1,11 +1,13 @@
 import { RLP } from "@ethereumjs/rlp";
 import { isErrorCode } from "../../../lib/common/errors.ts";
 import {
+  decodeBatch,
   decodeSingularBatch,
   encodeSingularBatch,
   rlpItemLength,
   type SingularBatch,
 } from "../../../lib/protocol/batch.ts";
+import { encodeSpanBatch, spanBatchFromSingular } from "../../../lib/protocol/span_batch.ts";
 import { assert, assertEquals, assertThrows } from "../../assert.ts";
 
 const batch: SingularBatch = {
@@ -61,4 +63,22 @@ Deno.test("batch: rlpItemLength measures the first item only", () => {
   assertEquals(rlpItemLength(RLP.encode([new Uint8Array(100)])), 104);
   assertThrows(() => rlpItemLength(new Uint8Array()));
   assertThrows(() => rlpItemLength(Uint8Array.of(0xb9, 1)));
+});
+
+Deno.test("batch: decodeBatch dispatches on the version byte (0 singular, 1 span)", () => {
+  const singular = decodeBatch(encodeSingularBatch(batch));
+  assertEquals(singular, { kind: "singular", batch });
+  const span = spanBatchFromSingular([{ ...batch, transactions: [] }], 1_600_000_000n, 10n);
+  const decoded = decodeBatch(new Uint8Array([1, ...encodeSpanBatch(span)]));
+  assertEquals(decoded.kind, "span");
+  assertEquals(decoded.kind === "span" ? decoded.batch.blockCount : 0, 1);
+  for (
+    const [input, part] of [[new Uint8Array(), "empty"], [
+      Uint8Array.of(2, 0xc0),
+      "unknown batch version 2",
+    ]] as const
+  ) {
+    const e = assertThrows(() => decodeBatch(input));
+    assert(isErrorCode(e, "BATCH_INVALID") && (e as Error).message.includes(part), String(e));
+  }
 });
