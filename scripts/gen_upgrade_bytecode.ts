@@ -7,8 +7,7 @@
  * do not need the specs clone.
  *
  * Usage: deno run --allow-run=git --allow-read=lib/protocol --allow-write=lib/protocol \
- *          scripts/gen_upgrade_bytecode.ts
- *          [SPECS_REPO] [--check]
+ *          scripts/gen_upgrade_bytecode.ts [SPECS_REPO] [--check]
  *   SPECS_REPO  path of the specs git repository (default /work/.mirror/ethereum-optimism+specs/repo)
  *   --check     compare with the committed file instead of writing it; exit 1 when it differs
  */
