@@ -20,3 +20,4 @@ export * from "./blob_data.ts";
 export * from "./span_batch.ts";
 export * from "./deposit_event.ts";
 export * from "./system_config.ts";
+export * from "./upgrade_txs.ts";
