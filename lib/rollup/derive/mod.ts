@@ -3,3 +3,5 @@ export * from "./check_batch.ts";
 export * from "./frame_queue.ts";
 export * from "./channel_bank.ts";
 export * from "./channel_assembler.ts";
+export * from "./l1_retrieval.ts";
+export * from "./channel_reader.ts";
