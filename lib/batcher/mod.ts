@@ -1,0 +1,2 @@
+/** The batch submitter: L2 blocks to batches, channels and frames for L1 batcher transactions. */
+export * from "./channel_out.ts";

@@ -1,0 +1,94 @@
+import { concatBytes } from "../../../lib/common/bytes.ts";
+import { isErrorCode } from "../../../lib/common/errors.ts";
+import { blockToSingularBatch, buildChannel, channelFrames } from "../../../lib/batcher/mod.ts";
+import { decodeBatch } from "../../../lib/protocol/batch.ts";
+import { decompressChannel, readChannelBatches } from "../../../lib/protocol/channel.ts";
+import { encodeDepositTx } from "../../../lib/protocol/deposit_tx.ts";
+import {
+  encodeBatcherTxData,
+  encodeFrame,
+  FRAME_OVERHEAD,
+  parseBatcherTxData,
+} from "../../../lib/protocol/frame.ts";
+import { DEV_L1_BLOCK_INFO, encodeL1InfoCalldata } from "../../../lib/protocol/l1_block_info.ts";
+import { L1_ATTRIBUTES_DEPOSITOR_ADDRESS, L1_BLOCK_ADDRESS } from "../../../lib/protocol/predeploys.ts";
+import { assert, assertEquals, assertThrows } from "../../assert.ts";
+
+const epochHash = new Uint8Array(32).fill(0x42);
+const l1Info = encodeDepositTx({
+  sourceHash: new Uint8Array(32),
+  from: L1_ATTRIBUTES_DEPOSITOR_ADDRESS,
+  to: L1_BLOCK_ADDRESS,
+  mint: 0n,
+  value: 0n,
+  gas: 1_000_000n,
+  isSystemTx: false,
+  data: encodeL1InfoCalldata("isthmus", { ...DEV_L1_BLOCK_INFO, number: 77n, blockHash: epochHash }),
+});
+const userDeposit = encodeDepositTx({
+  sourceHash: new Uint8Array(32).fill(1),
+  from: new Uint8Array(20).fill(1),
+  to: null,
+  mint: 1n,
+  value: 0n,
+  gas: 100_000n,
+  isSystemTx: false,
+  data: new Uint8Array(),
+});
+const userTx = Uint8Array.of(2, 0xc1, 0x80);
+
+Deno.test("batcher: an L2 block's singular batch takes its epoch from the L1-info deposit, drops deposits", () => {
+  const block = {
+    number: 5n,
+    parentHash: new Uint8Array(32).fill(9),
+    timestamp: 1234n,
+    transactions: [l1Info, userDeposit, userTx],
+  };
+  assertEquals(blockToSingularBatch(block), {
+    parentHash: block.parentHash,
+    epochNumber: 77n,
+    epochHash,
+    timestamp: 1234n,
+    transactions: [userTx],
+  });
+  const e = assertThrows(() => blockToSingularBatch({ ...block, transactions: [userTx] }));
+  assert(isErrorCode(e, "BATCH_NO_L1_INFO"));
+});
+
+Deno.test("batcher: a channel cut into frames that fit, read back whole", async () => {
+  let seed = 12345;
+  const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) >> 16 & 0xff;
+  const batches = Array.from({ length: 20 }, (_, i) => ({
+    parentHash: new Uint8Array(32).fill(i),
+    epochNumber: 77n,
+    epochHash,
+    timestamp: 1000n + 2n * BigInt(i),
+    transactions: [Uint8Array.from({ length: 200 }, rand)],
+  }));
+  const id = new Uint8Array(16).fill(3);
+  const frames = buildChannel(id, batches, { compression: "zlib", maxFrameSize: 600 });
+  assert(frames.length > 3, `${frames.length} frames`);
+  for (const f of frames) assert(encodeFrame(f).length <= 600);
+  assertEquals(frames.map((f) => f.number), frames.map((_, i) => i));
+  assertEquals(frames.map((f) => f.isLast), frames.map((_, i) => i === frames.length - 1));
+  // One batcher transaction per frame, parsed back, joined, decompressed, decoded.
+  const parsed = frames.map((f) => parseBatcherTxData(encodeBatcherTxData([f]))[0]);
+  const data = concatBytes(...parsed.map((f) => f.data));
+  const raw = readChannelBatches((await decompressChannel(data, { fjord: false })).data);
+  assertEquals(raw.batches.map((b) => decodeBatch(b)), batches.map((batch) => ({ kind: "singular", batch })));
+});
+
+Deno.test("batcher: frames of exactly the room, an empty channel, and impossible sizes", () => {
+  const id = new Uint8Array(16);
+  const data = new Uint8Array(100).fill(5);
+  const frames = channelFrames(id, data, FRAME_OVERHEAD + 50);
+  assertEquals(frames.map((f) => f.data.length), [50, 50]);
+  assertEquals(channelFrames(id, new Uint8Array(), 100).map((f) => [f.data.length, f.isLast]), [[0, true]]);
+  assert(isErrorCode(assertThrows(() => channelFrames(id, data, FRAME_OVERHEAD)), "FRAME_TOO_SMALL"));
+  assert(
+    isErrorCode(
+      assertThrows(() => channelFrames(id, new Uint8Array(70_000), FRAME_OVERHEAD + 1)),
+      "CHANNEL_TOO_LARGE",
+    ),
+  );
+});
