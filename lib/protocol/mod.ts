@@ -21,3 +21,4 @@ export * from "./span_batch.ts";
 export * from "./deposit_event.ts";
 export * from "./system_config.ts";
 export * from "./upgrade_txs.ts";
+export * from "./l1_blob_fee.ts";

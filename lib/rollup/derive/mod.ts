@@ -5,3 +5,6 @@ export * from "./channel_bank.ts";
 export * from "./channel_assembler.ts";
 export * from "./l1_retrieval.ts";
 export * from "./channel_reader.ts";
+export * from "./l2_block_ref.ts";
+export * from "./attributes.ts";
+export * from "./pipeline.ts";
