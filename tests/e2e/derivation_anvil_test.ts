@@ -25,6 +25,7 @@ import {
   buildPayloadAttributes,
   DerivationPipeline,
   l2BlockRefFromPayload,
+  systemConfigFromL2Block,
   upgradeTxsAt,
 } from "../../lib/rollup/derive/mod.ts";
 import { L1Client } from "../../lib/rollup/l1/mod.ts";
@@ -219,7 +220,7 @@ Deno.test({
       // The verifier: only L1 and its own engine.
       const refs = new Map<bigint, L2BlockRef>([[0n, genesisRef]]);
       const txsByNumber = new Map<bigint, Uint8Array[]>([[0n, []]]);
-      const configs = new Map<string, SystemConfig>([[bytesToHex(genesisRef.hash), genesisConfig]]);
+      const payloads = new Map<bigint, ExecutionPayload>();
       const drops: string[] = [];
       const pipeline = new DerivationPipeline(
         cfg,
@@ -228,7 +229,11 @@ Deno.test({
           l2: {
             l2BlockRefByNumber: (n) => Promise.resolve(refs.get(n)!),
             transactionsByNumber: (n) => Promise.resolve(txsByNumber.get(n)!),
-            systemConfigOf: (b) => Promise.resolve(configs.get(bytesToHex(b.hash))!),
+            // As a restarted node would: read back from the L2 block itself.
+            systemConfigOf: (b) =>
+              Promise.resolve(
+                b.number === 0n ? genesisConfig : systemConfigFromL2Block(cfg, payloads.get(b.number)!),
+              ),
           },
           onDrop: (stage, reason) => drops.push(`${stage}: ${reason}`),
         },
@@ -243,7 +248,13 @@ Deno.test({
         safe = l2BlockRefFromPayload(cfg, p);
         refs.set(safe.number, safe);
         txsByNumber.set(safe.number, p.transactions);
-        configs.set(bytesToHex(safe.hash), r.systemConfig);
+        payloads.set(safe.number, p);
+        const read = systemConfigFromL2Block(cfg, p);
+        assertEquals([read.batcherAddr, read.scalar, read.gasLimit], [
+          r.systemConfig.batcherAddr,
+          r.systemConfig.scalar,
+          r.systemConfig.gasLimit,
+        ]);
       }
       assertEquals(
         safe.number,

@@ -8,3 +8,4 @@ export * from "./channel_reader.ts";
 export * from "./l2_block_ref.ts";
 export * from "./attributes.ts";
 export * from "./pipeline.ts";
+export * from "./l2_system_config.ts";
