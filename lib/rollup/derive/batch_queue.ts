@@ -32,7 +32,8 @@
  *    - `"flush-channel"` (Holocene): a batch was dropped; the caller must discard the rest of the
  *      channel the previous stage is reading, then call `next` again.
  * 3. `addBatch` is allowed only when the last `next` returned `"need-data"` (or after `reset`) and
- *    `setOrigin` only when no added batch is left unprocessed; both throw otherwise. A batch's
+ *    `setOrigin` only when no added batch is left unprocessed and a `next` call has adopted the
+ *    previous origin (every L1 block passes through the stage); both throw otherwise. A batch's
  *    inclusion block is the origin at the time it is added.
  * Errors are BaseErrors with a severity: `reset` when the safe head's origin no longer matches the
  * L1 blocks known here (reset the pipeline), `critical` for broken invariants.
@@ -121,7 +122,10 @@ export class BatchQueue {
     this.#pending = undefined;
   }
 
-  /** The previous stage moved to L1 block `origin`; only when no added batch is unprocessed. */
+  /**
+   * The previous stage moved to L1 block `origin`, the one after the current origin. Allowed only
+   * once a `next` call adopted the current origin and no added batch is left unprocessed.
+   */
   setOrigin(origin: L1BlockRef): void {
     if (this.#prevOrigin === undefined) {
       throw critical("BATCH_QUEUE_NOT_RESET", "Cannot set batch queue origin: the queue was not reset");
@@ -133,6 +137,12 @@ export class BatchQueue {
         {
           origin: origin.number,
         },
+      );
+    }
+    if (!sameBlock(this.#origin, this.#prevOrigin)) {
+      throw critical(
+        "BATCH_QUEUE_ORIGIN_SKIPPED",
+        `Cannot set batch queue origin ${origin.number}: origin ${this.#prevOrigin.number} was not processed yet`,
       );
     }
     if (!this.#holocene && isRollupForkActive(this.#cfg, "holocene", origin.timestamp)) {
@@ -179,7 +189,7 @@ export class BatchQueue {
   #updateOrigins(parent: L2BlockRef): void {
     const prev = this.#prevOrigin!;
     const behind = this.#originBehind(parent);
-    if (!sameBlock(this.#origin, prev) || this.#origin!.timestamp !== prev.timestamp) {
+    if (!sameBlock(this.#origin, prev)) {
       this.#origin = prev;
       // Behind the safe head's origin (after a reset to an earlier block) nothing is kept.
       if (!behind) this.#l1Blocks.push(prev);
