@@ -41,6 +41,9 @@ import type { RunningRole } from "./role.ts";
 /** The running execution client: its endpoints, and the chain it serves. */
 export interface RunningExecution extends RunningRole {
   readonly chainId: bigint;
+  /** The engine and its Engine API, for a rollup node in the same process (`keel node`). */
+  readonly engine?: ExecutionEngine;
+  readonly engineApi?: ExecutionEngineApi;
 }
 import { type SharedServices, startSharedServices } from "./services.ts";
 import { rootWorkerConnector, sendersConnector } from "./threads.ts";
@@ -144,6 +147,7 @@ export async function startExecutionRole(
   };
   const endpoints: Record<string, string> = {};
   let chainId = 0n;
+  let running: { engine: ExecutionEngine; engineApi: ExecutionEngineApi } | undefined;
   try {
     const shared = deps.sharedServices ?? await startSharedServices(options, version);
     if (!deps.sharedServices) {
@@ -188,6 +192,7 @@ export async function startExecutionRole(
     const engineApi = new ExecutionEngineApi({ clientVersion: version, clientCommit: commitOf(version) }, {
       engine,
     });
+    running = { engine, engineApi };
     const registry = new MethodRegistry([
       ethNamespace(backend, filters),
       ethSubscriptions({
@@ -275,6 +280,8 @@ export async function startExecutionRole(
   return {
     endpoints,
     chainId,
+    engine: running?.engine,
+    engineApi: running?.engineApi,
     stop() {
       stopped ??= stopAll();
       return stopped;

@@ -4,16 +4,20 @@
  * The rollup RPC and the execution client's HTTP share one listener when they are given the
  * same address and port.
  */
-import { BaseError, getLogger } from "../common/mod.ts";
+import { BaseError, getLogger, JsonRpcClient } from "../common/mod.ts";
 import { keelVersion, type NodeOptions } from "../config/mod.ts";
 import {
   applyForkOverrides,
   type ForkOverrides,
+  knownL1BlobFeeSchedule,
   parseRollupConfigJson,
   type RollupConfig,
   rollupConfigFromPreset,
 } from "../protocol/mod.ts";
 import { rollupnodeNamespace } from "../rollup/rpc/mod.ts";
+import { Driver } from "../rollup/driver/mod.ts";
+import { L1Client } from "../rollup/l1/mod.ts";
+import { embeddedL2 } from "./embedded_l2.ts";
 import { DEFAULT_RPC_LIMITS, ListenerPool, MethodRegistry, RpcServer } from "../rpc/mod.ts";
 import { getNetworkPreset } from "../../networks/mod.ts";
 import { startExecutionRole } from "./execution_role.ts";
@@ -67,6 +71,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
   const stops: (() => Promise<void>)[] = [() => shared.stop()];
   const endpoints: Record<string, string> = { ...shared.endpoints };
   try {
+    let driver: Driver | undefined;
     if (options.l2 === undefined) {
       const engine = await startExecutionRole(
         { ...execution, metricsEnabled: false, pprofEnabled: false },
@@ -82,8 +87,30 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         );
       }
       Object.assign(endpoints, engine.endpoints);
+      if (engine.engine !== undefined && engine.engineApi !== undefined) {
+        // The verifier: derive from L1 into the embedded engine.
+        const l1 = new L1Client(new JsonRpcClient(options.l1, { timeoutMs: 30_000 }), {
+          trustRpc: options.l1TrustRpc,
+        });
+        driver = new Driver(rollupConfig, {
+          l1,
+          engine: engine.engineApi,
+          l2: embeddedL2(engine.engine),
+          l1BlobFeeSchedule: knownL1BlobFeeSchedule(rollupConfig.l1ChainId),
+        }, { pollIntervalMs: options.l1HttpPollIntervalMs });
+        driver.start();
+        const running = driver;
+        stops.push(() => running.stop());
+      }
+    } else {
+      log.warn(
+        "Derivation with an external engine (--l2) is not available yet: the node serves its RPC only",
+        {
+          l2: options.l2,
+        },
+      );
     }
-    const registry = new MethodRegistry([rollupnodeNamespace({ version, rollupConfig })]);
+    const registry = new MethodRegistry([rollupnodeNamespace({ version, rollupConfig, driver })]);
     const rpc = new RpcServer({
       endpoints: [{
         name: "rpc",

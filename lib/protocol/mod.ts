@@ -22,3 +22,4 @@ export * from "./deposit_event.ts";
 export * from "./system_config.ts";
 export * from "./upgrade_txs.ts";
 export * from "./l1_blob_fee.ts";
+export * from "./output_root.ts";

@@ -9,3 +9,5 @@ export * from "./l2_block_ref.ts";
 export * from "./attributes.ts";
 export * from "./pipeline.ts";
 export * from "./l2_system_config.ts";
+export * from "./check_span_batch.ts";
+export * from "./batch_queue.ts";

@@ -1,8 +1,14 @@
 /** What the rollup node's RPC namespace reads from the running node. */
 import type { RollupConfig } from "../../protocol/mod.ts";
+import type { SyncStatus } from "../driver/mod.ts";
 
 export interface RollupRpcBackend {
   /** `keelVersion()`: the string `keel --version` prints. */
   readonly version: string;
   readonly rollupConfig: RollupConfig;
+  /** The driver, when the node derives from L1 (`--l1`). */
+  readonly driver?: {
+    syncStatus(): SyncStatus;
+    outputAtBlock(number: bigint): Promise<[Uint8Array, Uint8Array]>;
+  };
 }

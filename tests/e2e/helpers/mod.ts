@@ -3,3 +3,4 @@ export * from "./keel_process.ts";
 export * from "./npm_tool.ts";
 export * from "./bench_token.ts";
 export * from "./anvil.ts";
+export * from "./op_chain.ts";

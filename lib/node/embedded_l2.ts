@@ -1,0 +1,30 @@
+/**
+ * The driver's view of the embedded execution client (`keel node` without `--l2`): canonical blocks
+ * as payloads, the safe label, and the L2ToL1MessagePasser storage root for output roots.
+ */
+import { Address } from "@ethereumjs/util";
+import { blockToPayload, type ExecutionEngine, withIsthmusRoot } from "../execution/engine/mod.ts";
+import type { ExecutionPayload } from "../protocol/engine.ts";
+import { EMPTY_TRIE_ROOT } from "../protocol/block.ts";
+import { L2_TO_L1_MESSAGE_PASSER_ADDRESS } from "../protocol/predeploys.ts";
+import type { L2Chain } from "../rollup/driver/mod.ts";
+
+export function embeddedL2(engine: ExecutionEngine): L2Chain {
+  return {
+    payloadByNumber(number: bigint): Promise<ExecutionPayload | undefined> {
+      const block = engine.chain.getBlockByNumber(number);
+      if (block === undefined) return Promise.resolve(undefined);
+      return Promise.resolve(withIsthmusRoot(blockToPayload(block), block.header));
+    },
+    safeNumber(): Promise<bigint | undefined> {
+      return Promise.resolve(engine.chain.getHead("safe")?.number);
+    },
+    async messagePasserStorageRoot(hash: Uint8Array): Promise<Uint8Array> {
+      const header = engine.chain.getHeaderByHash(hash);
+      if (header === undefined) throw new Error(`unknown L2 block ${hash}`);
+      const state = await engine.stateAt(header);
+      const account = await state.getAccount(new Address(L2_TO_L1_MESSAGE_PASSER_ADDRESS));
+      return account?.storageRoot ?? EMPTY_TRIE_ROOT;
+    },
+  };
+}

@@ -1,0 +1,303 @@
+/**
+ * The rollup node's driver as a verifier (specs/protocol/derivation.md "Engine Queue"): it runs the
+ * derivation pipeline from the safe head, turns each derived payload attributes into a block through
+ * the Engine API (forkchoiceUpdated with the attributes, getPayload, newPayload, forkchoiceUpdated to
+ * the new block as head and safe), and tracks the L1 and L2 heads for rollupnode_syncStatus. An L2
+ * block is finalized once the L1 block it was derived from is finalized.
+ *
+ * On start the safe head is the engine's safe block (genesis on a fresh chain) and the pipeline
+ * restarts a sequencing window before its L1 origin, so batches read before a restart are read again
+ * (the batch queue drops those already applied). Errors with severity `reset` restart the pipeline
+ * from the safe head, `temporary` ones are retried after the poll interval, others stop the driver.
+ */
+import { BaseError, getLogger } from "../../common/mod.ts";
+import type { L1BlockRef, L2BlockRef } from "../../protocol/block_ref.ts";
+import type { EngineApi, EngineVersion, ExecutionPayload, PayloadAttributes } from "../../protocol/engine.ts";
+import type { L1BlobFeeSchedule } from "../../protocol/l1_blob_fee.ts";
+import { OUTPUT_VERSION_V0, outputRootV0 } from "../../protocol/output_root.ts";
+import { isRollupForkActive, type RollupConfig } from "../../protocol/rollup_config.ts";
+import { DerivationPipeline, l2BlockRefFromPayload, systemConfigFromL2Block } from "../derive/mod.ts";
+import type { L1Client } from "../l1/mod.ts";
+
+/** What the driver needs of the L2 execution client besides the Engine API. */
+export interface L2Chain {
+  /** The canonical block `number` as a payload; undefined past the head. */
+  payloadByNumber(number: bigint): Promise<ExecutionPayload | undefined>;
+  /** The number of the engine's safe block (the last one applied from L1), if any. */
+  safeNumber(): Promise<bigint | undefined>;
+  /** The L2ToL1MessagePasser's storage root at block `hash` (output roots before Isthmus). */
+  messagePasserStorageRoot(hash: Uint8Array): Promise<Uint8Array>;
+}
+
+export interface DriverOptions {
+  /** Milliseconds between L1 polls when the pipeline waits for L1 (op-node --l1.http-poll-interval). */
+  pollIntervalMs: number;
+}
+
+export const DEFAULT_DRIVER_OPTIONS: DriverOptions = { pollIntervalMs: 12_000 };
+
+export interface DriverDeps {
+  l1: L1Client;
+  engine: EngineApi;
+  l2: L2Chain;
+  l1BlobFeeSchedule?: L1BlobFeeSchedule;
+}
+
+/** rollupnode_syncStatus (interfaces.md 2.6), in internal form. */
+export interface SyncStatus {
+  currentL1: L1BlockRef;
+  currentL1Finalized: L1BlockRef;
+  headL1: L1BlockRef;
+  safeL1: L1BlockRef;
+  finalizedL1: L1BlockRef;
+  unsafeL2: L2BlockRef;
+  safeL2: L2BlockRef;
+  finalizedL2: L2BlockRef;
+  pendingSafeL2: L2BlockRef;
+  queuedUnsafeL2: L2BlockRef;
+  engineSyncTarget: L2BlockRef;
+}
+
+const ZERO32 = new Uint8Array(32);
+const ZERO_L1: L1BlockRef = { hash: ZERO32, number: 0n, parentHash: ZERO32, timestamp: 0n };
+const ZERO_L2: L2BlockRef = { ...ZERO_L1, l1Origin: { hash: ZERO32, number: 0n }, sequenceNumber: 0n };
+
+/** The Engine API versions op-node uses for a block at `timestamp` (op-service/sources/engine_client.go). */
+export function engineVersions(cfg: RollupConfig, timestamp: bigint): {
+  fcu: EngineVersion;
+  get: EngineVersion;
+  newPayload: EngineVersion;
+} {
+  if (isRollupForkActive(cfg, "isthmus", timestamp)) return { fcu: 3, get: 4, newPayload: 4 };
+  if (isRollupForkActive(cfg, "ecotone", timestamp)) return { fcu: 3, get: 3, newPayload: 3 };
+  if (isRollupForkActive(cfg, "canyon", timestamp)) return { fcu: 2, get: 2, newPayload: 2 };
+  return { fcu: 1, get: 2, newPayload: 2 };
+}
+
+function severity(e: unknown): string | undefined {
+  return e instanceof BaseError ? (e as BaseError & { severity?: string }).severity : undefined;
+}
+
+export class Driver {
+  readonly cfg: RollupConfig;
+  readonly options: DriverOptions;
+  readonly #deps: DriverDeps;
+  readonly #log = getLogger(["rollup", "driver"]);
+  #pipeline: DerivationPipeline | undefined;
+  #safe: L2BlockRef = ZERO_L2;
+  #finalized: L2BlockRef = ZERO_L2;
+  /** Safe blocks not yet finalized, with the L1 block each was derived from. */
+  #derived: { block: L2BlockRef; from: bigint }[] = [];
+  #heads = { head: ZERO_L1, safe: ZERO_L1, finalized: ZERO_L1 };
+  #stopped = false;
+  #wake: (() => void) | undefined;
+  #loop: Promise<void> | undefined;
+  /** The error that stopped the driver, if one did. */
+  error: unknown;
+
+  constructor(cfg: RollupConfig, deps: DriverDeps, options: Partial<DriverOptions> = {}) {
+    this.cfg = cfg;
+    this.#deps = deps;
+    this.options = { ...DEFAULT_DRIVER_OPTIONS, ...options };
+  }
+
+  /** Starts deriving in the background: finds the safe head (retried until L1 and L2 answer), then steps. */
+  start(): void {
+    this.#loop = this.#run();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#wake?.();
+    await this.#loop;
+  }
+
+  async #ref(number: bigint): Promise<L2BlockRef> {
+    const p = await this.#deps.l2.payloadByNumber(number);
+    if (p === undefined) {
+      throw new BaseError("L2_NOT_FOUND", `Cannot find L2 block ${number}`, { severity: "temporary" });
+    }
+    return l2BlockRefFromPayload(this.cfg, p);
+  }
+
+  async #reset(): Promise<void> {
+    const safeNumber = (await this.#deps.l2.safeNumber()) ?? this.cfg.genesis.l2.number;
+    const safe = await this.#ref(
+      safeNumber < this.cfg.genesis.l2.number ? this.cfg.genesis.l2.number : safeNumber,
+    );
+    const back = safe.l1Origin.number - this.cfg.seqWindowSize;
+    const originNumber = back > this.cfg.genesis.l1.number ? back : this.cfg.genesis.l1.number;
+    const origin = await this.#deps.l1.blockRef(originNumber);
+    const safePayload = await this.#deps.l2.payloadByNumber(safe.number);
+    const systemConfig = systemConfigFromL2Block(this.cfg, safePayload!);
+    const l2 = this.#deps.l2;
+    const cfg = this.cfg;
+    this.#pipeline = new DerivationPipeline(
+      cfg,
+      {
+        l1: this.#deps.l1,
+        l2: {
+          l2BlockRefByNumber: (n) => this.#ref(n),
+          transactionsByNumber: async (n) => (await l2.payloadByNumber(n))?.transactions ?? [],
+          systemConfigOf: async (b) => systemConfigFromL2Block(cfg, (await l2.payloadByNumber(b.number))!),
+        },
+        l1BlobFeeSchedule: this.#deps.l1BlobFeeSchedule,
+        onDrop: (stage, reason) => this.#log.debug("Dropped {stage}: {reason}", { stage, reason }),
+      },
+      origin,
+      systemConfig,
+    );
+    this.#safe = safe;
+    this.#log.info("Derivation starts", { safe: Number(safe.number), l1Origin: Number(origin.number) });
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopped && this.#pipeline === undefined) {
+      try {
+        await this.#reset();
+        if (this.#safe.number === this.cfg.genesis.l2.number) this.#finalized = this.#safe;
+      } catch (e) {
+        this.#log.warn("Cannot start derivation yet: {message}", { message: (e as Error).message });
+        await this.#sleep();
+      }
+    }
+    while (!this.#stopped) {
+      try {
+        await this.#refreshL1();
+        const r = await this.#pipeline!.next(this.#safe);
+        if (r === "idle") {
+          await this.#sleep();
+          continue;
+        }
+        const p = await this.#apply(r.parent, r.attributes);
+        this.#safe = l2BlockRefFromPayload(this.cfg, p);
+        this.#derived.push({ block: this.#safe, from: r.derivedFrom.number });
+        this.#finalize();
+        this.#log.info("Derived block", {
+          number: Number(this.#safe.number),
+          l1: Number(r.derivedFrom.number),
+          txs: p.transactions.length,
+        });
+      } catch (e) {
+        if (this.#stopped) return;
+        const s = severity(e);
+        this.#log.warn("Derivation error: {message}", {
+          message: (e as Error).message,
+          severity: s ?? "none",
+        });
+        if (s === "reset") {
+          await this.#reset().catch(() => {});
+        } else if (s !== "temporary" && !(e instanceof BaseError && /^(RPC_|L1_NOT_FOUND)/.test(e.code))) {
+          this.error = e;
+          this.#log.error("Derivation stopped: {message}", { message: (e as Error).message });
+          return;
+        }
+        await this.#sleep();
+      }
+    }
+  }
+
+  #sleep(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#wake = undefined;
+        resolve();
+      }, this.options.pollIntervalMs);
+      this.#wake = () => {
+        clearTimeout(timer);
+        this.#wake = undefined;
+        resolve();
+      };
+    });
+  }
+
+  async #refreshL1(): Promise<void> {
+    const l1 = this.#deps.l1;
+    this.#heads.head = await l1.blockRef("latest");
+    for (const label of ["safe", "finalized"] as const) {
+      try {
+        this.#heads[label] = await l1.blockRef(label);
+      } catch {
+        // an L1 without the label (e.g. before the merge): keep the last
+      }
+    }
+    this.#finalize();
+  }
+
+  #finalize(): void {
+    const f = this.#heads.finalized.number;
+    while (this.#derived.length > 0 && this.#derived[0].from <= f && this.#heads.finalized !== ZERO_L1) {
+      this.#finalized = this.#derived.shift()!.block;
+    }
+  }
+
+  async #apply(parent: L2BlockRef, attributes: PayloadAttributes): Promise<ExecutionPayload> {
+    const engine = this.#deps.engine;
+    const v = engineVersions(this.cfg, attributes.timestamp);
+    const state = {
+      headBlockHash: parent.hash,
+      safeBlockHash: parent.hash,
+      finalizedBlockHash: this.#finalized.hash,
+    };
+    const fcu = await engine.forkchoiceUpdated(v.fcu, state, attributes);
+    if (fcu.payloadStatus.status !== "VALID" || fcu.payloadId === null) {
+      throw new BaseError(
+        "ENGINE_BUILD",
+        `Cannot build L2 block ${parent.number + 1n}: ${fcu.payloadStatus.status} ${
+          fcu.payloadStatus.validationError ?? ""
+        }`,
+        { severity: "temporary" },
+      );
+    }
+    const envelope = await engine.getPayload(v.get, fcu.payloadId);
+    const p = envelope.executionPayload;
+    const status = v.newPayload === 2 ? await engine.newPayload(2, p) : await engine.newPayload(
+      v.newPayload,
+      p,
+      [],
+      envelope.parentBeaconBlockRoot,
+      v.newPayload === 4 ? [] : undefined,
+    );
+    if (status.status !== "VALID") {
+      throw new BaseError(
+        "ENGINE_INSERT",
+        `Cannot insert L2 block ${p.blockNumber}: ${status.status} ${status.validationError ?? ""}`,
+        { severity: "reset" },
+      );
+    }
+    await engine.forkchoiceUpdated(v.fcu, {
+      headBlockHash: p.blockHash,
+      safeBlockHash: p.blockHash,
+      finalizedBlockHash: this.#finalized.hash,
+    });
+    return p;
+  }
+
+  /** rollupnode_syncStatus. */
+  syncStatus(): SyncStatus {
+    const origin = this.#pipeline?.origin ?? ZERO_L1;
+    return {
+      currentL1: origin,
+      currentL1Finalized: this.#heads.finalized,
+      headL1: this.#heads.head,
+      safeL1: this.#heads.safe,
+      finalizedL1: this.#heads.finalized,
+      unsafeL2: this.#safe,
+      safeL2: this.#safe,
+      finalizedL2: this.#finalized,
+      pendingSafeL2: this.#safe,
+      queuedUnsafeL2: ZERO_L2,
+      engineSyncTarget: this.#safe,
+    };
+  }
+
+  /** rollupnode_outputAtBlock: [version, output root] of L2 block `number`. */
+  async outputAtBlock(number: bigint): Promise<[Uint8Array, Uint8Array]> {
+    const p = await this.#deps.l2.payloadByNumber(number);
+    if (p === undefined) {
+      throw new BaseError("L2_NOT_FOUND", `Cannot compute the output at block ${number}: unknown block`);
+    }
+    const mp = p.withdrawalsRoot ?? await this.#deps.l2.messagePasserStorageRoot(p.blockHash);
+    return [OUTPUT_VERSION_V0, outputRootV0(p.stateRoot, mp, p.blockHash)];
+  }
+}

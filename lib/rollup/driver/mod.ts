@@ -1,0 +1,2 @@
+/** The rollup node's driver: derivation applied to the L2 engine, heads and outputs. */
+export * from "./driver.ts";

@@ -1,0 +1,198 @@
+/**
+ * An OP chain on anvil for derivation tests: an L2 genesis and rollup config anchored at anvil's
+ * genesis, a sequencer that builds L2 blocks on keel's engine from payload attributes (L1-info
+ * deposit, two transfers a block) with epochs following L1, and a batcher that posts the blocks to the
+ * batch inbox as calldata (one Brotli channel, frames of at most 1,000 bytes, one L1 transaction each).
+ */
+import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
+import { createFeeMarket1559Tx } from "@ethereumjs/tx";
+import { bytesToHex, hexToBytes } from "../../../lib/common/bytes.ts";
+import type { JsonRpcClient } from "../../../lib/common/json_rpc_client.ts";
+import { blockToSingularBatch, buildChannel } from "../../../lib/batcher/mod.ts";
+import { ExecutionEngine } from "../../../lib/execution/engine/mod.ts";
+import { buildDevGenesis } from "../../../lib/execution/genesis/dev_genesis.ts";
+import type { GenesisJson } from "../../../lib/execution/genesis/genesis.ts";
+import type { L2BlockRef } from "../../../lib/protocol/block_ref.ts";
+import type { SingularBatch } from "../../../lib/protocol/batch.ts";
+import type { ExecutionPayload, PayloadAttributes } from "../../../lib/protocol/engine.ts";
+import { encodeBatcherTxData } from "../../../lib/protocol/frame.ts";
+import type { RollupConfig } from "../../../lib/protocol/rollup_config.ts";
+import { encodeEcotoneScalar, systemConfigFromGenesis } from "../../../lib/protocol/system_config.ts";
+import {
+  buildPayloadAttributes,
+  l2BlockRefFromPayload,
+  upgradeTxsAt,
+} from "../../../lib/rollup/derive/mod.ts";
+import type { L1Client } from "../../../lib/rollup/l1/mod.ts";
+import { ACCOUNTS, ExecutionEngineApi, GWEI, versionsAt } from "../../unit/execution/engine/helpers.ts";
+import { assert, assertEquals } from "../../assert.ts";
+import { DEV_PRIVATE_KEY } from "./keel_process.ts";
+
+/** anvil's account 0, the batcher. */
+export const BATCHER = hexToBytes("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+export const INBOX = hexToBytes("0xff00000000000000000000000000000000000901");
+
+/** One L2 block on `api` from `attributes` on `parent`: FCU + getPayload, newPayload, FCU to it. */
+export async function buildOn(api: ExecutionEngineApi, parent: L2BlockRef, attributes: PayloadAttributes) {
+  const v = versionsAt(api.engine, attributes.timestamp);
+  const zero = new Uint8Array(32);
+  const fcu = await api.forkchoiceUpdated(v.fcu, {
+    headBlockHash: parent.hash,
+    safeBlockHash: zero,
+    finalizedBlockHash: zero,
+  }, attributes);
+  assertEquals(fcu.payloadStatus.status, "VALID", fcu.payloadStatus.validationError ?? "");
+  const envelope = await api.getPayload(v.get, fcu.payloadId!);
+  const p = envelope.executionPayload;
+  const status = await api.newPayload(v.newPayload, p, [], envelope.parentBeaconBlockRoot, []);
+  assertEquals(status.status, "VALID", status.validationError ?? "");
+  await api.forkchoiceUpdated(v.fcu, {
+    headBlockHash: p.blockHash,
+    safeBlockHash: p.blockHash,
+    finalizedBlockHash: zero,
+  });
+  return p;
+}
+
+export interface OpChain {
+  genesisJson: GenesisJson;
+  cfg: RollupConfig;
+  genesisRef: L2BlockRef;
+  /** The sequencer's blocks, 1..n. */
+  blocks: ExecutionPayload[];
+  sequencer: ExecutionEngine;
+}
+
+/**
+ * Mines L1 blocks 1-3 (12 s apart from anvil's genesis), builds `n` L2 blocks (2 s apart) on a
+ * sequencer engine and posts them as batches in the following L1 blocks.
+ */
+export async function opChainOnAnvil(rpc: JsonRpcClient, l1: L1Client, n: number): Promise<OpChain> {
+  const l1Genesis = await l1.blockRef(0n);
+  const t0 = l1Genesis.timestamp;
+  for (let k = 1n; k <= 3n; k++) {
+    await rpc.call("evm_setNextBlockTimestamp", [Number(t0 + 12n * k)]);
+    await rpc.call("evm_mine");
+  }
+  const genesisJson = buildDevGenesis({ upTo: "isthmus", timestamp: t0, batcher: BATCHER });
+  const sequencer = await ExecutionEngine.open({ genesis: genesisJson });
+  const api = new ExecutionEngineApi({}, { engine: sequencer });
+  const g = sequencer.head();
+  const cfg: RollupConfig = {
+    genesis: {
+      l1: { hash: l1Genesis.hash, number: 0n },
+      l2: { hash: g.hash, number: 0n },
+      l2Time: t0,
+      systemConfig: {
+        batcherAddr: BATCHER,
+        overhead: new Uint8Array(32),
+        scalar: encodeEcotoneScalar({ baseFeeScalar: 1368n, blobBaseFeeScalar: 810949n }),
+        gasLimit: 30_000_000n,
+        eip1559Params: new Uint8Array(8),
+        operatorFeeParams: new Uint8Array(32),
+      },
+    },
+    blockTime: 2n,
+    maxSequencerDrift: 600n,
+    seqWindowSize: 20n,
+    channelTimeoutBedrock: 50n,
+    l1ChainId: BigInt(await rpc.call<string>("eth_chainId")),
+    l2ChainId: 901n,
+    forks: {
+      regolith: 0n,
+      canyon: 0n,
+      delta: 0n,
+      ecotone: 0n,
+      fjord: 0n,
+      granite: 0n,
+      holocene: 0n,
+      isthmus: 0n,
+    },
+    batchInboxAddress: INBOX,
+    depositContractAddress: hexToBytes("0xde00000000000000000000000000000000000901"),
+    l1SystemConfigAddress: hexToBytes("0x5c00000000000000000000000000000000000901"),
+    protocolVersionsAddress: new Uint8Array(20),
+  };
+  const genesisRef = l2BlockRefFromPayload(cfg, {
+    blockHash: g.hash,
+    blockNumber: 0n,
+    parentHash: g.header.parentHash,
+    timestamp: g.header.timestamp,
+    transactions: [],
+  } as unknown as ExecutionPayload);
+  const systemConfig = systemConfigFromGenesis(cfg.genesis.systemConfig);
+
+  const l2Common = new Common({ chain: { ...Mainnet, chainId: 901 }, hardfork: Hardfork.Prague });
+  const blocks: ExecutionPayload[] = [];
+  const batches: SingularBatch[] = [];
+  let parent = genesisRef;
+  let nonce = 0n;
+  for (let i = 1; i <= n; i++) {
+    const t = parent.timestamp + cfg.blockTime;
+    const next = await l1.blockRef(parent.l1Origin.number + 1n);
+    const origin = next.timestamp <= t ? next : await l1.blockRef(parent.l1Origin.number);
+    const attributes = buildPayloadAttributes({
+      config: cfg,
+      parent,
+      l1Origin: await l1.header(origin.hash),
+      receipts: await l1.receipts(origin.hash),
+      systemConfig,
+      upgradeTransactions: (ts) => upgradeTxsAt(cfg, ts),
+    });
+    for (let k = 0; k < 2; k++) {
+      const tx = createFeeMarket1559Tx({
+        chainId: 901n,
+        nonce: nonce++,
+        to: new Uint8Array(20).fill(i),
+        value: 1000n,
+        gasLimit: 21_000n,
+        maxFeePerGas: 10n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+      }, { common: l2Common }).sign(ACCOUNTS[1].privateKey);
+      attributes.transactions!.push(tx.serialize());
+    }
+    const p = await buildOn(api, parent, attributes);
+    blocks.push(p);
+    batches.push(
+      blockToSingularBatch({
+        number: p.blockNumber,
+        parentHash: p.parentHash,
+        timestamp: p.timestamp,
+        transactions: p.transactions,
+      }),
+    );
+    parent = l2BlockRefFromPayload(cfg, p);
+  }
+  assert(parent.l1Origin.number >= 1n, "the sequencer moved to a later epoch");
+
+  const frames = buildChannel(new Uint8Array(16).fill(0x0c), batches, {
+    compression: "brotli",
+    maxFrameSize: 1_000,
+  });
+  assert(frames.length >= 2, `${frames.length} frames`);
+  const l1Common = new Common({
+    chain: { ...Mainnet, chainId: Number(cfg.l1ChainId) },
+    hardfork: Hardfork.Prague,
+  });
+  const gasPrice = BigInt(await rpc.call<string>("eth_gasPrice")) * 2n;
+  let l1Nonce = BigInt(await rpc.call<string>("eth_getTransactionCount", [bytesToHex(BATCHER), "latest"]));
+  const send = async (key: Uint8Array, nonce: bigint, data: Uint8Array) => {
+    const tx = createFeeMarket1559Tx({
+      chainId: cfg.l1ChainId,
+      nonce,
+      to: INBOX,
+      gasLimit: 200_000n,
+      maxFeePerGas: gasPrice,
+      maxPriorityFeePerGas: 1n,
+      data,
+    }, { common: l1Common }).sign(key);
+    await rpc.call("eth_sendRawTransaction", [bytesToHex(tx.serialize())]);
+  };
+  for (const [k, frame] of frames.entries()) {
+    await rpc.call("evm_setNextBlockTimestamp", [Number(t0 + 12n * (4n + BigInt(k)))]);
+    await send(hexToBytes(DEV_PRIVATE_KEY), l1Nonce++, encodeBatcherTxData([frame]));
+  }
+  // A transaction to the inbox from someone else is not batcher data.
+  await send(ACCOUNTS[2].privateKey, 0n, encodeBatcherTxData([frames[0]]));
+  return { genesisJson, cfg, genesisRef, blocks, sequencer };
+}

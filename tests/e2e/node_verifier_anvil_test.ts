@@ -1,0 +1,149 @@
+/**
+ * `keel node` as a verifier, a real process under the baked permission set: anvil is its L1 (the
+ * batches of helpers/op_chain.ts on it), its embedded engine starts from the same L2 genesis, and it
+ * derives the sequencer's blocks from L1 alone. rollupnode_syncStatus reports the heads in the spec's
+ * shape (interfaces.md 2.5, 2.6), rollupnode_outputAtBlock the [version, output root] of a block, and
+ * the node's eth RPC serves the derived blocks with the sequencer's hashes.
+ */
+import { bytesToHex } from "../../lib/common/bytes.ts";
+import { keccak256 } from "../../lib/common/hash.ts";
+import { JsonRpcClient } from "../../lib/common/json_rpc_client.ts";
+import { rollupConfigToJson } from "../../lib/protocol/rollup_config_json.ts";
+import { L1Client } from "../../lib/rollup/l1/mod.ts";
+import { assert, assertEquals } from "../assert.ts";
+import { freePort, installAnvil, opChainOnAnvil, rpcCall, startAnvil } from "./helpers/mod.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const tool = await installAnvil();
+if (!tool.ok && !tool.registryUnreachable) throw new Error(tool.message);
+if (!tool.ok) {
+  console.warn(`node_verifier_anvil_test: skipped, the npm registry is unreachable: ${tool.message}`);
+}
+
+const L2_BLOCKS = 12;
+
+Deno.test({
+  name: "keel node derives an L2 chain from anvil and reports it in rollupnode_syncStatus and outputAtBlock",
+  ignore: !tool.ok,
+  sanitizeResources: false,
+  async fn() {
+    const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
+    const dir = await Deno.makeTempDir({ prefix: "keel-verifier-" });
+    let child: Deno.ChildProcess | undefined;
+    let out = "";
+    try {
+      const rpc = new JsonRpcClient(anvil.url);
+      const chain = await opChainOnAnvil(rpc, new L1Client(rpc), L2_BLOCKS);
+      await Deno.writeTextFile(`${dir}/genesis.json`, JSON.stringify(chain.genesisJson));
+      await Deno.writeTextFile(`${dir}/rollup.json`, JSON.stringify(rollupConfigToJson(chain.cfg)));
+      const port = freePort();
+      child = new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "-P=keel",
+          `--config=${ROOT}deno.json`,
+          `${ROOT}main.ts`,
+          "node",
+          `--rollup.config=${dir}/rollup.json`,
+          `--genesis=${dir}/genesis.json`,
+          `--l1=${anvil.url}`,
+          "--l1.http-poll-interval=200ms",
+          "--rpc.addr=127.0.0.1",
+          `--rpc.port=${port}`,
+          "--http",
+          `--http.port=${port}`,
+          `--authrpc.port=${freePort()}`,
+          `--datadir=${dir}/data`,
+          `--p2p.priv.path=${dir}/p2p.txt`,
+        ],
+        cwd: ROOT,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+        env: { NO_COLOR: "1" },
+      }).spawn();
+      const dec = new TextDecoder();
+      const pump = async (s: ReadableStream<Uint8Array>) => {
+        for await (const chunk of s) out += dec.decode(chunk, { stream: true });
+      };
+      const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
+      const url = `http://127.0.0.1:${port}`;
+      // deno-lint-ignore no-explicit-any
+      let status: any;
+      const deadline = Date.now() + 120_000;
+      while (Date.now() < deadline) {
+        try {
+          // deno-lint-ignore no-explicit-any
+          const r = await rpcCall(url, "rollupnode_syncStatus") as any;
+          status = r.result;
+          if (status?.safe_l2?.number >= L2_BLOCKS) break;
+        } catch {
+          // not listening yet
+        }
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      assert(status?.safe_l2?.number >= L2_BLOCKS, `safe_l2 ${JSON.stringify(status?.safe_l2)}\n${out}`);
+      // The shape of interfaces.md 2.6: exactly these keys; L1 refs with four fields, L2 refs with six.
+      assertEquals(Object.keys(status).sort(), [
+        "current_l1",
+        "current_l1_finalized",
+        "engine_sync_target",
+        "finalized_l1",
+        "finalized_l2",
+        "head_l1",
+        "pending_safe_l2",
+        "queued_unsafe_l2",
+        "safe_l1",
+        "safe_l2",
+        "unsafe_l2",
+      ]);
+      assertEquals(Object.keys(status.head_l1).sort(), ["hash", "number", "parentHash", "timestamp"]);
+      assertEquals(Object.keys(status.safe_l2).sort(), [
+        "hash",
+        "l1origin",
+        "number",
+        "parentHash",
+        "sequenceNumber",
+        "timestamp",
+      ]);
+      assert(typeof status.head_l1.number === "number" && status.head_l1.number >= 4);
+      const last = chain.blocks[L2_BLOCKS - 1];
+      const safe12 = chain.blocks.find((b) => Number(b.blockNumber) === status.safe_l2.number)!;
+      assertEquals(status.safe_l2.hash, bytesToHex(safe12.blockHash));
+      assertEquals(status.safe_l2.l1origin.number >= 1, true);
+      // The node's own eth RPC has the sequencer's blocks.
+      // deno-lint-ignore no-explicit-any
+      const block =
+        (await rpcCall(url, "eth_getBlockByNumber", [`0x${L2_BLOCKS.toString(16)}`, false]) as any).result;
+      assertEquals(block.hash, bytesToHex(last.blockHash));
+      // Output root of block 12: keccak(0^32 ++ stateRoot ++ withdrawalsRoot (Isthmus) ++ hash).
+      // deno-lint-ignore no-explicit-any
+      const output =
+        (await rpcCall(url, "rollupnode_outputAtBlock", [`0x${L2_BLOCKS.toString(16)}`]) as any).result;
+      const want = keccak256(
+        new Uint8Array([
+          ...new Uint8Array(32),
+          ...last.stateRoot,
+          ...last.withdrawalsRoot!,
+          ...last.blockHash,
+        ]),
+      );
+      assertEquals(output, [bytesToHex(new Uint8Array(32)), bytesToHex(want)]);
+      // deno-lint-ignore no-explicit-any
+      const unknown = (await rpcCall(url, "rollupnode_outputAtBlock", ["0x1000"]) as any).error;
+      assertEquals(unknown.code, -32000);
+      child.kill("SIGTERM");
+      assertEquals((await child.status).code, 0, out);
+      await pumps;
+      child = undefined;
+      await chain.sequencer.close();
+    } finally {
+      if (child !== undefined) {
+        child.kill("SIGKILL");
+        await child.status;
+      }
+      await anvil.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
