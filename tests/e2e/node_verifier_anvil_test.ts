@@ -22,6 +22,10 @@ if (!tool.ok) {
 
 const L2_BLOCKS = 12;
 
+/** A JSON-RPC answer as the tests read it. */
+// deno-lint-ignore no-explicit-any
+type Answer = { result?: any; error?: { code: number; message: string } };
+
 Deno.test({
   name: "keel node derives an L2 chain from anvil and reports it in rollupnode_syncStatus and outputAtBlock",
   ignore: !tool.ok,
@@ -68,13 +72,11 @@ Deno.test({
       };
       const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
       const url = `http://127.0.0.1:${port}`;
-      // deno-lint-ignore no-explicit-any
-      let status: any;
+      let status: Answer["result"];
       const deadline = Date.now() + 120_000;
       while (Date.now() < deadline) {
         try {
-          // deno-lint-ignore no-explicit-any
-          const r = await rpcCall(url, "rollupnode_syncStatus") as any;
+          const r = await rpcCall(url, "rollupnode_syncStatus") as Answer;
           status = r.result;
           if (status?.safe_l2?.number >= L2_BLOCKS) break;
         } catch {
@@ -112,14 +114,13 @@ Deno.test({
       assertEquals(status.safe_l2.hash, bytesToHex(safe12.blockHash));
       assertEquals(status.safe_l2.l1origin.number >= 1, true);
       // The node's own eth RPC has the sequencer's blocks.
-      // deno-lint-ignore no-explicit-any
       const block =
-        (await rpcCall(url, "eth_getBlockByNumber", [`0x${L2_BLOCKS.toString(16)}`, false]) as any).result;
+        ((await rpcCall(url, "eth_getBlockByNumber", [`0x${L2_BLOCKS.toString(16)}`, false])) as Answer)
+          .result;
       assertEquals(block.hash, bytesToHex(last.blockHash));
       // Output root of block 12: keccak(0^32 ++ stateRoot ++ withdrawalsRoot (Isthmus) ++ hash).
-      // deno-lint-ignore no-explicit-any
       const output =
-        (await rpcCall(url, "rollupnode_outputAtBlock", [`0x${L2_BLOCKS.toString(16)}`]) as any).result;
+        ((await rpcCall(url, "rollupnode_outputAtBlock", [`0x${L2_BLOCKS.toString(16)}`])) as Answer).result;
       const want = keccak256(
         new Uint8Array([
           ...new Uint8Array(32),
@@ -129,8 +130,7 @@ Deno.test({
         ]),
       );
       assertEquals(output, [bytesToHex(new Uint8Array(32)), bytesToHex(want)]);
-      // deno-lint-ignore no-explicit-any
-      const unknown = (await rpcCall(url, "rollupnode_outputAtBlock", ["0x1000"]) as any).error;
+      const unknown = ((await rpcCall(url, "rollupnode_outputAtBlock", ["0x1000"])) as Answer).error;
       assertEquals(unknown.code, -32000);
       child.kill("SIGTERM");
       assertEquals((await child.status).code, 0, out);
