@@ -131,7 +131,7 @@ Deno.test({
       );
       assertEquals(output, [bytesToHex(new Uint8Array(32)), bytesToHex(want)]);
       const unknown = ((await rpcCall(url, "rollupnode_outputAtBlock", ["0x1000"])) as Answer).error;
-      assertEquals(unknown.code, -32000);
+      assertEquals(unknown?.code, -32000);
       child.kill("SIGTERM");
       assertEquals((await child.status).code, 0, out);
       await pumps;
