@@ -17,7 +17,7 @@ import { JsonRpcClient } from "../../lib/common/json_rpc_client.ts";
 import { blobTx } from "../unit/execution/txpool/fixtures.ts";
 import { L1Client } from "../../lib/rollup/l1/l1_client.ts";
 import { assert, assertEquals, assertRejects } from "../assert.ts";
-import { DEV_PRIVATE_KEY, installAnvil, startAnvil } from "./helpers/mod.ts";
+import { DEV_PRIVATE_KEY, installAnvil, startAnvil, waitForReceipt } from "./helpers/mod.ts";
 
 const tool = await installAnvil();
 if (!tool.ok && !tool.registryUnreachable) throw new Error(tool.message);
@@ -100,9 +100,7 @@ Deno.test({
 
       const client = new L1Client(rpc);
       for (const [name, tx, hash] of sent) {
-        const receipt = await rpc.call<{ blockHash: string; status: string }>("eth_getTransactionReceipt", [
-          bytesToHex(hash),
-        ]);
+        const receipt = await waitForReceipt(rpc, bytesToHex(hash));
         assertEquals(receipt.status, "0x1", name);
         const block = await client.blockWithTxs(hexToBytes(receipt.blockHash));
         const got = block.txs.find((t) => bytesToHex(t.hash) === bytesToHex(hash))!;
@@ -158,9 +156,9 @@ Deno.test({
       const tx = createLegacyTx({ nonce: 0, gasPrice: 10n ** 10n, gasLimit: 30_000, to, value: 5n }, {
         common,
       }).sign(key);
-      await rpc.call("eth_sendRawTransaction", [bytesToHex(tx.serialize())]);
+      const txHash = await rpc.call<string>("eth_sendRawTransaction", [bytesToHex(tx.serialize())]);
       const client = new L1Client(rpc);
-      const head = await client.blockRef("latest");
+      const head = await client.blockRef(hexToBytes((await waitForReceipt(rpc, txHash)).blockHash));
       alter = (b) => {
         if (typeof b.timestamp === "string") b.timestamp = "0x1";
       };

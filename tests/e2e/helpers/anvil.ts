@@ -54,3 +54,18 @@ export async function startAnvil(binary: string, args: string[] = []): Promise<A
   }
   return { url, stop };
 }
+
+/** The receipt of `txHash` once mined (anvil may answer eth_sendRawTransaction before it mined). */
+export async function waitForReceipt(
+  rpc: { call<T>(method: string, params?: unknown[]): Promise<T> },
+  txHash: string,
+): Promise<{ blockHash: string; status: string }> {
+  for (let i = 0; i < 400; i++) {
+    const r = await rpc.call<{ blockHash: string; status: string } | null>("eth_getTransactionReceipt", [
+      txHash,
+    ]);
+    if (r !== null) return r;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`transaction ${txHash} was not mined within 10 s`);
+}

@@ -27,6 +27,7 @@ import type { L1Client } from "../../../lib/rollup/l1/mod.ts";
 import { ACCOUNTS, ExecutionEngineApi, GWEI, versionsAt } from "../../unit/execution/engine/helpers.ts";
 import { assert, assertEquals } from "../../assert.ts";
 import { DEV_PRIVATE_KEY } from "./keel_process.ts";
+import { waitForReceipt } from "./anvil.ts";
 
 /** anvil's account 0, the batcher. */
 export const BATCHER = hexToBytes("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
@@ -186,7 +187,7 @@ export async function opChainOnAnvil(rpc: JsonRpcClient, l1: L1Client, n: number
       maxPriorityFeePerGas: 1n,
       data,
     }, { common: l1Common }).sign(key);
-    await rpc.call("eth_sendRawTransaction", [bytesToHex(tx.serialize())]);
+    await waitForReceipt(rpc, await rpc.call<string>("eth_sendRawTransaction", [bytesToHex(tx.serialize())]));
   };
   for (const [k, frame] of frames.entries()) {
     await rpc.call("evm_setNextBlockTimestamp", [Number(t0 + 12n * (4n + BigInt(k)))]);
