@@ -16,6 +16,9 @@ export function embeddedL2(engine: ExecutionEngine): L2Chain {
       if (block === undefined) return Promise.resolve(undefined);
       return Promise.resolve(withIsthmusRoot(blockToPayload(block), block.header));
     },
+    headNumber(): Promise<bigint> {
+      return Promise.resolve(engine.chain.headNumber());
+    },
     safeNumber(): Promise<bigint | undefined> {
       return Promise.resolve(engine.chain.getHead("safe")?.number);
     },

@@ -14,7 +14,8 @@ import {
   type RollupConfig,
   rollupConfigFromPreset,
 } from "../protocol/mod.ts";
-import { rollupnodeNamespace } from "../rollup/rpc/mod.ts";
+import { adminNamespace, rollupnodeNamespace } from "../rollup/rpc/mod.ts";
+import { Sequencer } from "../rollup/sequencer/mod.ts";
 import { Driver } from "../rollup/driver/mod.ts";
 import { L1Client } from "../rollup/l1/mod.ts";
 import { embeddedL2 } from "./embedded_l2.ts";
@@ -72,6 +73,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
   const endpoints: Record<string, string> = { ...shared.endpoints };
   try {
     let driver: Driver | undefined;
+    let sequencer: Sequencer | undefined;
     if (options.l2 === undefined) {
       const engine = await startExecutionRole(
         { ...execution, metricsEnabled: false, pprofEnabled: false },
@@ -97,10 +99,27 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
           engine: engine.engineApi,
           l2: embeddedL2(engine.engine),
           l1BlobFeeSchedule: knownL1BlobFeeSchedule(rollupConfig.l1ChainId),
-        }, { pollIntervalMs: options.l1HttpPollIntervalMs });
+        }, { pollIntervalMs: options.l1HttpPollIntervalMs, l1Confs: Number(options.verifierL1Confs) });
         driver.start();
         const running = driver;
         stops.push(() => running.stop());
+        if (options.sequencerEnabled) {
+          sequencer = new Sequencer(rollupConfig, {
+            l1,
+            engine: engine.engineApi,
+            l2: embeddedL2(engine.engine),
+            heads: () => ({ safe: running.safeHead, finalized: running.finalizedHead }),
+            l1BlobFeeSchedule: knownL1BlobFeeSchedule(rollupConfig.l1ChainId),
+          }, {
+            l1Confs: Number(options.sequencerL1Confs),
+            maxSafeLag: Number(options.sequencerMaxSafeLag),
+            stopped: options.sequencerStopped,
+            adminStatePath: options.rpcAdminState,
+          });
+          await sequencer.open();
+          const seq = sequencer;
+          stops.push(() => seq.close());
+        }
       }
     } else {
       log.warn(
@@ -110,7 +129,9 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         },
       );
     }
-    const registry = new MethodRegistry([rollupnodeNamespace({ version, rollupConfig, driver })]);
+    const namespaces = [rollupnodeNamespace({ version, rollupConfig, driver })];
+    if (options.rpcEnableAdmin) namespaces.push(adminNamespace({ sequencer, driver }));
+    const registry = new MethodRegistry(namespaces);
     const rpc = new RpcServer({
       endpoints: [{
         name: "rpc",
@@ -118,7 +139,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         port: options.rpcPort,
         http: true,
         ws: true,
-        namespaces: ["rollupnode"],
+        namespaces: options.rpcEnableAdmin ? ["rollupnode", "admin"] : ["rollupnode"],
         corsDomains: [],
         vhosts: ["*"],
       }],

@@ -25,6 +25,8 @@ export interface L2Chain {
   payloadByNumber(number: bigint): Promise<ExecutionPayload | undefined>;
   /** The number of the engine's safe block (the last one applied from L1), if any. */
   safeNumber(): Promise<bigint | undefined>;
+  /** The number of the engine's head (the unsafe head). */
+  headNumber(): Promise<bigint>;
   /** The L2ToL1MessagePasser's storage root at block `hash` (output roots before Isthmus). */
   messagePasserStorageRoot(hash: Uint8Array): Promise<Uint8Array>;
 }
@@ -32,9 +34,11 @@ export interface L2Chain {
 export interface DriverOptions {
   /** Milliseconds between L1 polls when the pipeline waits for L1 (op-node --l1.http-poll-interval). */
   pollIntervalMs: number;
+  /** L1 blocks derived from must be this deep under the L1 head (op-node --verifier.l1-confs). */
+  l1Confs: number;
 }
 
-export const DEFAULT_DRIVER_OPTIONS: DriverOptions = { pollIntervalMs: 12_000 };
+export const DEFAULT_DRIVER_OPTIONS: DriverOptions = { pollIntervalMs: 12_000, l1Confs: 0 };
 
 export interface DriverDeps {
   l1: L1Client;
@@ -74,6 +78,32 @@ export function engineVersions(cfg: RollupConfig, timestamp: bigint): {
   return { fcu: 1, get: 2, newPayload: 2 };
 }
 
+function same(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Whether `block` is what `attributes` on `parent` build (op-node AttributesMatchBlock): parent,
+ * timestamp, prevRandao, fee recipient, gas limit, the transactions byte for byte, empty withdrawals.
+ * (The parent beacon block root and the EIP-1559 parameters are in the block hash through the header.)
+ */
+export function attributesMatch(
+  parent: L2BlockRef,
+  attributes: PayloadAttributes,
+  block: ExecutionPayload,
+): boolean {
+  const txs = attributes.transactions ?? [];
+  return same(block.parentHash, parent.hash) && block.timestamp === attributes.timestamp &&
+    same(block.prevRandao, attributes.prevRandao) &&
+    same(block.feeRecipient, attributes.suggestedFeeRecipient) &&
+    (attributes.gasLimit === undefined || block.gasLimit === attributes.gasLimit) &&
+    block.transactions.length === txs.length && block.transactions.every((t, i) => same(t, txs[i])) &&
+    (block.withdrawals?.length ?? 0) === 0 && (attributes.withdrawals?.length ?? 0) === 0;
+}
+
 function severity(e: unknown): string | undefined {
   return e instanceof BaseError ? (e as BaseError & { severity?: string }).severity : undefined;
 }
@@ -89,6 +119,8 @@ export class Driver {
   /** Safe blocks not yet finalized, with the L1 block each was derived from. */
   #derived: { block: L2BlockRef; from: bigint }[] = [];
   #heads = { head: ZERO_L1, safe: ZERO_L1, finalized: ZERO_L1 };
+  #unsafe: L2BlockRef = ZERO_L2;
+  #resetRequested = false;
   #stopped = false;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
@@ -163,13 +195,18 @@ export class Driver {
     }
     while (!this.#stopped) {
       try {
+        if (this.#resetRequested) {
+          this.#resetRequested = false;
+          await this.#reset();
+        }
         await this.#refreshL1();
         const r = await this.#pipeline!.next(this.#safe);
         if (r === "idle") {
           await this.#sleep();
           continue;
         }
-        const p = await this.#apply(r.parent, r.attributes);
+        const p = await this.#consolidate(r.parent, r.attributes) ??
+          await this.#apply(r.parent, r.attributes);
         this.#safe = l2BlockRefFromPayload(this.cfg, p);
         this.#derived.push({ block: this.#safe, from: r.derivedFrom.number });
         this.#finalize();
@@ -211,6 +248,49 @@ export class Driver {
     });
   }
 
+  /**
+   * L1 consolidation (derivation.md "Engine Queue", "L1-consolidation: payload attributes matching"): the
+   * engine already has an unsafe block after the parent whose inputs are the attributes': it becomes safe
+   * as it is. Otherwise undefined (the attributes are built, replacing any unsafe block there).
+   */
+  async #consolidate(
+    parent: L2BlockRef,
+    attributes: PayloadAttributes,
+  ): Promise<ExecutionPayload | undefined> {
+    const existing = await this.#deps.l2.payloadByNumber(parent.number + 1n);
+    if (existing === undefined || !attributesMatch(parent, attributes, existing)) {
+      if (existing !== undefined) {
+        this.#log.warn("Unsafe block does not match L1: replacing it", {
+          number: Number(existing.blockNumber),
+        });
+      }
+      return undefined;
+    }
+    const v = engineVersions(this.cfg, attributes.timestamp);
+    const head = await this.#deps.l2.payloadByNumber(await this.#deps.l2.headNumber());
+    await this.#deps.engine.forkchoiceUpdated(v.fcu, {
+      headBlockHash: head?.blockHash ?? existing.blockHash,
+      safeBlockHash: existing.blockHash,
+      finalizedBlockHash: this.#finalized.hash,
+    });
+    return existing;
+  }
+
+  /** The safe and finalized heads (for a sequencer in the same node). */
+  get safeHead(): L2BlockRef {
+    return this.#safe;
+  }
+
+  get finalizedHead(): L2BlockRef {
+    return this.#finalized;
+  }
+
+  /** Forces the pipeline to restart from the safe head (admin_resetDerivationPipeline). */
+  requestReset(): void {
+    this.#resetRequested = true;
+    this.#wake?.();
+  }
+
   async #refreshL1(): Promise<void> {
     const l1 = this.#deps.l1;
     this.#heads.head = await l1.blockRef("latest");
@@ -222,6 +302,8 @@ export class Driver {
       }
     }
     this.#finalize();
+    const head = await this.#deps.l2.headNumber();
+    if (head !== this.#unsafe.number || this.#unsafe === ZERO_L2) this.#unsafe = await this.#ref(head);
   }
 
   #finalize(): void {
@@ -273,21 +355,27 @@ export class Driver {
     return p;
   }
 
-  /** rollupnode_syncStatus. */
-  syncStatus(): SyncStatus {
+  /** rollupnode_syncStatus (the unsafe head read from the engine at the call). */
+  async syncStatus(): Promise<SyncStatus> {
     const origin = this.#pipeline?.origin ?? ZERO_L1;
+    try {
+      const head = await this.#deps.l2.headNumber();
+      if (head !== this.#unsafe.number || this.#unsafe === ZERO_L2) this.#unsafe = await this.#ref(head);
+    } catch {
+      // the engine is not readable yet: the last known head
+    }
     return {
       currentL1: origin,
       currentL1Finalized: this.#heads.finalized,
       headL1: this.#heads.head,
       safeL1: this.#heads.safe,
       finalizedL1: this.#heads.finalized,
-      unsafeL2: this.#safe,
+      unsafeL2: this.#unsafe.number > this.#safe.number ? this.#unsafe : this.#safe,
       safeL2: this.#safe,
       finalizedL2: this.#finalized,
       pendingSafeL2: this.#safe,
       queuedUnsafeL2: ZERO_L2,
-      engineSyncTarget: this.#safe,
+      engineSyncTarget: this.#unsafe.number > this.#safe.number ? this.#unsafe : this.#safe,
     };
   }
 

@@ -8,7 +8,7 @@ export interface RollupRpcBackend {
   readonly rollupConfig: RollupConfig;
   /** The driver, when the node derives from L1 (`--l1`). */
   readonly driver?: {
-    syncStatus(): SyncStatus;
+    syncStatus(): Promise<SyncStatus>;
     outputAtBlock(number: bigint): Promise<[Uint8Array, Uint8Array]>;
   };
 }

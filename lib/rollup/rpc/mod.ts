@@ -18,3 +18,4 @@ export function rollupnodeNamespace(backend: RollupRpcBackend): Namespace {
     outputAtBlock: rollupnodeOutputAtBlock(backend),
   };
 }
+export { type AdminBackend, adminNamespace } from "./admin.ts";

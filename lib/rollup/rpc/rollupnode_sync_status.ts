@@ -36,8 +36,8 @@ export const rollupnodeSyncStatus = (backend: RollupRpcBackend) =>
   defineMethod({
     name: "rollupnode_syncStatus",
     params: [],
-    handler: () => {
-      const st = driverOf(backend).syncStatus();
+    handler: async () => {
+      const st = await driverOf(backend).syncStatus();
       return {
         current_l1: l1RefJson(st.currentL1),
         current_l1_finalized: l1RefJson(st.currentL1Finalized),

@@ -1,0 +1,62 @@
+/**
+ * The rollup node's `admin` namespace (interfaces.md 4.4; registered only with --rpc.enable-admin):
+ * admin_startSequencer, admin_stopSequencer, admin_sequencerActive (3.1 "Sequencer") and
+ * admin_resetDerivationPipeline. Without a sequencer (--sequencer.enabled false) the sequencer methods
+ * answer -32000, as op-node's do on a verifier.
+ */
+import { BaseError } from "../../common/errors.ts";
+import type { Namespace } from "../../rpc/mod.ts";
+import { defineMethod, RpcError } from "../../rpc/mod.ts";
+
+export interface AdminBackend {
+  sequencer?: { readonly active: boolean; start(): Promise<void>; stop(): Promise<Uint8Array> };
+  driver?: { requestReset(): void };
+}
+
+function fail(e: unknown): never {
+  if (e instanceof BaseError) throw RpcError.server(e.message);
+  throw e;
+}
+
+export function adminNamespace(backend: AdminBackend): Namespace {
+  const sequencer = () => {
+    if (backend.sequencer === undefined) {
+      throw RpcError.server("sequencer is not enabled (--sequencer.enabled)");
+    }
+    return backend.sequencer;
+  };
+  return {
+    startSequencer: defineMethod({
+      name: "admin_startSequencer",
+      params: [],
+      handler: async () => {
+        await sequencer().start().catch(fail);
+        return null;
+      },
+    }),
+    stopSequencer: defineMethod({
+      name: "admin_stopSequencer",
+      params: [],
+      handler: async () => {
+        await sequencer().stop().catch(fail);
+        return null;
+      },
+    }),
+    sequencerActive: defineMethod({
+      name: "admin_sequencerActive",
+      params: [],
+      handler: () => backend.sequencer?.active ?? false,
+    }),
+    resetDerivationPipeline: defineMethod({
+      name: "admin_resetDerivationPipeline",
+      params: [],
+      handler: () => {
+        if (backend.driver === undefined) {
+          throw RpcError.server("derivation is not running: start the node with --l1");
+        }
+        backend.driver.requestReset();
+        return null;
+      },
+    }),
+  };
+}

@@ -1,0 +1,261 @@
+/**
+ * The sequencer (specs/protocol/derivation.md "Sequencing & Batch Submission Overview"; op-node's
+ * sequencer and L1OriginSelector): every block time it builds the next unsafe L2 block on the engine
+ * head from payload attributes (the L1-info deposit, the epoch's user deposits, the network upgrade
+ * transactions) and the engine's transaction pool, through the Engine API.
+ *
+ * L1 origin: the next L1 block once it is `sequencer.l1-confs` deep under the L1 head and its time is
+ * not after the new block's; the parent's origin otherwise. Past the sequencer drift the next origin
+ * must be taken, and the block carries no pool transactions (noTxPool); so do the activation blocks of
+ * forks with upgrade transactions. With `sequencer.max-safe-lag` > 0 it pauses while the unsafe head
+ * is that far ahead of the safe head.
+ *
+ * States (interfaces.md 3.1): active or stopped; `start()` / `stop()` are admin_startSequencer /
+ * admin_stopSequencer, with the state saved to `rpc.admin-state` when given.
+ */
+import { BaseError, getLogger } from "../../common/mod.ts";
+import type { L1BlockRef, L2BlockRef } from "../../protocol/block_ref.ts";
+import type { EngineApi, ExecutionPayload } from "../../protocol/engine.ts";
+import { isForkActivationBlock } from "../../protocol/hardforks.ts";
+import type { L1BlobFeeSchedule } from "../../protocol/l1_blob_fee.ts";
+import { maxSequencerDrift, type RollupConfig } from "../../protocol/rollup_config.ts";
+import { UPGRADE_FORKS } from "../../protocol/upgrade_txs.ts";
+import {
+  buildPayloadAttributes,
+  l2BlockRefFromPayload,
+  systemConfigFromL2Block,
+  upgradeTxsAt,
+} from "../derive/mod.ts";
+import { engineVersions, type L2Chain } from "../driver/mod.ts";
+import type { L1Client } from "../l1/mod.ts";
+import { systemConfigUpdatesFromReceipts } from "../../protocol/system_config.ts";
+
+export interface SequencerOptions {
+  /** L1 blocks must be this deep under the L1 head to become an origin (--sequencer.l1-confs). */
+  l1Confs: number;
+  /** Pause while the unsafe head leads the safe head by this many blocks; 0: never (--sequencer.max-safe-lag). */
+  maxSafeLag: number;
+  /** Start stopped (--sequencer.stopped). */
+  stopped: boolean;
+  /** Where admin_startSequencer / admin_stopSequencer persist the state (--rpc.admin-state). */
+  adminStatePath?: string;
+}
+
+export const DEFAULT_SEQUENCER_OPTIONS: SequencerOptions = { l1Confs: 4, maxSafeLag: 0, stopped: false };
+
+export interface SequencerDeps {
+  l1: L1Client;
+  engine: EngineApi;
+  l2: L2Chain;
+  /** The safe and finalized L2 heads (the driver's). */
+  heads: () => { safe: L2BlockRef; finalized: L2BlockRef };
+  l1BlobFeeSchedule?: L1BlobFeeSchedule;
+  /** Seconds since the epoch (tests pass a clock). */
+  now?: () => number;
+}
+
+/** The L1 origin of the block after `parent` at `timestamp` (op-node L1OriginSelector.FindL1Origin). */
+export async function selectL1Origin(
+  cfg: RollupConfig,
+  l1: Pick<L1Client, "blockRef">,
+  parent: L2BlockRef,
+  timestamp: bigint,
+  l1Head: bigint,
+  l1Confs: bigint,
+): Promise<L1BlockRef> {
+  const current = await l1.blockRef(parent.l1Origin.hash);
+  const pastDrift = timestamp > current.timestamp + maxSequencerDrift(cfg, current.timestamp);
+  const nextNumber = current.number + 1n;
+  let next: L1BlockRef | undefined;
+  if (nextNumber + l1Confs <= l1Head || pastDrift) {
+    try {
+      next = await l1.blockRef(nextNumber);
+    } catch (e) {
+      if (!(e instanceof BaseError && e.code === "L1_NOT_FOUND")) throw e;
+    }
+  }
+  if (pastDrift) {
+    if (next === undefined) {
+      throw new BaseError(
+        "SEQUENCER_DRIFT",
+        `Cannot sequence at ${timestamp}: past the sequencer drift of L1 origin ${current.number} and no next L1 block`,
+        { severity: "temporary" },
+      );
+    }
+    return next;
+  }
+  return next !== undefined && timestamp >= next.timestamp ? next : current;
+}
+
+export class Sequencer {
+  readonly cfg: RollupConfig;
+  readonly options: SequencerOptions;
+  readonly #deps: SequencerDeps;
+  readonly #log = getLogger(["rollup", "sequencer"]);
+  #active: boolean;
+  #closed = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running: Promise<void> | undefined;
+
+  constructor(cfg: RollupConfig, deps: SequencerDeps, options: Partial<SequencerOptions> = {}) {
+    this.cfg = cfg;
+    this.#deps = deps;
+    this.options = { ...DEFAULT_SEQUENCER_OPTIONS, ...options };
+    this.#active = !this.options.stopped;
+  }
+
+  /** Reads the persisted admin state (rpc.admin-state) over `--sequencer.stopped`, and starts the loop. */
+  async open(): Promise<void> {
+    const path = this.options.adminStatePath;
+    if (path !== undefined) {
+      try {
+        const saved = JSON.parse(await Deno.readTextFile(path)) as { sequencerStopped?: boolean };
+        if (typeof saved.sequencerStopped === "boolean") this.#active = !saved.sequencerStopped;
+      } catch (e) {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+      }
+    }
+    this.#schedule(0);
+  }
+
+  get active(): boolean {
+    return this.#active;
+  }
+
+  async #persist(): Promise<void> {
+    const path = this.options.adminStatePath;
+    if (path !== undefined) {
+      await Deno.writeTextFile(path, JSON.stringify({ sequencerStopped: !this.#active }));
+    }
+  }
+
+  /** admin_startSequencer. */
+  async start(): Promise<void> {
+    if (this.#active) throw new BaseError("SEQUENCER_ACTIVE", "sequencer already running");
+    this.#active = true;
+    await this.#persist();
+    this.#schedule(0);
+  }
+
+  /** admin_stopSequencer: returns the hash of the last block built. */
+  async stop(): Promise<Uint8Array> {
+    if (!this.#active) throw new BaseError("SEQUENCER_STOPPED", "sequencer not running");
+    this.#active = false;
+    await this.#persist();
+    await this.#running;
+    const head = await this.#deps.l2.payloadByNumber(await this.#deps.l2.headNumber());
+    return head?.blockHash ?? new Uint8Array(32);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  #schedule(ms: number): void {
+    if (this.#closed) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#running = this.#tick();
+    }, ms);
+  }
+
+  async #tick(): Promise<void> {
+    let wait = 1000;
+    try {
+      if (this.#active) wait = await this.#step();
+    } catch (e) {
+      this.#log.warn("Sequencing failed: {message}", { message: (e as Error).message });
+    }
+    if (this.#active) this.#schedule(wait);
+  }
+
+  /** Builds the next block when its time has come; returns the milliseconds until the next try. */
+  async #step(): Promise<number> {
+    const { l2, l1 } = this.#deps;
+    const head = (await l2.payloadByNumber(await l2.headNumber()))!;
+    const parent = l2BlockRefFromPayload(this.cfg, head);
+    const { safe, finalized } = this.#deps.heads();
+    const lag = this.options.maxSafeLag;
+    if (lag > 0 && parent.number - safe.number >= BigInt(lag)) return 1000;
+    const timestamp = parent.timestamp + this.cfg.blockTime;
+    const now = this.#deps.now?.() ?? Date.now() / 1000;
+    if (now < Number(timestamp)) return Math.max(50, (Number(timestamp) - now) * 1000);
+    const l1Head = (await l1.blockRef("latest")).number;
+    const origin = await selectL1Origin(
+      this.cfg,
+      l1,
+      parent,
+      timestamp,
+      l1Head,
+      BigInt(this.options.l1Confs),
+    );
+    const newEpoch = origin.number !== parent.l1Origin.number;
+    const receipts = newEpoch ? await l1.receipts(origin.hash) : [];
+    let systemConfig = systemConfigFromL2Block(this.cfg, head);
+    if (newEpoch) {
+      systemConfig = systemConfigUpdatesFromReceipts(
+        systemConfig,
+        receipts,
+        this.cfg.l1SystemConfigAddress,
+        origin.timestamp,
+        this.cfg,
+      ).config;
+    }
+    const upgrade = UPGRADE_FORKS.some((f) =>
+      isForkActivationBlock(this.cfg.forks, f, timestamp, this.cfg.blockTime)
+    );
+    const pastDrift = timestamp > origin.timestamp + maxSequencerDrift(this.cfg, origin.timestamp);
+    const attributes = buildPayloadAttributes({
+      config: this.cfg,
+      parent,
+      l1Origin: await l1.header(origin.hash),
+      receipts,
+      systemConfig,
+      l1BlobFeeSchedule: this.#deps.l1BlobFeeSchedule,
+      upgradeTransactions: (t) => upgradeTxsAt(this.cfg, t),
+      noTxPool: upgrade || pastDrift,
+    });
+    const engine = this.#deps.engine;
+    const v = engineVersions(this.cfg, timestamp);
+    const fcu = await engine.forkchoiceUpdated(v.fcu, {
+      headBlockHash: parent.hash,
+      safeBlockHash: safe.hash,
+      finalizedBlockHash: finalized.hash,
+    }, attributes);
+    if (fcu.payloadId === null) {
+      throw new BaseError(
+        "SEQUENCER_BUILD",
+        `Cannot build block ${parent.number + 1n}: ${fcu.payloadStatus.status}`,
+      );
+    }
+    const envelope = await engine.getPayload(v.get, fcu.payloadId);
+    const p: ExecutionPayload = envelope.executionPayload;
+    const status = v.newPayload === 2 ? await engine.newPayload(2, p) : await engine.newPayload(
+      v.newPayload,
+      p,
+      [],
+      envelope.parentBeaconBlockRoot,
+      v.newPayload === 4 ? [] : undefined,
+    );
+    if (status.status !== "VALID") {
+      throw new BaseError(
+        "SEQUENCER_INSERT",
+        `Cannot insert block ${p.blockNumber}: ${status.validationError ?? status.status}`,
+      );
+    }
+    await engine.forkchoiceUpdated(v.fcu, {
+      headBlockHash: p.blockHash,
+      safeBlockHash: safe.hash,
+      finalizedBlockHash: finalized.hash,
+    });
+    this.#log.info("Sequenced block", {
+      number: Number(p.blockNumber),
+      txs: p.transactions.length,
+      l1Origin: Number(origin.number),
+    });
+    return 0;
+  }
+}
