@@ -41,36 +41,41 @@ Deno.test({
       await Deno.writeTextFile(`${dir}/genesis.json`, JSON.stringify(chain.genesisJson));
       await Deno.writeTextFile(`${dir}/rollup.json`, JSON.stringify(rollupConfigToJson(chain.cfg)));
       const port = freePort();
-      child = new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "-P=keel",
-          `--config=${ROOT}deno.json`,
-          `${ROOT}main.ts`,
-          "node",
-          `--rollup.config=${dir}/rollup.json`,
-          `--genesis=${dir}/genesis.json`,
-          `--l1=${anvil.url}`,
-          "--l1.http-poll-interval=200ms",
-          "--rpc.addr=127.0.0.1",
-          `--rpc.port=${port}`,
-          "--http",
-          `--http.port=${port}`,
-          `--authrpc.port=${freePort()}`,
-          `--datadir=${dir}/data`,
-          `--p2p.priv.path=${dir}/p2p.txt`,
-        ],
-        cwd: ROOT,
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-        env: { NO_COLOR: "1" },
-      }).spawn();
-      const dec = new TextDecoder();
-      const pump = async (s: ReadableStream<Uint8Array>) => {
-        for await (const chunk of s) out += dec.decode(chunk, { stream: true });
+      const authPort = freePort();
+      const spawn = () => {
+        const proc = new Deno.Command(Deno.execPath(), {
+          args: [
+            "run",
+            "-P=keel",
+            `--config=${ROOT}deno.json`,
+            `${ROOT}main.ts`,
+            "node",
+            `--rollup.config=${dir}/rollup.json`,
+            `--genesis=${dir}/genesis.json`,
+            `--l1=${anvil.url}`,
+            "--l1.http-poll-interval=200ms",
+            "--rpc.addr=127.0.0.1",
+            `--rpc.port=${port}`,
+            "--http",
+            `--http.port=${port}`,
+            `--authrpc.port=${authPort}`,
+            `--datadir=${dir}/data`,
+            `--p2p.priv.path=${dir}/p2p.txt`,
+          ],
+          cwd: ROOT,
+          stdin: "null",
+          stdout: "piped",
+          stderr: "piped",
+          env: { NO_COLOR: "1" },
+        }).spawn();
+        const dec = new TextDecoder();
+        const pump = async (st: ReadableStream<Uint8Array>) => {
+          for await (const chunk of st) out += dec.decode(chunk, { stream: true });
+        };
+        return { proc, pumps: Promise.all([pump(proc.stdout), pump(proc.stderr)]) };
       };
-      const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
+      let started = spawn();
+      child = started.proc;
       const url = `http://127.0.0.1:${port}`;
       let status: Answer["result"];
       const deadline = Date.now() + 120_000;
@@ -134,7 +139,27 @@ Deno.test({
       assertEquals(unknown?.code, -32000);
       child.kill("SIGTERM");
       assertEquals((await child.status).code, 0, out);
-      await pumps;
+      await started.pumps;
+      // A restart resumes from the engine's safe head: the same chain, nothing derived twice.
+      started = spawn();
+      child = started.proc;
+      const before = out.length;
+      let again: Answer["result"];
+      for (let i = 0; i < 300 && again?.safe_l2?.number !== L2_BLOCKS; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        again = await rpcCall(url, "rollupnode_syncStatus").then(
+          (r) => (r as Answer).result,
+          () => undefined,
+        );
+      }
+      assertEquals(again?.safe_l2?.number, L2_BLOCKS, out);
+      assertEquals(again?.safe_l2?.hash, bytesToHex(last.blockHash));
+      const restarted = out.slice(before);
+      assert(/Derivation starts.*safe.?12/.test(restarted), restarted);
+      assert(!restarted.includes("Derived block"), restarted);
+      child.kill("SIGTERM");
+      assertEquals((await child.status).code, 0, out);
+      await started.pumps;
       child = undefined;
       await chain.sequencer.close();
     } finally {
