@@ -17,7 +17,7 @@ import {
 import { adminNamespace, rollupnodeNamespace } from "../rollup/rpc/mod.ts";
 import { Sequencer } from "../rollup/sequencer/mod.ts";
 import { Driver } from "../rollup/driver/mod.ts";
-import { L1Client } from "../rollup/l1/mod.ts";
+import { BeaconClient, L1Client } from "../rollup/l1/mod.ts";
 import { embeddedL2 } from "./embedded_l2.ts";
 import { DEFAULT_RPC_LIMITS, ListenerPool, MethodRegistry, RpcServer } from "../rpc/mod.ts";
 import { getNetworkPreset } from "../../networks/mod.ts";
@@ -94,8 +94,14 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         const l1 = new L1Client(new JsonRpcClient(options.l1, { timeoutMs: 30_000 }), {
           trustRpc: options.l1TrustRpc,
         });
+        const blobs = options.l1Beacon === undefined ? undefined : new BeaconClient(options.l1Beacon, {
+          fallbacks: options.l1BeaconFallbacks,
+          header: options.l1BeaconHeader,
+          fetchAllSidecars: options.l1BeaconFetchAllSidecars,
+        });
         driver = new Driver(rollupConfig, {
           l1,
+          blobs,
           engine: engine.engineApi,
           l2: embeddedL2(engine.engine),
           l1BlobFeeSchedule: knownL1BlobFeeSchedule(rollupConfig.l1ChainId),

@@ -15,10 +15,10 @@ import {
   l2BlockRefFromPayload,
   systemConfigFromL2Block,
 } from "../../lib/rollup/derive/mod.ts";
-import { L1Client } from "../../lib/rollup/l1/mod.ts";
+import { BeaconClient, L1Client, versionedHash } from "../../lib/rollup/l1/mod.ts";
 import { ExecutionEngineApi } from "../unit/execution/engine/helpers.ts";
-import { assertEquals } from "../assert.ts";
-import { buildOn, installAnvil, opChainOnAnvil, startAnvil } from "./helpers/mod.ts";
+import { assertEquals, assertRejects } from "../assert.ts";
+import { buildOn, installAnvil, type OpChain, opChainOnAnvil, startAnvil } from "./helpers/mod.ts";
 
 const tool = await installAnvil();
 if (!tool.ok && !tool.registryUnreachable) throw new Error(tool.message);
@@ -28,74 +28,142 @@ if (!tool.ok) {
 
 const L2_BLOCKS = 12;
 
+/**
+ * A beacon node's blob API on 127.0.0.1 serving the chain's blob sidecars by slot (L1 block k is slot k:
+ * its time is genesis + 12 k); `tamper` flips a byte of every blob served.
+ */
+function fakeBeacon(genesisTime: bigint, sidecars: OpChain["sidecars"], tamper = false) {
+  const ac = new AbortController();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },
+    (req) => {
+      const url = new URL(req.url);
+      if (url.pathname === "/eth/v1/beacon/genesis") {
+        return Response.json({
+          data: { genesis_time: String(genesisTime) },
+        });
+      }
+      if (url.pathname === "/eth/v1/config/spec") return Response.json({ data: { SECONDS_PER_SLOT: "12" } });
+      const m = /^\/eth\/v1\/beacon\/blob_sidecars\/(\d+)$/.exec(url.pathname);
+      if (m === null) return new Response("not found", { status: 404 });
+      const bundle = sidecars.get(BigInt(m[1]));
+      const indices = url.searchParams.getAll("indices").map(Number);
+      const data = (bundle?.blobs ?? []).map((blob, i) => {
+        const served = tamper ? blob.map((b, j) => (j === 1000 ? b ^ 1 : b)) : blob;
+        return {
+          index: String(i),
+          blob: bytesToHex(served),
+          kzg_commitment: bytesToHex(bundle!.commitments[i]),
+          kzg_proof: bytesToHex(bundle!.proofs[i]),
+        };
+      }).filter((s) => indices.length === 0 || indices.includes(Number(s.index)));
+      return Response.json({ data });
+    },
+  );
+  return {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    async close() {
+      ac.abort();
+      await server.finished;
+    },
+  };
+}
+
+async function derive(da: "calldata" | "blobs") {
+  const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
+  let beacon: ReturnType<typeof fakeBeacon> | undefined;
+  try {
+    const rpc = new JsonRpcClient(anvil.url);
+    const l1 = new L1Client(rpc);
+    const chain = await opChainOnAnvil(rpc, l1, L2_BLOCKS, da);
+    if (da === "blobs") {
+      assertEquals(chain.sidecars.size, 1);
+      beacon = fakeBeacon(chain.cfg.genesis.l2Time, chain.sidecars);
+      // A beacon node that serves altered blobs is caught by the KZG proof.
+      const bad = fakeBeacon(chain.cfg.genesis.l2Time, chain.sidecars, true);
+      try {
+        const [[number, bundle]] = [...chain.sidecars];
+        const block = await l1.blockRef(number);
+        const hashes = bundle.commitments.map((c, index) => ({ index, hash: versionedHash(c) }));
+        await assertRejects(() => new BeaconClient(bad.url).blobs(block, hashes), Error, "KZG proof");
+        assertEquals(await new BeaconClient(beacon.url).blobs(block, hashes), bundle.blobs);
+      } finally {
+        await bad.close();
+      }
+    }
+    const { cfg, genesisRef } = chain;
+    const ver = await ExecutionEngine.open({ genesis: chain.genesisJson });
+    const verApi = new ExecutionEngineApi({}, { engine: ver });
+    const genesisConfig = systemConfigFromGenesis(cfg.genesis.systemConfig);
+    const refs = new Map<bigint, L2BlockRef>([[0n, genesisRef]]);
+    const payloads = new Map<bigint, ExecutionPayload>();
+    const drops: string[] = [];
+    const pipeline = new DerivationPipeline(
+      cfg,
+      {
+        l1,
+        l2: {
+          l2BlockRefByNumber: (n) => Promise.resolve(refs.get(n)!),
+          transactionsByNumber: (n) => Promise.resolve(payloads.get(n)?.transactions ?? []),
+          systemConfigOf: (b) =>
+            Promise.resolve(
+              b.number === 0n ? genesisConfig : systemConfigFromL2Block(cfg, payloads.get(b.number)!),
+            ),
+        },
+        blobs: beacon === undefined ? undefined : new BeaconClient(beacon.url),
+        onDrop: (stage, reason) => drops.push(`${stage}: ${reason}`),
+      },
+      await l1.blockRef(0n),
+      genesisConfig,
+    );
+    let safe = genesisRef;
+    while (safe.number < BigInt(L2_BLOCKS)) {
+      const r = await pipeline.next(safe);
+      if (r === "idle") break;
+      const p = await buildOn(verApi, safe, r.attributes);
+      safe = l2BlockRefFromPayload(cfg, p);
+      refs.set(safe.number, safe);
+      payloads.set(safe.number, p);
+      const read = systemConfigFromL2Block(cfg, p);
+      assertEquals([read.batcherAddr, read.scalar, read.gasLimit], [
+        r.systemConfig.batcherAddr,
+        r.systemConfig.scalar,
+        r.systemConfig.gasLimit,
+      ]);
+    }
+    assertEquals(
+      safe.number,
+      BigInt(L2_BLOCKS),
+      `derived ${safe.number} blocks; dropped: ${drops.join("; ")}`,
+    );
+    for (const p of chain.blocks) {
+      assertEquals(
+        bytesToHex(refs.get(p.blockNumber)!.hash),
+        bytesToHex(p.blockHash),
+        `L2 block ${p.blockNumber}`,
+      );
+    }
+    assertEquals(bytesToHex(ver.head().hash), bytesToHex(chain.sequencer.head().hash));
+    // Nothing more to derive until L1 grows.
+    assertEquals(await pipeline.next(safe), "idle");
+    await chain.sequencer.close();
+    await ver.close();
+  } finally {
+    await beacon?.close();
+    await anvil.stop();
+  }
+}
+
 Deno.test({
-  name: "derivation: a verifier reading only anvil derives the sequencer's L2 chain",
+  name: "derivation: a verifier reading only anvil derives the sequencer's L2 chain (calldata)",
   ignore: !tool.ok,
   sanitizeResources: false,
-  async fn() {
-    const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
-    try {
-      const rpc = new JsonRpcClient(anvil.url);
-      const l1 = new L1Client(rpc);
-      const chain = await opChainOnAnvil(rpc, l1, L2_BLOCKS);
-      const { cfg, genesisRef } = chain;
-      const ver = await ExecutionEngine.open({ genesis: chain.genesisJson });
-      const verApi = new ExecutionEngineApi({}, { engine: ver });
-      const genesisConfig = systemConfigFromGenesis(cfg.genesis.systemConfig);
-      const refs = new Map<bigint, L2BlockRef>([[0n, genesisRef]]);
-      const payloads = new Map<bigint, ExecutionPayload>();
-      const drops: string[] = [];
-      const pipeline = new DerivationPipeline(
-        cfg,
-        {
-          l1,
-          l2: {
-            l2BlockRefByNumber: (n) => Promise.resolve(refs.get(n)!),
-            transactionsByNumber: (n) => Promise.resolve(payloads.get(n)?.transactions ?? []),
-            systemConfigOf: (b) =>
-              Promise.resolve(
-                b.number === 0n ? genesisConfig : systemConfigFromL2Block(cfg, payloads.get(b.number)!),
-              ),
-          },
-          onDrop: (stage, reason) => drops.push(`${stage}: ${reason}`),
-        },
-        await l1.blockRef(0n),
-        genesisConfig,
-      );
-      let safe = genesisRef;
-      while (safe.number < BigInt(L2_BLOCKS)) {
-        const r = await pipeline.next(safe);
-        if (r === "idle") break;
-        const p = await buildOn(verApi, safe, r.attributes);
-        safe = l2BlockRefFromPayload(cfg, p);
-        refs.set(safe.number, safe);
-        payloads.set(safe.number, p);
-        const read = systemConfigFromL2Block(cfg, p);
-        assertEquals([read.batcherAddr, read.scalar, read.gasLimit], [
-          r.systemConfig.batcherAddr,
-          r.systemConfig.scalar,
-          r.systemConfig.gasLimit,
-        ]);
-      }
-      assertEquals(
-        safe.number,
-        BigInt(L2_BLOCKS),
-        `derived ${safe.number} blocks; dropped: ${drops.join("; ")}`,
-      );
-      for (const p of chain.blocks) {
-        assertEquals(
-          bytesToHex(refs.get(p.blockNumber)!.hash),
-          bytesToHex(p.blockHash),
-          `L2 block ${p.blockNumber}`,
-        );
-      }
-      assertEquals(bytesToHex(ver.head().hash), bytesToHex(chain.sequencer.head().hash));
-      // Nothing more to derive until L1 grows.
-      assertEquals(await pipeline.next(safe), "idle");
-      await chain.sequencer.close();
-      await ver.close();
-    } finally {
-      await anvil.stop();
-    }
-  },
+  fn: () => derive("calldata"),
+});
+
+Deno.test({
+  name: "derivation: the same from a blob, read from a beacon node and checked by KZG (Ecotone)",
+  ignore: !tool.ok,
+  sanitizeResources: false,
+  fn: () => derive("blobs"),
 });

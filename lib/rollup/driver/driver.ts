@@ -16,7 +16,12 @@ import type { EngineApi, EngineVersion, ExecutionPayload, PayloadAttributes } fr
 import type { L1BlobFeeSchedule } from "../../protocol/l1_blob_fee.ts";
 import { OUTPUT_VERSION_V0, outputRootV0 } from "../../protocol/output_root.ts";
 import { isRollupForkActive, type RollupConfig } from "../../protocol/rollup_config.ts";
-import { DerivationPipeline, l2BlockRefFromPayload, systemConfigFromL2Block } from "../derive/mod.ts";
+import {
+  type BlobSource,
+  DerivationPipeline,
+  l2BlockRefFromPayload,
+  systemConfigFromL2Block,
+} from "../derive/mod.ts";
 import type { L1Client } from "../l1/mod.ts";
 
 /** What the driver needs of the L2 execution client besides the Engine API. */
@@ -42,6 +47,8 @@ export const DEFAULT_DRIVER_OPTIONS: DriverOptions = { pollIntervalMs: 12_000, l
 
 export interface DriverDeps {
   l1: L1Client;
+  /** Blob bodies (a beacon node: l1/beacon_client.ts); without it blob batcher transactions stop derivation. */
+  blobs?: BlobSource;
   engine: EngineApi;
   l2: L2Chain;
   l1BlobFeeSchedule?: L1BlobFeeSchedule;

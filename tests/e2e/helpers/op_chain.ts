@@ -16,6 +16,10 @@ import type { L2BlockRef } from "../../../lib/protocol/block_ref.ts";
 import type { SingularBatch } from "../../../lib/protocol/batch.ts";
 import type { ExecutionPayload, PayloadAttributes } from "../../../lib/protocol/engine.ts";
 import { encodeBatcherTxData } from "../../../lib/protocol/frame.ts";
+import { encodeBlobData } from "../../../lib/protocol/blob_data.ts";
+import type { BlobsBundle } from "../../../lib/execution/evm/kzg.ts";
+import { blobTx } from "../../unit/execution/txpool/fixtures.ts";
+import { Address } from "@ethereumjs/util";
 import type { RollupConfig } from "../../../lib/protocol/rollup_config.ts";
 import { encodeEcotoneScalar, systemConfigFromGenesis } from "../../../lib/protocol/system_config.ts";
 import {
@@ -62,13 +66,20 @@ export interface OpChain {
   /** The sequencer's blocks, 1..n. */
   blocks: ExecutionPayload[];
   sequencer: ExecutionEngine;
+  /** With blobs: the sidecar of the batcher's blob transaction by L1 block number. */
+  sidecars: Map<bigint, BlobsBundle>;
 }
 
 /**
  * Mines L1 blocks 1-3 (12 s apart from anvil's genesis), builds `n` L2 blocks (2 s apart) on a
  * sequencer engine and posts them as batches in the following L1 blocks.
  */
-export async function opChainOnAnvil(rpc: JsonRpcClient, l1: L1Client, n: number): Promise<OpChain> {
+export async function opChainOnAnvil(
+  rpc: JsonRpcClient,
+  l1: L1Client,
+  n: number,
+  da: "calldata" | "blobs" = "calldata",
+): Promise<OpChain> {
   const l1Genesis = await l1.blockRef(0n);
   const t0 = l1Genesis.timestamp;
   for (let k = 1n; k <= 3n; k++) {
@@ -189,11 +200,31 @@ export async function opChainOnAnvil(rpc: JsonRpcClient, l1: L1Client, n: number
     }, { common: l1Common }).sign(key);
     await waitForReceipt(rpc, await rpc.call<string>("eth_sendRawTransaction", [bytesToHex(tx.serialize())]));
   };
-  for (const [k, frame] of frames.entries()) {
-    await rpc.call("evm_setNextBlockTimestamp", [Number(t0 + 12n * (4n + BigInt(k)))]);
-    await send(hexToBytes(DEV_PRIVATE_KEY), l1Nonce++, encodeBatcherTxData([frame]));
+  const sidecars = new Map<bigint, BlobsBundle>();
+  if (da === "blobs") {
+    // Every frame in one blob (ecotone/derivation.md Blob Encoding), in L1 block 4.
+    await rpc.call("evm_setNextBlockTimestamp", [Number(t0 + 48n)]);
+    const tx = await blobTx(cfg.l1ChainId, {
+      keyBytes: hexToBytes(DEV_PRIVATE_KEY),
+      nonce: l1Nonce++,
+      to: new Address(INBOX),
+      feeCap: gasPrice,
+      tip: 1n,
+      blobFeeCap: 10n ** 9n,
+      blobs: [encodeBlobData(encodeBatcherTxData(frames))],
+    });
+    const receipt = await waitForReceipt(
+      rpc,
+      await rpc.call<string>("eth_sendRawTransaction", [bytesToHex(tx.network)]),
+    );
+    sidecars.set((await l1.blockRef(hexToBytes(receipt.blockHash))).number, tx.sidecar);
+  } else {
+    for (const [k, frame] of frames.entries()) {
+      await rpc.call("evm_setNextBlockTimestamp", [Number(t0 + 12n * (4n + BigInt(k)))]);
+      await send(hexToBytes(DEV_PRIVATE_KEY), l1Nonce++, encodeBatcherTxData([frame]));
+    }
   }
   // A transaction to the inbox from someone else is not batcher data.
   await send(ACCOUNTS[2].privateKey, 0n, encodeBatcherTxData([frames[0]]));
-  return { genesisJson, cfg, genesisRef, blocks, sequencer };
+  return { genesisJson, cfg, genesisRef, blocks, sequencer, sidecars };
 }

