@@ -6,19 +6,9 @@
  */
 import { bytesToHex } from "../../lib/common/bytes.ts";
 import { JsonRpcClient } from "../../lib/common/json_rpc_client.ts";
-import { ExecutionEngine } from "../../lib/execution/engine/mod.ts";
-import type { L2BlockRef } from "../../lib/protocol/block_ref.ts";
-import type { ExecutionPayload } from "../../lib/protocol/engine.ts";
-import { systemConfigFromGenesis } from "../../lib/protocol/system_config.ts";
-import {
-  DerivationPipeline,
-  l2BlockRefFromPayload,
-  systemConfigFromL2Block,
-} from "../../lib/rollup/derive/mod.ts";
 import { BeaconClient, L1Client, versionedHash } from "../../lib/rollup/l1/mod.ts";
-import { ExecutionEngineApi } from "../unit/execution/engine/helpers.ts";
 import { assertEquals, assertRejects } from "../assert.ts";
-import { buildOn, installAnvil, type OpChain, opChainOnAnvil, startAnvil } from "./helpers/mod.ts";
+import { installAnvil, type OpChain, opChainOnAnvil, startAnvil, verifyFromL1 } from "./helpers/mod.ts";
 
 const tool = await installAnvil();
 if (!tool.ok && !tool.registryUnreachable) throw new Error(tool.message);
@@ -91,63 +81,8 @@ async function derive(da: "calldata" | "blobs") {
         await bad.close();
       }
     }
-    const { cfg, genesisRef } = chain;
-    const ver = await ExecutionEngine.open({ genesis: chain.genesisJson });
-    const verApi = new ExecutionEngineApi({}, { engine: ver });
-    const genesisConfig = systemConfigFromGenesis(cfg.genesis.systemConfig);
-    const refs = new Map<bigint, L2BlockRef>([[0n, genesisRef]]);
-    const payloads = new Map<bigint, ExecutionPayload>();
-    const drops: string[] = [];
-    const pipeline = new DerivationPipeline(
-      cfg,
-      {
-        l1,
-        l2: {
-          l2BlockRefByNumber: (n) => Promise.resolve(refs.get(n)!),
-          transactionsByNumber: (n) => Promise.resolve(payloads.get(n)?.transactions ?? []),
-          systemConfigOf: (b) =>
-            Promise.resolve(
-              b.number === 0n ? genesisConfig : systemConfigFromL2Block(cfg, payloads.get(b.number)!),
-            ),
-        },
-        blobs: beacon === undefined ? undefined : new BeaconClient(beacon.url),
-        onDrop: (stage, reason) => drops.push(`${stage}: ${reason}`),
-      },
-      await l1.blockRef(0n),
-      genesisConfig,
-    );
-    let safe = genesisRef;
-    while (safe.number < BigInt(L2_BLOCKS)) {
-      const r = await pipeline.next(safe);
-      if (r === "idle") break;
-      const p = await buildOn(verApi, safe, r.attributes);
-      safe = l2BlockRefFromPayload(cfg, p);
-      refs.set(safe.number, safe);
-      payloads.set(safe.number, p);
-      const read = systemConfigFromL2Block(cfg, p);
-      assertEquals([read.batcherAddr, read.scalar, read.gasLimit], [
-        r.systemConfig.batcherAddr,
-        r.systemConfig.scalar,
-        r.systemConfig.gasLimit,
-      ]);
-    }
-    assertEquals(
-      safe.number,
-      BigInt(L2_BLOCKS),
-      `derived ${safe.number} blocks; dropped: ${drops.join("; ")}`,
-    );
-    for (const p of chain.blocks) {
-      assertEquals(
-        bytesToHex(refs.get(p.blockNumber)!.hash),
-        bytesToHex(p.blockHash),
-        `L2 block ${p.blockNumber}`,
-      );
-    }
-    assertEquals(bytesToHex(ver.head().hash), bytesToHex(chain.sequencer.head().hash));
-    // Nothing more to derive until L1 grows.
-    assertEquals(await pipeline.next(safe), "idle");
+    await verifyFromL1(l1, chain, beacon === undefined ? undefined : new BeaconClient(beacon.url));
     await chain.sequencer.close();
-    await ver.close();
   } finally {
     await beacon?.close();
     await anvil.stop();

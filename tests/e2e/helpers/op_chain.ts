@@ -23,8 +23,11 @@ import { Address } from "@ethereumjs/util";
 import type { RollupConfig } from "../../../lib/protocol/rollup_config.ts";
 import { encodeEcotoneScalar, systemConfigFromGenesis } from "../../../lib/protocol/system_config.ts";
 import {
+  type BlobSource,
   buildPayloadAttributes,
+  DerivationPipeline,
   l2BlockRefFromPayload,
+  systemConfigFromL2Block,
   upgradeTxsAt,
 } from "../../../lib/rollup/derive/mod.ts";
 import type { L1Client } from "../../../lib/rollup/l1/mod.ts";
@@ -78,7 +81,7 @@ export async function opChainOnAnvil(
   rpc: JsonRpcClient,
   l1: L1Client,
   n: number,
-  da: "calldata" | "blobs" = "calldata",
+  da: "calldata" | "blobs" | "none" = "calldata",
 ): Promise<OpChain> {
   const l1Genesis = await l1.blockRef(0n);
   const t0 = l1Genesis.timestamp;
@@ -177,6 +180,7 @@ export async function opChainOnAnvil(
   }
   assert(parent.l1Origin.number >= 1n, "the sequencer moved to a later epoch");
 
+  if (da === "none") return { genesisJson, cfg, genesisRef, blocks, sequencer, sidecars: new Map() };
   const frames = buildChannel(new Uint8Array(16).fill(0x0c), batches, {
     compression: "brotli",
     maxFrameSize: 1_000,
@@ -227,4 +231,68 @@ export async function opChainOnAnvil(
   // A transaction to the inbox from someone else is not batcher data.
   await send(ACCOUNTS[2].privateKey, 0n, encodeBatcherTxData([frames[0]]));
   return { genesisJson, cfg, genesisRef, blocks, sequencer, sidecars };
+}
+
+/**
+ * A verifier engine that reads only L1: derives `chain.blocks.length` blocks with the pipeline and
+ * checks each block hash against the sequencer's, and that nothing more is derivable.
+ */
+export async function verifyFromL1(l1: L1Client, chain: OpChain, blobs?: BlobSource): Promise<void> {
+  const { cfg, genesisRef } = chain;
+  const ver = await ExecutionEngine.open({ genesis: chain.genesisJson });
+  try {
+    const verApi = new ExecutionEngineApi({}, { engine: ver });
+    const genesisConfig = systemConfigFromGenesis(cfg.genesis.systemConfig);
+    const refs = new Map<bigint, L2BlockRef>([[0n, genesisRef]]);
+    const payloads = new Map<bigint, ExecutionPayload>();
+    const drops: string[] = [];
+    const pipeline = new DerivationPipeline(
+      cfg,
+      {
+        l1,
+        l2: {
+          l2BlockRefByNumber: (n) => Promise.resolve(refs.get(n)!),
+          transactionsByNumber: (n) => Promise.resolve(payloads.get(n)?.transactions ?? []),
+          // As a restarted node would: read back from the L2 block itself.
+          systemConfigOf: (b) =>
+            Promise.resolve(
+              b.number === 0n ? genesisConfig : systemConfigFromL2Block(cfg, payloads.get(b.number)!),
+            ),
+        },
+        blobs,
+        onDrop: (stage, reason) => drops.push(`${stage}: ${reason}`),
+      },
+      await l1.blockRef(0n),
+      genesisConfig,
+    );
+    const n = BigInt(chain.blocks.length);
+    let safe = genesisRef;
+    while (safe.number < n) {
+      const r = await pipeline.next(safe);
+      if (r === "idle") break;
+      const p = await buildOn(verApi, safe, r.attributes);
+      safe = l2BlockRefFromPayload(cfg, p);
+      refs.set(safe.number, safe);
+      payloads.set(safe.number, p);
+      const read = systemConfigFromL2Block(cfg, p);
+      assertEquals([read.batcherAddr, read.scalar, read.gasLimit], [
+        r.systemConfig.batcherAddr,
+        r.systemConfig.scalar,
+        r.systemConfig.gasLimit,
+      ]);
+    }
+    assertEquals(safe.number, n, `derived ${safe.number} blocks; dropped: ${drops.join("; ")}`);
+    for (const p of chain.blocks) {
+      assertEquals(
+        bytesToHex(refs.get(p.blockNumber)!.hash),
+        bytesToHex(p.blockHash),
+        `L2 block ${p.blockNumber}`,
+      );
+    }
+    assertEquals(bytesToHex(ver.head().hash), bytesToHex(chain.sequencer.head().hash));
+    // Nothing more to derive until L1 grows.
+    assertEquals(await pipeline.next(safe), "idle");
+  } finally {
+    await ver.close();
+  }
 }

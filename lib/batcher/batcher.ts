@@ -1,0 +1,187 @@
+/**
+ * The batch submitter (specs/protocol/batcher.md; op-batcher): takes the sequencer's L2 blocks after
+ * the last one it submitted (the safe head at start), makes them singular batches in one channel
+ * (Brotli from Fjord, zlib before), cuts the channel into frames that fit a batcher transaction, and
+ * sends one EIP-1559 transaction per frame to the batch inbox, signed with the batcher key, each
+ * waited for before the next. If the L2 block it last submitted is no longer canonical, it starts
+ * again from the safe head.
+ */
+import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
+import { createFeeMarket1559Tx } from "@ethereumjs/tx";
+import { createAddressFromPrivateKey } from "@ethereumjs/util";
+import { bytesToHex } from "../common/bytes.ts";
+import { BaseError } from "../common/errors.ts";
+import type { JsonRpcClient } from "../common/json_rpc_client.ts";
+import { getLogger } from "../common/logger.ts";
+import { encodeBatcherTxData } from "../protocol/frame.ts";
+import { isRollupForkActive, type RollupConfig } from "../protocol/rollup_config.ts";
+import { blockToSingularBatch, buildChannel, type L2BlockForBatch } from "./channel_out.ts";
+
+/** The sequencer's chain as the batcher reads it. */
+export interface BatcherSource {
+  /** Canonical block `number` with its hash, or undefined past the head. */
+  blockByNumber(number: bigint): Promise<(L2BlockForBatch & { hash: Uint8Array }) | undefined>;
+  headNumber(): Promise<bigint>;
+  safeNumber(): Promise<bigint>;
+}
+
+export interface BatcherOptions {
+  /** Largest frame (encoded, with its 23 bytes of overhead); one frame per transaction (op-batcher MaxL1TxSize 120,000). */
+  maxFrameSize: number;
+  /** Most L2 blocks in one channel. */
+  maxBlocksPerChannel: number;
+  /** Milliseconds between looks at the L2 head. */
+  pollIntervalMs: number;
+  /** Milliseconds to wait for a batcher transaction's receipt. */
+  receiptTimeoutMs: number;
+}
+
+export const DEFAULT_BATCHER_OPTIONS: BatcherOptions = {
+  maxFrameSize: 120_000,
+  maxBlocksPerChannel: 100,
+  pollIntervalMs: 2_000,
+  receiptTimeoutMs: 120_000,
+};
+
+export interface BatcherDeps {
+  source: BatcherSource;
+  /** The L1 JSON-RPC. */
+  l1: JsonRpcClient;
+  /** The batcher's private key (its address must be the SystemConfig's batcher). */
+  key: Uint8Array;
+}
+
+export class Batcher {
+  readonly cfg: RollupConfig;
+  readonly options: BatcherOptions;
+  readonly #deps: BatcherDeps;
+  readonly #log = getLogger(["batcher"]);
+  readonly #common: Common;
+  /** The batcher address (hex). */
+  readonly #from: string;
+  /** The last L2 block submitted: number and hash. */
+  #last: { number: bigint; hash: Uint8Array } | undefined;
+  #stopped = false;
+  #loop: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+  /** L1 transactions sent. */
+  sent = 0;
+
+  constructor(cfg: RollupConfig, deps: BatcherDeps, options: Partial<BatcherOptions> = {}) {
+    this.cfg = cfg;
+    this.#deps = deps;
+    this.options = { ...DEFAULT_BATCHER_OPTIONS, ...options };
+    this.#common = new Common({
+      chain: { ...Mainnet, chainId: Number(cfg.l1ChainId) },
+      hardfork: Hardfork.Prague,
+    });
+    this.#from = bytesToHex(createAddressFromPrivateKey(deps.key).bytes);
+  }
+
+  start(): void {
+    this.#loop = this.#run();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#wake?.();
+    await this.#loop;
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopped) {
+      let more = false;
+      try {
+        more = (await this.step()) > 0;
+      } catch (e) {
+        this.#log.warn("Batch submission failed: {message}", { message: (e as Error).message });
+      }
+      if (!more && !this.#stopped) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, this.options.pollIntervalMs);
+          this.#wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+      }
+    }
+  }
+
+  /** Submits the blocks after the last submitted one, up to the head (one channel); returns how many. */
+  async step(): Promise<number> {
+    const { source } = this.#deps;
+    if (this.#last !== undefined) {
+      const still = await source.blockByNumber(this.#last.number);
+      if (still === undefined || bytesToHex(still.hash) !== bytesToHex(this.#last.hash)) {
+        this.#log.warn("The L2 chain reorganised under the batcher: restarting from the safe head");
+        this.#last = undefined;
+      }
+    }
+    const from = this.#last !== undefined ? this.#last.number + 1n : (await source.safeNumber()) + 1n;
+    const head = await source.headNumber();
+    if (from > head) return 0;
+    const to = head - from + 1n > BigInt(this.options.maxBlocksPerChannel)
+      ? from + BigInt(this.options.maxBlocksPerChannel) - 1n
+      : head;
+    const blocks: (L2BlockForBatch & { hash: Uint8Array })[] = [];
+    for (let n = from; n <= to; n++) {
+      const b = await source.blockByNumber(n);
+      if (b === undefined) break;
+      blocks.push(b);
+    }
+    if (blocks.length === 0) return 0;
+    const last = blocks[blocks.length - 1];
+    const fjord = isRollupForkActive(this.cfg, "fjord", last.timestamp);
+    const channelId = crypto.getRandomValues(new Uint8Array(16));
+    const frames = buildChannel(channelId, blocks.map(blockToSingularBatch), {
+      compression: fjord ? "brotli" : "zlib",
+      maxFrameSize: this.options.maxFrameSize - 1, // the version byte
+    });
+    for (const frame of frames) await this.#send(encodeBatcherTxData([frame]));
+    this.#last = { number: last.number, hash: last.hash };
+    this.#log.info("Submitted blocks", {
+      from: Number(from),
+      to: Number(last.number),
+      frames: frames.length,
+    });
+    return blocks.length;
+  }
+
+  async #send(data: Uint8Array): Promise<void> {
+    const l1 = this.#deps.l1;
+    const from = this.#from;
+    const [nonce, gasPrice, tip] = await Promise.all([
+      l1.call<string>("eth_getTransactionCount", [from, "pending"]),
+      l1.call<string>("eth_gasPrice"),
+      l1.call<string>("eth_maxPriorityFeePerGas").catch(() => "0x3b9aca00"),
+    ]);
+    const to = bytesToHex(this.cfg.batchInboxAddress);
+    const gas = await l1.call<string>("eth_estimateGas", [{ from, to, data: bytesToHex(data) }]);
+    const tx = createFeeMarket1559Tx({
+      chainId: this.cfg.l1ChainId,
+      nonce: BigInt(nonce),
+      to: this.cfg.batchInboxAddress,
+      gasLimit: (BigInt(gas) * 5n) / 4n,
+      maxPriorityFeePerGas: BigInt(tip),
+      maxFeePerGas: BigInt(gasPrice) * 2n + BigInt(tip),
+      data,
+    }, { common: this.#common }).sign(this.#deps.key);
+    const hash = await l1.call<string>("eth_sendRawTransaction", [bytesToHex(tx.serialize())]);
+    const deadline = Date.now() + this.options.receiptTimeoutMs;
+    for (;;) {
+      const receipt = await l1.call<{ status: string } | null>("eth_getTransactionReceipt", [hash]);
+      if (receipt !== null) {
+        if (receipt.status !== "0x1") {
+          throw new BaseError("BATCHER_TX_FAILED", `Batcher transaction ${hash} failed on L1`);
+        }
+        this.sent++;
+        return;
+      }
+      if (Date.now() > deadline || this.#stopped) {
+        throw new BaseError("BATCHER_TX_TIMEOUT", `Batcher transaction ${hash} was not mined in time`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}

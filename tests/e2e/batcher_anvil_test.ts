@@ -1,0 +1,83 @@
+/**
+ * keel's batch submitter against anvil: it reads the sequencer's 12 L2 blocks, makes one channel
+ * (Brotli, Fjord being active) cut into frames of at most 1,000 bytes, and sends one EIP-1559
+ * transaction per frame to the batch inbox, signed with the batcher key; a verifier that reads only
+ * L1 then derives the same chain. A second step has nothing to submit; a reorganised L2 chain under
+ * the batcher makes it start again from the safe head.
+ */
+import { hexToBytes } from "../../lib/common/bytes.ts";
+import { JsonRpcClient } from "../../lib/common/json_rpc_client.ts";
+import { Batcher, type BatcherSource } from "../../lib/batcher/mod.ts";
+import type { ExecutionEngine } from "../../lib/execution/engine/mod.ts";
+import { hashHeader } from "../../lib/protocol/block.ts";
+import { L1Client } from "../../lib/rollup/l1/mod.ts";
+import { assert, assertEquals } from "../assert.ts";
+import { DEV_PRIVATE_KEY, installAnvil, opChainOnAnvil, startAnvil, verifyFromL1 } from "./helpers/mod.ts";
+
+const tool = await installAnvil();
+if (!tool.ok && !tool.registryUnreachable) throw new Error(tool.message);
+if (!tool.ok) console.warn(`batcher_anvil_test: skipped, the npm registry is unreachable: ${tool.message}`);
+
+/** The sequencer engine as the batcher reads it. */
+function engineSource(engine: ExecutionEngine, safe = 0n): BatcherSource {
+  return {
+    blockByNumber(number) {
+      const b = engine.chain.getBlockByNumber(number);
+      if (b === undefined) return Promise.resolve(undefined);
+      const h = b.header;
+      return Promise.resolve({
+        number: h.number,
+        parentHash: h.parentHash,
+        timestamp: h.timestamp,
+        transactions: b.transactions,
+        hash: hashHeader(h),
+      });
+    },
+    headNumber: () => Promise.resolve(engine.chain.headNumber()),
+    safeNumber: () => Promise.resolve(safe),
+  };
+}
+
+Deno.test({
+  name: "batcher: the sequencer's blocks posted as calldata frames are derived back by a verifier",
+  ignore: !tool.ok,
+  sanitizeResources: false,
+  async fn() {
+    const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
+    try {
+      const rpc = new JsonRpcClient(anvil.url);
+      const l1 = new L1Client(rpc);
+      const chain = await opChainOnAnvil(rpc, l1, 12, "none");
+      const batcher = new Batcher(chain.cfg, {
+        source: engineSource(chain.sequencer),
+        l1: rpc,
+        key: hexToBytes(DEV_PRIVATE_KEY),
+      }, { maxFrameSize: 1_000 });
+      assertEquals(await batcher.step(), 12);
+      assert(batcher.sent >= 2, `${batcher.sent} transactions`);
+      const sent = batcher.sent;
+      assertEquals(await batcher.step(), 0, "nothing new to submit");
+      assertEquals(batcher.sent, sent);
+      await verifyFromL1(l1, chain);
+      // The block it submitted last disappears (a reorg): it starts again from the safe head (5 here).
+      let reorged = false;
+      const shortened: BatcherSource = {
+        ...engineSource(chain.sequencer, 5n),
+        blockByNumber: async (n) => {
+          const b = await engineSource(chain.sequencer).blockByNumber(n);
+          return reorged && n === 12n && b !== undefined ? { ...b, hash: new Uint8Array(32) } : b;
+        },
+      };
+      const again = new Batcher(chain.cfg, { source: shortened, l1: rpc, key: hexToBytes(DEV_PRIVATE_KEY) }, {
+        maxFrameSize: 100_000,
+      });
+      assertEquals(await again.step(), 7, "blocks 6-12 from the safe head 5");
+      assertEquals(await again.step(), 0);
+      reorged = true;
+      assertEquals(await again.step(), 7, "block 12 changed under it: from the safe head again");
+      await chain.sequencer.close();
+    } finally {
+      await anvil.stop();
+    }
+  },
+});
