@@ -8,6 +8,7 @@
 import {
   CONFIG_EXIT_CODE,
   ConfigError,
+  DEVNET_OPTION_TABLE,
   envName,
   helpText,
   keelVersion,
@@ -23,7 +24,7 @@ import { listNetworks } from "./networks/mod.ts";
  */
 export function readKeelEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const spec of Object.values(NODE_COMMAND_TABLE)) {
+  for (const spec of [...Object.values(NODE_COMMAND_TABLE), ...Object.values(DEVNET_OPTION_TABLE)]) {
     const name = envName(spec);
     try {
       const value = Deno.env.get(name);
@@ -70,6 +71,11 @@ async function run(parsed: ParsedCommand): Promise<number> {
     case "execution": {
       const { runExecution } = await import("./lib/node/run.ts");
       await runExecution(parsed.options, parsed.sources);
+      return 0;
+    }
+    case "devnet": {
+      const { runDevnet } = await import("./lib/node/run.ts");
+      await runDevnet(parsed.options);
       return 0;
     }
     case "execution-init": {

@@ -1,7 +1,7 @@
 /** `--help` text, derived from the option tables: grouped by area, each option with env var and default. */
 import { type AnyOption, envName, formatDefault, GROUPS, type OptionTable } from "./option.ts";
 import { NODE_COMMAND_TABLE } from "./parse.ts";
-import { EXECUTION_OPTION_TABLE } from "./options/mod.ts";
+import { DEVNET_OPTION_TABLE, EXECUTION_OPTION_TABLE } from "./options/mod.ts";
 
 function optionLines(spec: AnyOption): string[] {
   const head = `  --${spec.name}${
@@ -45,6 +45,7 @@ export function mainHelp(): string {
     "                                                (or an external engine with --l2)",
     "  keel execution [options]                      execution client only",
     "  keel execution init --datadir DIR genesis.json  write a chain's genesis into a data dir",
+    "  keel devnet [options]                         a local OP devnet: L1, sequencer with batcher, verifier",
     "  keel networks                                 list the preset networks",
     "  keel --version                                print the version",
     "  keel help <command>                           options of a command",
@@ -72,12 +73,24 @@ export function executionHelp(): string {
   ].join("\n");
 }
 
+export function devnetHelp(): string {
+  return [
+    "Usage: keel devnet [options]",
+    "",
+    "Runs a local OP devnet in one process: an L1 dev chain (sealing every --l1.block-time seconds),",
+    "an L2 sequencer node with its batch submitter, and an L2 verifier node that derives the chain",
+    "from L1. The test mnemonic's accounts are funded on both chains.",
+    optionsHelp(DEVNET_OPTION_TABLE),
+    COMMON_FOOTER,
+  ].join("\n");
+}
+
 export function networksHelp(): string {
   return "Usage: keel networks\n\nLists every preset network: name, chain id, L1 chain id, block time, aliases.";
 }
 
 /** The help page for a topic of `ParsedHelp`. */
-export function helpText(topic: "main" | "node" | "execution" | "networks"): string {
+export function helpText(topic: "main" | "node" | "execution" | "networks" | "devnet"): string {
   switch (topic) {
     case "main":
       return mainHelp();
@@ -87,5 +100,7 @@ export function helpText(topic: "main" | "node" | "execution" | "networks"): str
       return executionHelp();
     case "networks":
       return networksHelp();
+    case "devnet":
+      return devnetHelp();
   }
 }

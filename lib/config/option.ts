@@ -25,6 +25,7 @@ export const GROUPS = [
   "Execution client: Engine API",
   "Execution client: RPC limits",
   "Execution client: chain and data",
+  "Devnet",
 ] as const;
 export type Group = typeof GROUPS[number];
 

@@ -6,6 +6,8 @@
 import { ConfigError, quote } from "./errors.ts";
 import { type AnyOption, ENV_PREFIX, envName, type OptionsOf, type OptionTable } from "./option.ts";
 import {
+  DEVNET_OPTION_TABLE,
+  type DevnetOptions,
   EXECUTION_OPTION_TABLE,
   type ExecutionOptions,
   type NodeOptions,
@@ -18,7 +20,7 @@ import { ValueError } from "./values.ts";
 export type ValueSource = "flag" | "env" | "preset" | "default";
 
 /** The commands of the CLI. */
-export const COMMANDS = ["node", "execution", "networks", "help"] as const;
+export const COMMANDS = ["node", "execution", "devnet", "networks", "help"] as const;
 export type CommandName = typeof COMMANDS[number];
 
 /** Every option `keel node` takes: the rollup node's and the embedded execution client's. */
@@ -51,7 +53,7 @@ export interface ParsedExecutionInit {
 export interface ParsedHelp {
   command: "help";
   /** Which help page: the overview or one command's. */
-  topic: "main" | "node" | "execution" | "networks";
+  topic: "main" | "node" | "execution" | "networks" | "devnet";
 }
 
 export interface ParsedVersion {
@@ -62,13 +64,19 @@ export interface ParsedNetworks {
   command: "networks";
 }
 
+export interface ParsedDevnet {
+  command: "devnet";
+  options: DevnetOptions;
+}
+
 export type ParsedCommand =
   | ParsedNode
   | ParsedExecution
   | ParsedExecutionInit
   | ParsedHelp
   | ParsedVersion
-  | ParsedNetworks;
+  | ParsedNetworks
+  | ParsedDevnet;
 
 interface Scan {
   /** Raw texts given on the command line, per field, in order. */
@@ -409,6 +417,14 @@ export function parseArgs(
       return parseNode(rest, env, preset);
     case "execution":
       return parseExecution(rest, env, preset);
+    case "devnet": {
+      const s = scan(rest, DEVNET_OPTION_TABLE, "devnet");
+      if (s.help) return { command: "help", topic: "devnet" };
+      if (s.version) return { command: "version" };
+      noPositionals(s.positionals, "devnet");
+      const r = resolveOptions(DEVNET_OPTION_TABLE, s.flags, env, {});
+      return { command: "devnet", options: r.values as DevnetOptions };
+    }
     case "networks": {
       const s = scan(rest, {}, "networks");
       if (s.help) return { command: "help", topic: "networks" };
@@ -419,7 +435,7 @@ export function parseArgs(
     case "help": {
       const topic = rest[0];
       if (topic === undefined) return { command: "help", topic: "main" };
-      if (topic === "node" || topic === "execution" || topic === "networks") {
+      if (topic === "node" || topic === "execution" || topic === "networks" || topic === "devnet") {
         return { command: "help", topic };
       }
       throw unknownCommand(topic);

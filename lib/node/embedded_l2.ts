@@ -8,6 +8,8 @@ import type { ExecutionPayload } from "../protocol/engine.ts";
 import { EMPTY_TRIE_ROOT } from "../protocol/block.ts";
 import { L2_TO_L1_MESSAGE_PASSER_ADDRESS } from "../protocol/predeploys.ts";
 import type { L2Chain } from "../rollup/driver/mod.ts";
+import type { BatcherSource } from "../batcher/mod.ts";
+import { hashHeader } from "../protocol/block.ts";
 
 export function embeddedL2(engine: ExecutionEngine): L2Chain {
   return {
@@ -29,5 +31,25 @@ export function embeddedL2(engine: ExecutionEngine): L2Chain {
       const account = await state.getAccount(new Address(L2_TO_L1_MESSAGE_PASSER_ADDRESS));
       return account?.storageRoot ?? EMPTY_TRIE_ROOT;
     },
+  };
+}
+
+/** The embedded engine as the batch submitter reads it; `safe` gives the safe head's number. */
+export function engineBatcherSource(engine: ExecutionEngine, safe: () => bigint): BatcherSource {
+  return {
+    blockByNumber(number) {
+      const block = engine.chain.getBlockByNumber(number);
+      if (block === undefined) return Promise.resolve(undefined);
+      const h = block.header;
+      return Promise.resolve({
+        number: h.number,
+        parentHash: h.parentHash,
+        timestamp: h.timestamp,
+        transactions: block.transactions,
+        hash: hashHeader(h),
+      });
+    },
+    headNumber: () => Promise.resolve(engine.chain.headNumber()),
+    safeNumber: () => Promise.resolve(safe()),
   };
 }

@@ -4,7 +4,8 @@
  * The rollup RPC and the execution client's HTTP share one listener when they are given the
  * same address and port.
  */
-import { BaseError, getLogger, JsonRpcClient } from "../common/mod.ts";
+import { BaseError, getLogger, hexToBytes, JsonRpcClient } from "../common/mod.ts";
+import { Batcher } from "../batcher/mod.ts";
 import { keelVersion, type NodeOptions } from "../config/mod.ts";
 import {
   applyForkOverrides,
@@ -18,7 +19,7 @@ import { adminNamespace, rollupnodeNamespace } from "../rollup/rpc/mod.ts";
 import { Sequencer } from "../rollup/sequencer/mod.ts";
 import { Driver } from "../rollup/driver/mod.ts";
 import { BeaconClient, L1Client } from "../rollup/l1/mod.ts";
-import { embeddedL2 } from "./embedded_l2.ts";
+import { embeddedL2, engineBatcherSource } from "./embedded_l2.ts";
 import { DEFAULT_RPC_LIMITS, ListenerPool, MethodRegistry, RpcServer } from "../rpc/mod.ts";
 import { getNetworkPreset } from "../../networks/mod.ts";
 import { startExecutionRole } from "./execution_role.ts";
@@ -125,6 +126,16 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
           await sequencer.open();
           const seq = sequencer;
           stops.push(() => seq.close());
+        }
+        if (request.batcherKey !== undefined) {
+          // keel devnet: the batch submitter beside the sequencer, reading its engine.
+          const batcher = new Batcher(rollupConfig, {
+            source: engineBatcherSource(engine.engine, () => running.safeHead.number),
+            l1: new JsonRpcClient(options.l1, { timeoutMs: 30_000 }),
+            key: hexToBytes(request.batcherKey),
+          }, { pollIntervalMs: Number(rollupConfig.blockTime) * 1000 });
+          batcher.start();
+          stops.push(() => batcher.stop());
         }
       }
     } else {

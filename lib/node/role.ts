@@ -1,5 +1,5 @@
 /** What the composition root starts: one role, running, with its endpoints and a stop. */
-import type { ExecutionOptions, NodeOptions, ValueSource } from "../config/mod.ts";
+import type { DevnetOptions, ExecutionOptions, NodeOptions, ValueSource } from "../config/mod.ts";
 
 /** A started role. `stop` is idempotent. */
 export interface RunningRole {
@@ -15,6 +15,12 @@ export type RoleRequest =
     options: NodeOptions;
     execution: ExecutionOptions;
     sources: Record<string, ValueSource>;
+    /** `keel devnet`: a batch submitter beside the sequencer, signing with this key (hex). */
+    batcherKey?: string;
+  }
+  | {
+    role: "devnet";
+    options: DevnetOptions;
   }
   | {
     role: "execution";

@@ -3,7 +3,7 @@
  * the role modules so the supervising main thread loads only the launcher: the roles themselves
  * load inside the node Worker (each copy of the code costs memory).
  */
-import type { ExecutionOptions, ParsedExecution, ParsedNode } from "../config/mod.ts";
+import type { DevnetOptions, ExecutionOptions, ParsedExecution, ParsedNode } from "../config/mod.ts";
 import { type LaunchHooks, launchRole } from "./launcher.ts";
 
 function executionWrites(o: ExecutionOptions): (string | undefined)[] {
@@ -41,6 +41,12 @@ export async function runExecution(
     write: executionWrites(options),
     read: [options.genesis],
   }, hooks);
+}
+
+/** `keel devnet`: the L1 dev chain, the L2 sequencer with its batcher and the L2 verifier, in one Worker. */
+export async function runDevnet(options: DevnetOptions, hooks?: LaunchHooks): Promise<void> {
+  await Deno.mkdir(options.datadir, { recursive: true });
+  await launchRole({ role: "devnet", options }, { dataDir: options.datadir, write: [], read: [] }, hooks);
 }
 
 /** `keel execution init --datadir D genesis.json`: like `geth init`; prints the genesis hash. */

@@ -9,6 +9,10 @@ export async function startRole(request: RoleRequest): Promise<RunningRole> {
     const { startNodeRole } = await import("./node_role.ts");
     return await startNodeRole(request);
   }
+  if (request.role === "devnet") {
+    const { startDevnetRole } = await import("./devnet_role.ts");
+    return await startDevnetRole(request.options);
+  }
   const { startExecutionRole } = await import("./execution_role.ts");
   return await startExecutionRole(request.options, request.sources);
 }

@@ -140,6 +140,10 @@ function parseBlockNumberOrTag(value: string): BlockNumberSpec {
 
 /** EIP-1898: a tag, a quantity, `{blockNumber}` or `{blockHash, requireCanonical?}`. */
 function parseBlockSpec(value: unknown): BlockSpec {
+  // geth rpc.BlockNumberOrHash: a bare 66-character string is a block hash.
+  if (typeof value === "string" && value.length === 66) {
+    return { kind: "hash", hash: parseFixedHex(value, 32, "common.Hash"), requireCanonical: false };
+  }
   if (typeof value === "string") return parseBlockNumberOrTag(value);
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new SchemaError(

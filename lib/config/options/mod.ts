@@ -75,3 +75,7 @@ export { P2P_OPTIONS, P2P_SCORINGS, type P2pScoring } from "./p2p.ts";
 export { RPC_OPTIONS } from "./rpc.ts";
 export { SEQUENCER_OPTIONS } from "./sequencer.ts";
 export { SIGNER_OPTIONS } from "./signer.ts";
+export { DEVNET_OPTION_TABLE, DEVNET_OPTIONS } from "./devnet.ts";
+export type DevnetOptions = import("../option.ts").OptionsOf<
+  typeof import("./devnet.ts").DEVNET_OPTION_TABLE
+>;

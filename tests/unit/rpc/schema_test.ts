@@ -70,6 +70,10 @@ Deno.test("s.blockTag: tags, numbers and EIP-1898 objects", () => {
   assertEquals(h.hash.length, 32);
   const h2 = t.parse({ blockHash: HASH });
   assert(h2.kind === "hash" && h2.requireCanonical === false);
+  // geth rpc.BlockNumberOrHash: a bare 32-byte hash string is a hash (eth_getBlockReceipts(hash)).
+  const h3 = t.parse(HASH);
+  assert(h3.kind === "hash" && h3.requireCanonical === false && h3.hash.length === 32);
+  assertThrows(() => t.parse(`0x${"zz".repeat(32)}`), SchemaError);
   assertThrows(() => t.parse("newest"), SchemaError, "without 0x prefix");
   assertThrows(() => t.parse({ blockHash: HASH, blockNumber: "0x1" }), SchemaError, "cannot specify both");
   assertThrows(() => t.parse({}), SchemaError, "neither blockNumber nor blockHash");

@@ -1,0 +1,193 @@
+/**
+ * `keel devnet`: a local OP devnet in one process. Under `--datadir`:
+ * - `l1/`: the L1 dev chain (keel's execution client on a plain Ethereum Prague genesis, sealing every
+ *   `--l1.block-time` seconds), HTTP on `--l1.port`;
+ * - `sequencer/`: an L2 node sequencing every `--l2.block-time` seconds from its pool, with the batch
+ *   submitter posting its blocks to the L1 batch inbox; eth and rollupnode RPC on `--l2.port`, admin on;
+ * - `verifier/`: an L2 node deriving the chain from L1 alone; RPC on `--verifier.port`;
+ * - `l1-genesis.json`, `l2-genesis.json`, `rollup.json`: written on the first run, reused after.
+ * Accounts: the test mnemonic's, funded on both chains; account 2 is the batcher (OP devnet roles).
+ * Not included yet: the OP L1 contracts (deposits and withdrawals through a portal), p2p between nodes.
+ */
+import { bytesToHex, hexToBytes } from "../common/bytes.ts";
+import { getLogger } from "../common/logger.ts";
+import { JsonRpcClient } from "../common/json_rpc_client.ts";
+import { type DevnetOptions, parseArgs } from "../config/mod.ts";
+import { ExecutionEngine } from "../execution/engine/mod.ts";
+import { buildDevGenesis, buildL1DevGenesis, deriveDevAccounts } from "../execution/genesis/mod.ts";
+import type { RollupConfig } from "../protocol/rollup_config.ts";
+import { rollupConfigToJson } from "../protocol/rollup_config_json.ts";
+import { encodeEcotoneScalar } from "../protocol/system_config.ts";
+import { startExecutionRole } from "./execution_role.ts";
+import { startNodeRole } from "./node_role.ts";
+import type { RunningRole } from "./role.ts";
+
+/** The devnet's L2 chain id and batch inbox (OP devnet conventions). */
+export const DEVNET_L2_CHAIN_ID = 901n;
+export const DEVNET_L1_CHAIN_ID = 900n;
+export const DEVNET_BATCH_INBOX = hexToBytes("0xff00000000000000000000000000000000000901");
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
+  }
+}
+
+export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
+  const log = getLogger(["devnet"]);
+  const d = o.datadir;
+  const accounts = deriveDevAccounts(3);
+  const batcher = accounts[2];
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+  };
+  const endpoints: Record<string, string> = {};
+  try {
+    // L1.
+    const l1GenesisPath = `${d}/l1-genesis.json`;
+    if (!(await exists(l1GenesisPath))) {
+      const genesis = buildL1DevGenesis({
+        chainId: DEVNET_L1_CHAIN_ID,
+        timestamp: BigInt(Math.floor(Date.now() / 1000)),
+      });
+      await Deno.writeTextFile(l1GenesisPath, JSON.stringify(genesis));
+    }
+    const l1Args = parseArgs([
+      "execution",
+      `--datadir=${d}/l1`,
+      `--genesis=${l1GenesisPath}`,
+      "--dev",
+      `--dev.period=${o.l1BlockTime}`,
+      "--http",
+      "--http.addr=127.0.0.1",
+      `--http.port=${o.l1Port}`,
+      "--authrpc.port=0",
+      `--log.level=${o.logLevel}`,
+    ], {});
+    if (l1Args.command !== "execution") throw new Error("devnet: bad L1 arguments");
+    const l1 = await startExecutionRole(l1Args.options, l1Args.sources);
+    stops.push(() => l1.stop());
+    const l1Url = `http://127.0.0.1:${o.l1Port}`;
+    endpoints.l1 = l1Url;
+    const l1Rpc = new JsonRpcClient(l1Url);
+    const l1Genesis = await l1Rpc.call<{ hash: string; timestamp: string }>("eth_getBlockByNumber", [
+      "0x0",
+      false,
+    ]);
+
+    // L2 genesis and rollup config.
+    const l2GenesisPath = `${d}/l2-genesis.json`;
+    const rollupPath = `${d}/rollup.json`;
+    if (!(await exists(rollupPath))) {
+      const l2Time = BigInt(l1Genesis.timestamp);
+      const genesis = buildDevGenesis({
+        chainId: DEVNET_L2_CHAIN_ID,
+        l1ChainId: DEVNET_L1_CHAIN_ID,
+        upTo: "isthmus",
+        timestamp: l2Time,
+        batcher: batcher.address,
+      });
+      const engine = await ExecutionEngine.open({ genesis });
+      const l2Hash = engine.head().hash;
+      await engine.close();
+      const cfg: RollupConfig = {
+        genesis: {
+          l1: { hash: hexToBytes(l1Genesis.hash), number: 0n },
+          l2: { hash: l2Hash, number: 0n },
+          l2Time,
+          systemConfig: {
+            batcherAddr: batcher.address,
+            overhead: new Uint8Array(32),
+            scalar: encodeEcotoneScalar({ baseFeeScalar: 1368n, blobBaseFeeScalar: 810949n }),
+            gasLimit: 30_000_000n,
+            eip1559Params: new Uint8Array(8),
+            operatorFeeParams: new Uint8Array(32),
+          },
+        },
+        blockTime: BigInt(o.l2BlockTime),
+        maxSequencerDrift: 600n,
+        seqWindowSize: 3600n,
+        channelTimeoutBedrock: 300n,
+        l1ChainId: DEVNET_L1_CHAIN_ID,
+        l2ChainId: DEVNET_L2_CHAIN_ID,
+        forks: {
+          regolith: 0n,
+          canyon: 0n,
+          delta: 0n,
+          ecotone: 0n,
+          fjord: 0n,
+          granite: 0n,
+          holocene: 0n,
+          isthmus: 0n,
+        },
+        batchInboxAddress: DEVNET_BATCH_INBOX,
+        // No OP L1 contracts yet: addresses without code (no deposits, no config updates).
+        depositContractAddress: hexToBytes("0xde00000000000000000000000000000000000901"),
+        l1SystemConfigAddress: hexToBytes("0x5c00000000000000000000000000000000000901"),
+        protocolVersionsAddress: new Uint8Array(20),
+      };
+      await Deno.writeTextFile(l2GenesisPath, JSON.stringify(genesis));
+      await Deno.writeTextFile(rollupPath, JSON.stringify(rollupConfigToJson(cfg), null, 2));
+    }
+
+    // The two L2 nodes.
+    const node = async (name: "sequencer" | "verifier", port: number, extra: string[]) => {
+      const parsed = parseArgs([
+        "node",
+        `--rollup.config=${rollupPath}`,
+        `--genesis=${l2GenesisPath}`,
+        `--datadir=${d}/${name}`,
+        `--l1=${l1Url}`,
+        "--l1.http-poll-interval=500ms",
+        "--rpc.addr=127.0.0.1",
+        `--rpc.port=${port}`,
+        "--http",
+        "--http.addr=127.0.0.1",
+        `--http.port=${port}`,
+        "--authrpc.port=0",
+        `--p2p.priv.path=${d}/${name}/p2p.txt`,
+        `--log.level=${o.logLevel}`,
+        ...extra,
+      ], {});
+      if (parsed.command !== "node") throw new Error("devnet: bad node arguments");
+      await Deno.mkdir(`${d}/${name}`, { recursive: true });
+      const role = await startNodeRole({
+        role: "node",
+        options: parsed.options,
+        execution: parsed.execution,
+        sources: parsed.sources,
+        batcherKey: name === "sequencer" ? bytesToHex(batcher.privateKey) : undefined,
+      });
+      stops.push(() => role.stop());
+      endpoints[name] = `http://127.0.0.1:${port}`;
+    };
+    await node("sequencer", o.l2Port, [
+      "--sequencer.enabled",
+      "--sequencer.l1-confs=0",
+      "--rpc.enable-admin",
+      `--rpc.admin-state=${d}/sequencer/admin.json`,
+    ]);
+    await node("verifier", o.verifierPort, []);
+    log.info("Devnet ready", {
+      l1: endpoints.l1,
+      sequencer: endpoints.sequencer,
+      verifier: endpoints.verifier,
+    });
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  let stopped: Promise<void> | undefined;
+  return {
+    endpoints,
+    stop() {
+      stopped ??= stopAll();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * `keel devnet` as a real process under the baked permission set: an L1 dev chain, an L2 sequencer
+ * with its batcher and an L2 verifier. A transfer sent to the sequencer is sequenced, batched to L1 and
+ * derived by the verifier, whose block has the sequencer's hash; the verifier's safe head follows.
+ */
+import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
+import { createFeeMarket1559Tx } from "@ethereumjs/tx";
+import { bytesToHex } from "../../lib/common/bytes.ts";
+import { deriveDevAccounts } from "../../lib/execution/genesis/mod.ts";
+import { assert, assertEquals } from "../assert.ts";
+import { freePort, rpcCall } from "./helpers/mod.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+// deno-lint-ignore no-explicit-any
+type Answer = { result?: any; error?: { code: number; message: string } };
+
+Deno.test({
+  name: "keel devnet: a transfer on the sequencer reaches L1 and the verifier derives it",
+  sanitizeResources: false,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "keel-devnet-" });
+    const [l1Port, l2Port, verifierPort] = [freePort(), freePort(), freePort()];
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-P=keel",
+        `--config=${ROOT}deno.json`,
+        `${ROOT}main.ts`,
+        "devnet",
+        `--datadir=${dir}/devnet`,
+        `--l1.port=${l1Port}`,
+        `--l2.port=${l2Port}`,
+        `--verifier.port=${verifierPort}`,
+        "--l1.block-time=1",
+        "--l2.block-time=1",
+      ],
+      cwd: ROOT,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).spawn();
+    let out = "";
+    const dec = new TextDecoder();
+    const pump = async (st: ReadableStream<Uint8Array>) => {
+      for await (const chunk of st) out += dec.decode(chunk, { stream: true });
+    };
+    const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
+    const call = async (port: number, method: string, params: unknown[] = []) =>
+      (await rpcCall(`http://127.0.0.1:${port}`, method, params)) as Answer;
+    const until = async <T>(what: string, fn: () => Promise<T | undefined>): Promise<T> => {
+      const deadline = Date.now() + 120_000;
+      while (Date.now() < deadline) {
+        const v = await fn().catch(() => undefined);
+        if (v !== undefined && v !== null) return v;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      throw new Error(`timed out waiting for ${what}\n${out}`);
+    };
+    try {
+      await until(
+        "the verifier's safe head",
+        async () =>
+          ((await call(verifierPort, "rollupnode_syncStatus")).result?.safe_l2?.number ?? 0) >= 2
+            ? true
+            : undefined,
+      );
+      assertEquals((await call(l1Port, "eth_chainId")).result, "0x384");
+      assertEquals((await call(l2Port, "eth_chainId")).result, "0x385");
+      const key = deriveDevAccounts(2)[1].privateKey;
+      const tx = createFeeMarket1559Tx({
+        chainId: 901n,
+        nonce: 0n,
+        to: new Uint8Array(20).fill(0x77),
+        value: 10n ** 15n,
+        gasLimit: 21_000n,
+        maxFeePerGas: 10n ** 10n,
+        maxPriorityFeePerGas: 10n ** 9n,
+      }, { common: new Common({ chain: { ...Mainnet, chainId: 901 }, hardfork: Hardfork.Prague }) }).sign(
+        key,
+      );
+      const hash = (await call(l2Port, "eth_sendRawTransaction", [bytesToHex(tx.serialize())])).result;
+      assertEquals(hash, bytesToHex(tx.hash()));
+      const onSequencer = await until(
+        "the sequencer's receipt",
+        async () => (await call(l2Port, "eth_getTransactionReceipt", [hash])).result,
+      );
+      const onVerifier = await until(
+        "the verifier's receipt",
+        async () => (await call(verifierPort, "eth_getTransactionReceipt", [hash])).result,
+      );
+      assertEquals(onVerifier.blockHash, onSequencer.blockHash);
+      assertEquals(onVerifier.status, "0x1");
+      assert(onVerifier.l1Fee !== undefined, "the receipt carries the L1 fee");
+      const status = await until("the verifier's safe head past the transfer", async () => {
+        const st = (await call(verifierPort, "rollupnode_syncStatus")).result;
+        return st?.safe_l2?.number >= Number(onVerifier.blockNumber) ? st : undefined;
+      });
+      assert(status.current_l1.number >= 1);
+      const batches = await call(l1Port, "eth_getBlockByNumber", ["latest", false]);
+      assert(Number(batches.result.number) >= 1);
+    } finally {
+      child.kill("SIGTERM");
+      const { code } = await child.status;
+      await pumps;
+      await Deno.remove(dir, { recursive: true });
+      assertEquals(code, 0, out);
+    }
+  },
+});
