@@ -4,7 +4,7 @@
  */
 export { formatDuration, parseDuration } from "./duration.ts";
 export { CONFIG_EXIT_CODE, ConfigError, type ConfigErrorCode, type ConfigErrorMeta } from "./errors.ts";
-export { executionHelp, helpText, mainHelp, nodeHelp, optionsHelp } from "./help.ts";
+export { devnetHelp, executionHelp, helpText, mainHelp, nodeHelp, optionsHelp } from "./help.ts";
 export {
   type AnyOption,
   ENV_PREFIX,
