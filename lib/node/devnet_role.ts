@@ -5,16 +5,24 @@
  * - `sequencer/`: an L2 node sequencing every `--l2.block-time` seconds from its pool, with the batch
  *   submitter posting its blocks to the L1 batch inbox; eth and rollupnode RPC on `--l2.port`, admin on;
  * - `verifier/`: an L2 node deriving the chain from L1 alone; RPC on `--verifier.port`;
- * - `l1-genesis.json`, `l2-genesis.json`, `rollup.json`: written on the first run, reused after.
- * Accounts: the test mnemonic's, funded on both chains; account 2 is the batcher (OP devnet roles).
- * Not included yet: the OP L1 contracts (deposits and withdrawals through a portal), p2p between nodes.
+ * - `l1-genesis.json`, `l1-deployment.json` (the OP L1 contracts' addresses), `l2-genesis.json`,
+ *   `rollup.json`: written on the first run, reused after.
+ * On the first run the OP L1 contracts are deployed (op_l1_deployment.ts) and L2 starts at the L1 block
+ * after them: deposits through the OptimismPortal reach L2. Accounts: the test mnemonic's, funded on
+ * both chains, with the OP devnet's roles (0 deployer, 1 proposer, 2 batcher, 4 challenger, 5
+ * sequencer and guardian, 9 owner). Not included yet: output proposals (so no withdrawals), p2p.
  */
 import { bytesToHex, hexToBytes } from "../common/bytes.ts";
 import { getLogger } from "../common/logger.ts";
 import { JsonRpcClient } from "../common/json_rpc_client.ts";
 import { type DevnetOptions, parseArgs } from "../config/mod.ts";
 import { ExecutionEngine } from "../execution/engine/mod.ts";
-import { buildDevGenesis, buildL1DevGenesis, deriveDevAccounts } from "../execution/genesis/mod.ts";
+import {
+  buildDevGenesis,
+  buildL1DevGenesis,
+  deployOpL1,
+  deriveDevAccounts,
+} from "../execution/genesis/mod.ts";
 import type { RollupConfig } from "../protocol/rollup_config.ts";
 import { rollupConfigToJson } from "../protocol/rollup_config_json.ts";
 import { encodeEcotoneScalar } from "../protocol/system_config.ts";
@@ -40,7 +48,7 @@ async function exists(path: string): Promise<boolean> {
 export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
   const log = getLogger(["devnet"]);
   const d = o.datadir;
-  const accounts = deriveDevAccounts(3);
+  const accounts = deriveDevAccounts(10);
   const batcher = accounts[2];
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
@@ -84,20 +92,60 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
     const l2GenesisPath = `${d}/l2-genesis.json`;
     const rollupPath = `${d}/rollup.json`;
     if (!(await exists(rollupPath))) {
-      const l2Time = BigInt(l1Genesis.timestamp);
+      // The OP L1 contracts (OP-CONTRACTS.md), with the OP devnet's roles; L2 starts after them.
+      log.info("Deploying the OP L1 contracts");
+      const deployment = await deployOpL1(l1Rpc, {
+        deployerKey: accounts[0].privateKey,
+        l1ChainId: DEVNET_L1_CHAIN_ID,
+        batcher: batcher.address,
+        sequencer: accounts[5].address,
+        proposer: accounts[1].address,
+        challenger: accounts[4].address,
+        finalOwner: accounts[9].address,
+        batchInbox: DEVNET_BATCH_INBOX,
+        l2BlockTime: BigInt(o.l2BlockTime),
+        gasLimit: 30_000_000n,
+        baseFeeScalar: 1368,
+        blobBaseFeeScalar: 810949,
+      });
+      await Deno.writeTextFile(
+        `${d}/l1-deployment.json`,
+        JSON.stringify(
+          Object.fromEntries(
+            Object.entries(deployment).map((
+              [k, v],
+            ) => [k, v instanceof Uint8Array ? bytesToHex(v) : Number(v)]),
+          ),
+          null,
+          2,
+        ),
+      );
+      const anchor = await l1Rpc.call<{ hash: string; timestamp: string; number: string }>(
+        "eth_getBlockByNumber",
+        [
+          `0x${deployment.blockNumber.toString(16)}`,
+          false,
+        ],
+      );
+      const l2Time = BigInt(anchor.timestamp);
       const genesis = buildDevGenesis({
         chainId: DEVNET_L2_CHAIN_ID,
         l1ChainId: DEVNET_L1_CHAIN_ID,
         upTo: "isthmus",
         timestamp: l2Time,
         batcher: batcher.address,
+        l1Addresses: {
+          l1CrossDomainMessenger: deployment.l1CrossDomainMessenger,
+          l1StandardBridge: deployment.l1StandardBridge,
+          l1ERC721Bridge: deployment.l1ERC721Bridge,
+        },
       });
       const engine = await ExecutionEngine.open({ genesis });
       const l2Hash = engine.head().hash;
       await engine.close();
       const cfg: RollupConfig = {
         genesis: {
-          l1: { hash: hexToBytes(l1Genesis.hash), number: 0n },
+          l1: { hash: hexToBytes(anchor.hash), number: BigInt(anchor.number) },
           l2: { hash: l2Hash, number: 0n },
           l2Time,
           systemConfig: {
@@ -126,10 +174,9 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
           isthmus: 0n,
         },
         batchInboxAddress: DEVNET_BATCH_INBOX,
-        // No OP L1 contracts yet: addresses without code (no deposits, no config updates).
-        depositContractAddress: hexToBytes("0xde00000000000000000000000000000000000901"),
-        l1SystemConfigAddress: hexToBytes("0x5c00000000000000000000000000000000000901"),
-        protocolVersionsAddress: new Uint8Array(20),
+        depositContractAddress: deployment.optimismPortal,
+        l1SystemConfigAddress: deployment.systemConfig,
+        protocolVersionsAddress: deployment.protocolVersions,
       };
       await Deno.writeTextFile(l2GenesisPath, JSON.stringify(genesis));
       await Deno.writeTextFile(rollupPath, JSON.stringify(rollupConfigToJson(cfg), null, 2));

@@ -5,7 +5,8 @@
  */
 import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import { createFeeMarket1559Tx } from "@ethereumjs/tx";
-import { bytesToHex } from "../../lib/common/bytes.ts";
+import { encodeFunctionData, parseAbi } from "viem";
+import { bytesToHex, hexToBytes } from "../../lib/common/bytes.ts";
 import { deriveDevAccounts } from "../../lib/execution/genesis/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { freePort, rpcCall } from "./helpers/mod.ts";
@@ -99,6 +100,50 @@ Deno.test({
       assert(status.current_l1.number >= 1);
       const batches = await call(l1Port, "eth_getBlockByNumber", ["latest", false]);
       assert(Number(batches.result.number) >= 1);
+      // A deposit through the OptimismPortal on L1 mints on L2 (deposits.md), on both nodes.
+      const rollup = JSON.parse(await Deno.readTextFile(`${dir}/devnet/rollup.json`));
+      const portal = rollup.deposit_contract_address as `0x${string}`;
+      const recipient = `0x${"42".repeat(20)}` as const;
+      const data = encodeFunctionData({
+        abi: parseAbi(["function depositTransaction(address,uint256,uint64,bool,bytes) payable"]),
+        functionName: "depositTransaction",
+        args: [recipient, 10n ** 18n, 100_000n, false, "0x"],
+      });
+      const l1Key = deriveDevAccounts(4)[3].privateKey;
+      const deposit = createFeeMarket1559Tx({
+        chainId: 900n,
+        nonce: BigInt(
+          (await call(l1Port, "eth_getTransactionCount", [
+            bytesToHex(deriveDevAccounts(4)[3].address),
+            "pending",
+          ])).result,
+        ),
+        to: hexToBytes(portal),
+        value: 10n ** 18n,
+        data: hexToBytes(data),
+        gasLimit: 300_000n,
+        maxFeePerGas: 10n ** 11n,
+        maxPriorityFeePerGas: 10n ** 9n,
+      }, { common: new Common({ chain: { ...Mainnet, chainId: 900 }, hardfork: Hardfork.Prague }) }).sign(
+        l1Key,
+      );
+      const depositHash =
+        (await call(l1Port, "eth_sendRawTransaction", [bytesToHex(deposit.serialize())])).result;
+      const l1Receipt = await until(
+        "the deposit's L1 receipt",
+        async () => (await call(l1Port, "eth_getTransactionReceipt", [depositHash])).result,
+      );
+      assertEquals(l1Receipt.status, "0x1");
+      assertEquals(l1Receipt.logs.length, 1, "TransactionDeposited");
+      for (const port of [l2Port, verifierPort]) {
+        await until(
+          `the deposit on L2 (port ${port})`,
+          async () =>
+            (await call(port, "eth_getBalance", [recipient, "latest"])).result === "0xde0b6b3a7640000"
+              ? true
+              : undefined,
+        );
+      }
     } finally {
       child.kill("SIGTERM");
       const { code } = await child.status;

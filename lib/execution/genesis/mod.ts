@@ -14,3 +14,4 @@ export { immutableNames, type ImmutableValue, runtimeCode } from "./bytecode.ts"
 export { packStorage, type SlotLocation, slotOf, type StorageValue, unpackWord } from "./storage_layout.ts";
 export * from "./l1_system_contracts.ts";
 export * from "./l1_dev_genesis.ts";
+export * from "./op_l1_deployment.ts";
