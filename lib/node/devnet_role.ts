@@ -83,10 +83,6 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
     const l1Url = `http://127.0.0.1:${o.l1Port}`;
     endpoints.l1 = l1Url;
     const l1Rpc = new JsonRpcClient(l1Url);
-    const l1Genesis = await l1Rpc.call<{ hash: string; timestamp: string }>("eth_getBlockByNumber", [
-      "0x0",
-      false,
-    ]);
 
     // L2 genesis and rollup config.
     const l2GenesisPath = `${d}/l2-genesis.json`;
