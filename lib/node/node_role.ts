@@ -20,7 +20,17 @@ import { Sequencer } from "../rollup/sequencer/mod.ts";
 import { Driver } from "../rollup/driver/mod.ts";
 import { BeaconClient, L1Client } from "../rollup/l1/mod.ts";
 import { embeddedL2, engineBatcherSource } from "./embedded_l2.ts";
-import { DEFAULT_RPC_LIMITS, ListenerPool, MethodRegistry, RpcServer } from "../rpc/mod.ts";
+import { engineRpcClient, externalL2, HttpEngineApi } from "./external_engine.ts";
+import type { EngineApi } from "../protocol/engine.ts";
+import type { ExecutionEngine } from "../execution/engine/mod.ts";
+import type { L2Chain } from "../rollup/driver/mod.ts";
+import {
+  DEFAULT_RPC_LIMITS,
+  ListenerPool,
+  loadOrCreateJwtSecret,
+  MethodRegistry,
+  RpcServer,
+} from "../rpc/mod.ts";
 import { getNetworkPreset } from "../../networks/mod.ts";
 import { startExecutionRole } from "./execution_role.ts";
 import type { RoleRequest, RunningRole } from "./role.ts";
@@ -75,6 +85,9 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
   try {
     let driver: Driver | undefined;
     let sequencer: Sequencer | undefined;
+    let engineApi: EngineApi | undefined;
+    let l2: L2Chain | undefined;
+    let embedded: ExecutionEngine | undefined;
     if (options.l2 === undefined) {
       const engine = await startExecutionRole(
         { ...execution, metricsEnabled: false, pprofEnabled: false },
@@ -91,60 +104,67 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
       }
       Object.assign(endpoints, engine.endpoints);
       if (engine.engine !== undefined && engine.engineApi !== undefined) {
-        // The verifier: derive from L1 into the embedded engine.
-        const l1 = new L1Client(new JsonRpcClient(options.l1, { timeoutMs: 30_000 }), {
-          trustRpc: options.l1TrustRpc,
-        });
-        const blobs = options.l1Beacon === undefined ? undefined : new BeaconClient(options.l1Beacon, {
-          fallbacks: options.l1BeaconFallbacks,
-          header: options.l1BeaconHeader,
-          fetchAllSidecars: options.l1BeaconFetchAllSidecars,
-        });
-        driver = new Driver(rollupConfig, {
-          l1,
-          blobs,
-          engine: engine.engineApi,
-          l2: embeddedL2(engine.engine),
-          l1BlobFeeSchedule: knownL1BlobFeeSchedule(rollupConfig.l1ChainId),
-        }, { pollIntervalMs: options.l1HttpPollIntervalMs, l1Confs: Number(options.verifierL1Confs) });
-        driver.start();
-        const running = driver;
-        stops.push(() => running.stop());
-        if (options.sequencerEnabled) {
-          sequencer = new Sequencer(rollupConfig, {
-            l1,
-            engine: engine.engineApi,
-            l2: embeddedL2(engine.engine),
-            heads: () => ({ safe: running.safeHead, finalized: running.finalizedHead }),
-            l1BlobFeeSchedule: knownL1BlobFeeSchedule(rollupConfig.l1ChainId),
-          }, {
-            l1Confs: Number(options.sequencerL1Confs),
-            maxSafeLag: Number(options.sequencerMaxSafeLag),
-            stopped: options.sequencerStopped,
-            adminStatePath: options.rpcAdminState,
-          });
-          await sequencer.open();
-          const seq = sequencer;
-          stops.push(() => seq.close());
-        }
-        if (request.batcherKey !== undefined) {
-          // keel devnet: the batch submitter beside the sequencer, reading its engine.
-          const batcher = new Batcher(rollupConfig, {
-            source: engineBatcherSource(engine.engine, () => running.safeHead.number),
-            l1: new JsonRpcClient(options.l1, { timeoutMs: 30_000 }),
-            key: hexToBytes(request.batcherKey),
-          }, { pollIntervalMs: Number(rollupConfig.blockTime) * 1000 });
-          batcher.start();
-          stops.push(() => batcher.stop());
-        }
+        embedded = engine.engine;
+        engineApi = engine.engineApi;
+        l2 = embeddedL2(engine.engine);
       }
     } else {
-      log.warn(
-        "Derivation with an external engine (--l2) is not available yet: the node serves its RPC only",
-        {
-          l2: options.l2,
-        },
-      );
+      // An external engine: the Engine API and the driver's reads over its authrpc, with the JWT.
+      // op-node: the secret file is created with a new key when missing or empty.
+      const { secret } = await loadOrCreateJwtSecret(options.l2JwtSecret, { dataDir: execution.datadir });
+      const rpc = engineRpcClient(options.l2, secret, Number(options.l2EngineRpcTimeoutMs));
+      engineApi = new HttpEngineApi(rpc);
+      l2 = externalL2(rpc);
+      endpoints.l2 = options.l2;
+    }
+    if (engineApi !== undefined && l2 !== undefined) {
+      const chain = l2;
+      // Derive from L1 into the engine.
+      const l1 = new L1Client(new JsonRpcClient(options.l1, { timeoutMs: 30_000 }), {
+        trustRpc: options.l1TrustRpc,
+      });
+      const blobs = options.l1Beacon === undefined ? undefined : new BeaconClient(options.l1Beacon, {
+        fallbacks: options.l1BeaconFallbacks,
+        header: options.l1BeaconHeader,
+        fetchAllSidecars: options.l1BeaconFetchAllSidecars,
+      });
+      driver = new Driver(rollupConfig, {
+        l1,
+        blobs,
+        engine: engineApi,
+        l2: chain,
+        l1BlobFeeSchedule: knownL1BlobFeeSchedule(rollupConfig.l1ChainId),
+      }, { pollIntervalMs: options.l1HttpPollIntervalMs, l1Confs: Number(options.verifierL1Confs) });
+      driver.start();
+      const running = driver;
+      stops.push(() => running.stop());
+      if (options.sequencerEnabled) {
+        sequencer = new Sequencer(rollupConfig, {
+          l1,
+          engine: engineApi,
+          l2: chain,
+          heads: () => ({ safe: running.safeHead, finalized: running.finalizedHead }),
+          l1BlobFeeSchedule: knownL1BlobFeeSchedule(rollupConfig.l1ChainId),
+        }, {
+          l1Confs: Number(options.sequencerL1Confs),
+          maxSafeLag: Number(options.sequencerMaxSafeLag),
+          stopped: options.sequencerStopped,
+          adminStatePath: options.rpcAdminState,
+        });
+        await sequencer.open();
+        const seq = sequencer;
+        stops.push(() => seq.close());
+      }
+      if (request.batcherKey !== undefined && embedded !== undefined) {
+        // keel devnet: the batch submitter beside the sequencer, reading its engine.
+        const batcher = new Batcher(rollupConfig, {
+          source: engineBatcherSource(embedded, () => running.safeHead.number),
+          l1: new JsonRpcClient(options.l1, { timeoutMs: 30_000 }),
+          key: hexToBytes(request.batcherKey),
+        }, { pollIntervalMs: Number(rollupConfig.blockTime) * 1000 });
+        batcher.start();
+        stops.push(() => batcher.stop());
+      }
     }
     const namespaces = [rollupnodeNamespace({ version, rollupConfig, driver })];
     if (options.rpcEnableAdmin) namespaces.push(adminNamespace({ sequencer, driver }));

@@ -137,8 +137,15 @@ export async function loadOrCreateJwtSecret(
   }
   const secret = crypto.getRandomValues(new Uint8Array(32));
   try {
-    await Deno.mkdir(dirname(file), { recursive: true, mode: 0o700 });
-    await Deno.writeTextFile(file, bytesToHex(secret), { mode: 0o600 });
+    // The directory is made only when missing: a process allowed to write just this file may not
+    // touch its directory (keel node's permissions grant the file itself).
+    try {
+      await Deno.writeTextFile(file, bytesToHex(secret), { mode: 0o600 });
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+      await Deno.mkdir(dirname(file), { recursive: true, mode: 0o700 });
+      await Deno.writeTextFile(file, bytesToHex(secret), { mode: 0o600 });
+    }
     // mode applies only when the file is created: an existing empty file keeps its mode otherwise.
     await Deno.chmod(file, 0o600);
   } catch (err) {

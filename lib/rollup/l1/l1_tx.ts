@@ -73,8 +73,13 @@ function accessList(list: RpcTransaction["accessList"]): RlpInput {
   return (list ?? []).map((e) => [hexToBytes(e.address), e.storageKeys.map(hexToBytes)]);
 }
 
-/** The sender of a signed transaction, checking that the fields hash to `tx.hash`. */
-export function verifyL1Tx(tx: RpcTransaction): L1Tx {
+/**
+ * A signed transaction's encodings from its RPC fields: the signed (consensus) encoding, the payload its
+ * signature signs, and the recovery bit. Throws L1_TX_INVALID for fields that cannot be a transaction.
+ */
+export function encodeRpcTransaction(
+  tx: RpcTransaction,
+): { signed: Uint8Array; unsigned: Uint8Array; recovery: number } {
   const hash = tx.hash;
   const type = tx.type === undefined ? 0 : Number(fromQuantity(tx.type));
   const to = tx.to === null || tx.to === undefined ? new Uint8Array() : hexToBytes(tx.to);
@@ -152,6 +157,17 @@ export function verifyL1Tx(tx: RpcTransaction): L1Tx {
     unsigned = new Uint8Array([type, ...rlpEncode(fields)]);
     signed = new Uint8Array([type, ...rlpEncode([...fields, yParity, r, s])]);
   }
+  return { signed, unsigned, recovery };
+}
+
+/** The sender of a signed transaction, checking that the fields hash to `tx.hash`. */
+export function verifyL1Tx(tx: RpcTransaction): L1Tx {
+  const hash = tx.hash;
+  const type = tx.type === undefined ? 0 : Number(fromQuantity(tx.type));
+  const input = hexToBytes(tx.input);
+  const r = q(tx.r, "r", hash);
+  const s = q(tx.s, "s", hash);
+  const { signed, unsigned, recovery } = encodeRpcTransaction(tx);
   if (bytesToHex(keccak256(signed)) !== hash.toLowerCase()) {
     throw bad(hash, "its fields do not hash to its hash");
   }
