@@ -10,7 +10,8 @@
  * On the first run the OP L1 contracts are deployed (op_l1_deployment.ts) and L2 starts at the L1 block
  * after them: deposits through the OptimismPortal reach L2. Accounts: the test mnemonic's, funded on
  * both chains, with the OP devnet's roles (0 deployer, 1 proposer, 2 batcher, 4 challenger, 5
- * sequencer and guardian, 9 owner). Not included yet: output proposals (so no withdrawals), p2p.
+ * sequencer and guardian, 9 owner). The sequencer node also proposes output roots to the L2OutputOracle
+ * (batcher/proposer.ts). Not included yet: p2p between the nodes.
  */
 import { bytesToHex, hexToBytes } from "../common/bytes.ts";
 import { getLogger } from "../common/logger.ts";
@@ -178,6 +179,10 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
       await Deno.writeTextFile(rollupPath, JSON.stringify(rollupConfigToJson(cfg), null, 2));
     }
 
+    const deployed = JSON.parse(await Deno.readTextFile(`${d}/l1-deployment.json`)) as {
+      l2OutputOracle: string;
+    };
+
     // The two L2 nodes.
     const node = async (name: "sequencer" | "verifier", port: number, extra: string[]) => {
       const parsed = parseArgs([
@@ -205,6 +210,9 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
         execution: parsed.execution,
         sources: parsed.sources,
         batcherKey: name === "sequencer" ? bytesToHex(batcher.privateKey) : undefined,
+        proposer: name === "sequencer"
+          ? { key: bytesToHex(accounts[1].privateKey), oracle: deployed.l2OutputOracle }
+          : undefined,
       });
       stops.push(() => role.stop());
       endpoints[name] = `http://127.0.0.1:${port}`;

@@ -5,7 +5,7 @@
  * same address and port.
  */
 import { BaseError, getLogger, hexToBytes, JsonRpcClient } from "../common/mod.ts";
-import { Batcher } from "../batcher/mod.ts";
+import { Batcher, Proposer } from "../batcher/mod.ts";
 import { keelVersion, type NodeOptions } from "../config/mod.ts";
 import {
   applyForkOverrides,
@@ -164,6 +164,19 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         }, { pollIntervalMs: Number(rollupConfig.blockTime) * 1000 });
         batcher.start();
         stops.push(() => batcher.stop());
+      }
+      if (request.proposer !== undefined) {
+        // keel devnet: output proposals to the L2OutputOracle, for withdrawals.
+        const proposer = new Proposer({
+          l1: new JsonRpcClient(options.l1, { timeoutMs: 30_000 }),
+          l1ChainId: rollupConfig.l1ChainId,
+          key: hexToBytes(request.proposer.key),
+          oracle: hexToBytes(request.proposer.oracle),
+          safeNumber: () => running.safeHead.number,
+          outputRoot: async (n) => (await running.outputAtBlock(n))[1],
+        }, { pollIntervalMs: Number(rollupConfig.blockTime) * 1000 });
+        proposer.start();
+        stops.push(() => proposer.stop());
       }
     }
     const namespaces = [rollupnodeNamespace({ version, rollupConfig, driver })];

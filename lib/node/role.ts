@@ -17,6 +17,8 @@ export type RoleRequest =
     sources: Record<string, ValueSource>;
     /** `keel devnet`: a batch submitter beside the sequencer, signing with this key (hex). */
     batcherKey?: string;
+    /** `keel devnet`: an output proposer to this L2OutputOracle (hex address), signing with the key (hex). */
+    proposer?: { key: string; oracle: string };
   }
   | {
     role: "devnet";

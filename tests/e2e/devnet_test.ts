@@ -5,7 +5,7 @@
  */
 import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import { createFeeMarket1559Tx } from "@ethereumjs/tx";
-import { encodeFunctionData, parseAbi } from "viem";
+import { decodeFunctionResult, encodeFunctionData, parseAbi } from "viem";
 import { bytesToHex, hexToBytes } from "../../lib/common/bytes.ts";
 import { deriveDevAccounts } from "../../lib/execution/genesis/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
@@ -135,6 +135,29 @@ Deno.test({
       );
       assertEquals(l1Receipt.status, "0x1");
       assertEquals(l1Receipt.logs.length, 1, "TransactionDeposited");
+      // The proposer submits output roots to the L2OutputOracle (every 4 L2 blocks once safe).
+      const deployment = JSON.parse(await Deno.readTextFile(`${dir}/devnet/l1-deployment.json`));
+      const oracleAbi = parseAbi([
+        "function latestBlockNumber() view returns (uint256)",
+        "function getL2Output(uint256) view returns ((bytes32 outputRoot, uint128 timestamp, uint128 l2BlockNumber))",
+      ]);
+      const ethCall = async (data: `0x${string}`) =>
+        (await call(l1Port, "eth_call", [{ to: deployment.l2OutputOracle, data }, "latest"]))
+          .result as `0x${string}`;
+      await until("an output proposal", async () => {
+        const raw = await ethCall(encodeFunctionData({ abi: oracleAbi, functionName: "latestBlockNumber" }));
+        return decodeFunctionResult({ abi: oracleAbi, functionName: "latestBlockNumber", data: raw }) >= 4n
+          ? true
+          : undefined;
+      });
+      const first = decodeFunctionResult({
+        abi: oracleAbi,
+        functionName: "getL2Output",
+        data: await ethCall(encodeFunctionData({ abi: oracleAbi, functionName: "getL2Output", args: [0n] })),
+      });
+      assertEquals(first.l2BlockNumber, 4n);
+      const [, root] = (await call(l2Port, "rollupnode_outputAtBlock", ["0x4"])).result;
+      assertEquals(first.outputRoot, root);
       for (const port of [l2Port, verifierPort]) {
         await until(
           `the deposit on L2 (port ${port})`,
