@@ -23,6 +23,7 @@ import {
   buildL1DevGenesis,
   deployOpL1,
   deriveDevAccounts,
+  preinstalls,
 } from "../execution/genesis/mod.ts";
 import type { RollupConfig } from "../protocol/rollup_config.ts";
 import { rollupConfigToJson } from "../protocol/rollup_config_json.ts";
@@ -30,6 +31,16 @@ import { encodeEcotoneScalar } from "../protocol/system_config.ts";
 import { startExecutionRole } from "./execution_role.ts";
 import { startNodeRole } from "./node_role.ts";
 import type { RunningRole } from "./role.ts";
+
+/** The L1 genesis entries of the preinstalls every L1 tool expects (Multicall3), nonce 1 as on L2. */
+function l1Preinstalls(): Record<string, { code: string; nonce: string; balance: string }> {
+  const out: Record<string, { code: string; nonce: string; balance: string }> = {};
+  for (const p of preinstalls(DEVNET_L1_CHAIN_ID)) {
+    if (p.name !== "MultiCall3") continue;
+    out[bytesToHex(p.address).toLowerCase()] = { code: bytesToHex(p.code), nonce: "0x1", balance: "0x0" };
+  }
+  return out;
+}
 
 /** The devnet's L2 chain id and batch inbox (OP devnet conventions). */
 export const DEVNET_L2_CHAIN_ID = 901n;
@@ -63,6 +74,8 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
       const genesis = buildL1DevGenesis({
         chainId: DEVNET_L1_CHAIN_ID,
         timestamp: BigInt(Math.floor(Date.now() / 1000)),
+        // Multicall3 at its usual address, which viem's L1 actions (waitToFinalize) batch their reads through.
+        extraAlloc: l1Preinstalls(),
       });
       await Deno.writeTextFile(l1GenesisPath, JSON.stringify(genesis));
     }

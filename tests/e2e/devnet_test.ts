@@ -5,7 +5,17 @@
  */
 import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import { createFeeMarket1559Tx } from "@ethereumjs/tx";
-import { decodeFunctionResult, encodeFunctionData, parseAbi } from "viem";
+import {
+  createPublicClient,
+  createWalletClient,
+  decodeFunctionResult,
+  defineChain,
+  encodeFunctionData,
+  http,
+  parseAbi,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { publicActionsL1, publicActionsL2, walletActionsL1, walletActionsL2 } from "viem/op-stack";
 import { bytesToHex, hexToBytes } from "../../lib/common/bytes.ts";
 import { deriveDevAccounts } from "../../lib/execution/genesis/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
@@ -167,6 +177,62 @@ Deno.test({
               : undefined,
         );
       }
+
+      // A withdrawal, end to end with viem's OP Stack actions: initiated on L2, proven on L1 against a
+      // proposed output root (eth_getProof on L2), finalized after the 12 s finalization period.
+      const l1Chain = defineChain({
+        id: 900,
+        name: "keel devnet L1",
+        nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+        rpcUrls: { default: { http: [`http://127.0.0.1:${l1Port}`] } },
+        contracts: { multicall3: { address: "0xcA11bde05977b3631167028862bE2a173976CA11" } },
+      });
+      const l2Chain = defineChain({
+        id: 901,
+        name: "keel devnet L2",
+        nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+        rpcUrls: { default: { http: [`http://127.0.0.1:${l2Port}`] } },
+        sourceId: 900,
+        contracts: {
+          portal: { 900: { address: portal } },
+          l2OutputOracle: { 900: { address: deployment.l2OutputOracle } },
+        },
+      });
+      const account = privateKeyToAccount(bytesToHex(deriveDevAccounts(5)[4].privateKey) as `0x${string}`);
+      const l1Http = http(`http://127.0.0.1:${l1Port}`);
+      const l2Http = http(`http://127.0.0.1:${l2Port}`);
+      const l1Public = createPublicClient({ chain: l1Chain, transport: l1Http, pollingInterval: 250 })
+        .extend(publicActionsL1());
+      const l1Wallet = createWalletClient({
+        account,
+        chain: l1Chain,
+        transport: l1Http,
+        pollingInterval: 250,
+      })
+        .extend(walletActionsL1());
+      const l2Public = createPublicClient({ chain: l2Chain, transport: l2Http, pollingInterval: 250 })
+        .extend(publicActionsL2());
+      const l2Wallet = createWalletClient({
+        account,
+        chain: l2Chain,
+        transport: l2Http,
+        pollingInterval: 250,
+      })
+        .extend(walletActionsL2());
+      const l1Recipient = `0x${"4b".repeat(20)}` as const;
+      const initiate = await l2Wallet.initiateWithdrawal({
+        request: { gas: 21_000n, to: l1Recipient, value: 5n * 10n ** 17n },
+      });
+      const receipt = await l2Public.waitForTransactionReceipt({ hash: initiate });
+      assertEquals(receipt.status, "success");
+      const { output, withdrawal } = await l1Public.waitToProve({ receipt, targetChain: l2Chain });
+      const proveArgs = await l2Public.buildProveWithdrawal({ output, withdrawal });
+      const prove = await l1Wallet.proveWithdrawal(proveArgs);
+      assertEquals((await l1Public.waitForTransactionReceipt({ hash: prove })).status, "success");
+      await l1Public.waitToFinalize({ targetChain: l2Chain, withdrawalHash: withdrawal.withdrawalHash });
+      const finalize = await l1Wallet.finalizeWithdrawal({ targetChain: l2Chain, withdrawal });
+      assertEquals((await l1Public.waitForTransactionReceipt({ hash: finalize })).status, "success");
+      assertEquals(await l1Public.getBalance({ address: l1Recipient }), 5n * 10n ** 17n);
     } finally {
       child.kill("SIGTERM");
       const { code } = await child.status;
