@@ -18,9 +18,9 @@
  * State: a node:sqlite file per run (one write group per block, as the engine does) in a temp dir or
  * `--sqlite DIR`; `--memory` keeps it in memory. `--blocks N` (default 5) blocks of each kind;
  * `--transfers N` sets the ETH run to N transfers (N / 1,000 blocks), e.g. 100000 for the RSS target.
- * Prints a table: transfers/s and Mgas/s of build and import, the import/build ratio, and the RSS
- * of this process (builder and importers together) after the run; `--no-import` runs the builder
- * node alone (its RSS alone).
+ * Prints a table: transfers/s and Mgas/s of build and import, the import/build ratio (of the totals,
+ * and the median of the per-block ratios), and the RSS of this process (builder and importers
+ * together) after the run; `--no-import` runs the builder node alone (its RSS alone).
  */
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { createFeeMarket1559Tx, type TypedTransaction } from "@ethereumjs/tx";
@@ -272,6 +272,8 @@ interface Row {
   buildMs: number;
   importMs: number;
   coldMs?: number;
+  /** build ms / import ms of each block. */
+  ratios: number[];
   /** After the run (builder and importers in this one process). */
   rss: string;
 }
@@ -304,7 +306,7 @@ async function nodes() {
     }
     cold.head = g;
   }
-  const totals = { txs: 0, gas: 0n, buildMs: 0, importMs: 0, coldMs: 0 };
+  const totals = { txs: 0, gas: 0n, buildMs: 0, importMs: 0, coldMs: 0, ratios: [] as number[] };
   /** Builds `blocks` and imports them; `timed` false for setup blocks. */
   const step = async (blocks: TypedTransaction[][], timed = true) => {
     // Block by block, build then import, so that a change of load on the shared machine weighs on
@@ -323,11 +325,17 @@ async function nodes() {
       totals.buildMs += built.ms;
       totals.importMs += importMs;
       totals.coldMs += coldMs;
+      totals.ratios.push(built.ms / importMs);
     }
   };
   return { step, totals };
 }
 
+/** The middle value (the figure least moved by a stall of the shared machine in one block). */
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 const rate = (n: number, ms: number) => (n / (ms / 1000)).toFixed(0);
 const mgas = (gas: bigint, ms: number) => (Number(gas) / 1e6 / (ms / 1000)).toFixed(1);
 const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
@@ -392,10 +400,10 @@ if (ONLY !== "eth") {
 }
 
 console.log(
-  `\n| workload | state | txs | build tx/s | build Mgas/s | import tx/s | import Mgas/s | import/build | RSS |` +
+  `\n| workload | state | txs | build tx/s | build Mgas/s | import tx/s | import Mgas/s | import/build | median block | RSS |` +
     (COLD ? " cold import tx/s | cold import/build |" : ""),
 );
-console.log(`|---|---|---|---|---|---|---|---|---|` + (COLD ? "---|---|" : ""));
+console.log(`|---|---|---|---|---|---|---|---|---|---|` + (COLD ? "---|---|" : ""));
 for (const r of rows) {
   const cells = [
     r.workload,
@@ -406,6 +414,7 @@ for (const r of rows) {
     NO_IMPORT ? "-" : rate(r.txs, r.importMs),
     NO_IMPORT ? "-" : mgas(r.gas, r.importMs),
     NO_IMPORT ? "-" : `${(r.buildMs / r.importMs).toFixed(2)}x`,
+    NO_IMPORT ? "-" : `${median(r.ratios).toFixed(2)}x`,
     r.rss,
   ];
   if (r.coldMs !== undefined) cells.push(rate(r.txs, r.coldMs), `${(r.buildMs / r.coldMs).toFixed(2)}x`);

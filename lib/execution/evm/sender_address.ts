@@ -30,6 +30,19 @@ function senderAddress(this: TypedTransaction): Address {
   return address;
 }
 
+/**
+ * Records the sender address of a frozen transaction whose public key was put into its cache from a
+ * cache of earlier recoveries (sender_cache.ts), sparing the keccak256 of the key.
+ */
+export function rememberSenderAddress(tx: TypedTransaction, address: Address): void {
+  if (Object.isFrozen(tx)) ADDRESSES.set(tx, address);
+}
+
+/** The memoized sender address of `tx`, if it was derived before. */
+export function knownSenderAddress(tx: TypedTransaction): Address | undefined {
+  return ADDRESSES.get(tx);
+}
+
 /** Installs the memo on every transaction class (idempotent). */
 export function memoizeSenderAddresses(): void {
   if (installed) return;

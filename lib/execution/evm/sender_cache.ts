@@ -10,10 +10,12 @@
  * @ethereumjs/tx fills itself, or keel's workers after the same checks).
  */
 import type { TypedTransaction } from "@ethereumjs/tx";
+import type { Address } from "@ethereumjs/util";
 import { keccak256 } from "../../common/hash.ts";
+import { knownSenderAddress, rememberSenderAddress } from "./sender_address.ts";
 
 export interface SenderCacheOptions {
-  /** Entries kept (oldest dropped first); ~200 bytes each. */
+  /** Entries kept (oldest dropped first); ~300 bytes each. */
   capacity: number;
 }
 
@@ -32,7 +34,8 @@ function hashKey(hash: Uint8Array): string {
 
 export class SenderCache {
   readonly options: SenderCacheOptions;
-  #map = new Map<string, Uint8Array>();
+  /** Hash -> the public key, and the sender address when it was derived (which spares its keccak256). */
+  #map = new Map<string, { pub: Uint8Array; address?: Address }>();
 
   constructor(options: Partial<SenderCacheOptions> = {}) {
     this.options = { ...DEFAULT_SENDER_CACHE_OPTIONS, ...options };
@@ -44,7 +47,7 @@ export class SenderCache {
 
   /** The recovered public key (64 bytes, no 0x04 prefix) of the transaction with `hash`, if known. */
   get(hash: Uint8Array): Uint8Array | undefined {
-    return this.#map.get(hashKey(hash));
+    return this.#map.get(hashKey(hash))?.pub;
   }
 
   /** Stores the sender of a transaction whose public key was recovered (no-op otherwise). */
@@ -55,7 +58,7 @@ export class SenderCache {
     const map = this.#map;
     if (map.has(key)) return;
     if (map.size >= this.options.capacity) map.delete(map.keys().next().value!);
-    map.set(key, pub);
+    map.set(key, { pub, address: knownSenderAddress(tx) ?? tx.getSenderAddress() });
   }
 
   /**
@@ -67,9 +70,10 @@ export class SenderCache {
     const cache = tx.cache as { hash?: Uint8Array; senderPubKey?: Uint8Array };
     if (cache.senderPubKey !== undefined) return true;
     if (raw !== undefined && cache.hash === undefined) cache.hash = keccak256(raw);
-    const pub = this.#map.get(hashKey(txHash(tx)));
-    if (pub === undefined) return false;
-    cache.senderPubKey = pub;
+    const known = this.#map.get(hashKey(txHash(tx)));
+    if (known === undefined) return false;
+    cache.senderPubKey = known.pub;
+    if (known.address !== undefined) rememberSenderAddress(tx, known.address);
     return true;
   }
 

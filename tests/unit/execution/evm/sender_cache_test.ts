@@ -67,6 +67,19 @@ Deno.test("sender cache: a remembered sender equals the recovered one; unknown t
   assertEquals(cache.apply(decode(other), other), false);
 });
 
+Deno.test("sender cache: an applied sender brings its address along (no keccak256 of the key again)", () => {
+  const cache = new SenderCache();
+  const tx = transfer(config, 2n, 0n);
+  const raw = tx.serialize();
+  tx.getSenderPublicKey();
+  cache.remember(tx);
+  const copy = decode(raw);
+  assert(cache.apply(copy, raw));
+  // The very object derived for the first transaction: the copy's address was not derived again.
+  assert(copy.getSenderAddress() === tx.getSenderAddress());
+  assertEquals(copy.getSenderAddress().bytes, SENDER);
+});
+
 Deno.test("sender cache: keeps at most `capacity` entries, dropping the oldest", () => {
   const cache = new SenderCache({ capacity: 2 });
   const txs = [0n, 1n, 2n].map((n) => transfer(config, 2n, n));
