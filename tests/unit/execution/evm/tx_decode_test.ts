@@ -275,3 +275,80 @@ Deno.test("fuzz: mutated transactions are accepted iff createTxFromRLP accepts t
   }
   assert(accepted > 300 && rejected > 300, `accepted ${accepted}, rejected ${rejected}`);
 });
+
+/** The same own properties, in the same order, with equal values, on the same prototype. */
+function assertSameObject(ours: TypedTransaction, theirs: TypedTransaction, name: string): void {
+  assert(Object.getPrototypeOf(ours) === Object.getPrototypeOf(theirs), name);
+  assertEquals(Object.keys(ours), Object.keys(theirs), name);
+  for (const key of Object.keys(theirs) as (keyof TypedTransaction)[]) {
+    if (key === "common") {
+      assertEquals(ours.common.hardfork(), theirs.common.hardfork(), name);
+      assertEquals(ours.common.chainId(), theirs.common.chainId(), name);
+      assertEquals(ours.common.param("txGas"), theirs.common.param("txGas"), name);
+    } else if (key === "txOptions") {
+      assertEquals(Object.keys(ours.txOptions).sort(), Object.keys(theirs.txOptions).sort(), name);
+    } else assertEquals(ours[key], theirs[key], `${name}: ${key}`);
+  }
+  assertEquals(Object.isFrozen(ours), Object.isFrozen(theirs), name);
+}
+
+Deno.test("decodeSignedTx: EIP-1559 calls without an access list build the constructor's very object", () => {
+  const r = rng(1559);
+  const big = (bytes: number) => {
+    let x = 0n;
+    for (let i = 0; i < bytes; i++) x = (x << 8n) | BigInt(r(256));
+    return x;
+  };
+  for (const c of [common, plain]) {
+    for (let i = 0; i < 60; i++) {
+      const tip = big(r(9));
+      const tx = createFeeMarket1559Tx(
+        {
+          chainId: 900n,
+          nonce: i === 0 ? 0n : big(r(9)) % ((1n << 64n) - 1n),
+          maxPriorityFeePerGas: tip,
+          maxFeePerGas: tip + big(r(9)),
+          gasLimit: 21_000n + big(r(4)),
+          to: `0x${bytesToHex(Uint8Array.from({ length: 20 }, () => r(256))).slice(2)}`,
+          value: i === 1 ? (1n << 256n) - 1n : big(r(33)),
+          data: Uint8Array.from({ length: r(3) === 0 ? 0 : r(600) }, () => r(256)),
+        },
+        { common: plain },
+      ).sign(KEY);
+      const raw = tx.serialize();
+      const name = `tx ${i}`;
+      assertSameObject(decodeSignedTx(raw, c), createTxFromRLP(raw, { common: c }), name);
+      const unfrozen = decodeSignedTx(raw, c, { freeze: false });
+      assertSameObject(unfrozen, createTxFromRLP(raw, { common: c, freeze: false }), `${name}, not frozen`);
+      assertEquals(unfrozen.getSenderAddress().toString(), tx.getSenderAddress().toString(), name);
+    }
+  }
+  // The edges of its checks, where the constructor throws (or accepts) instead.
+  const raw = samples()["EIP-1559"].serialize();
+  const n = (x: bigint) =>
+    hexToBytes(`0x${x.toString(16).padStart(x.toString(16).length + (x.toString(16).length % 2), "0")}`);
+  const edges: [string, Uint8Array][] = [
+    ["nonce 2^64-1", withField(raw, 1, n((1n << 64n) - 1n))],
+    ["nonce 2^64-2", withField(raw, 1, n((1n << 64n) - 2n))],
+    ["maxFee below the tip", withField(raw, 3, n(1n))],
+    ["gasLimit * maxFee above 2^256-1", withField(withField(raw, 3, n(1n << 250n)), 4, n(1n << 10n))],
+    ["chain id with a leading zero", withField(raw, 0, new Uint8Array([0, 0x03, 0x84]))],
+    ["high s", withField(raw, 11, n(0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a1n))],
+    [
+      "s at the bound",
+      withField(raw, 11, n(0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n)),
+    ],
+    ["empty r", withField(raw, 10, new Uint8Array())],
+    ["contract creation", withField(raw, 5, new Uint8Array())],
+    ["19-byte to", withField(raw, 5, new Uint8Array(19).fill(1))],
+    ["33-byte value", withField(raw, 6, new Uint8Array(33).fill(1))],
+  ];
+  for (const [name, input] of edges) {
+    const ours = thrown(() => decodeSignedTx(input, common));
+    const theirs = thrown(() => createTxFromRLP(input, { common }));
+    assertEquals(ours?.message, theirs?.message, name);
+    if (theirs === undefined) {
+      assertSameObject(decodeSignedTx(input, common), createTxFromRLP(input, { common }), name);
+    }
+  }
+});
