@@ -421,6 +421,15 @@ for (const r of rows) {
   console.log(`| ${cells.join(" | ")} |`);
 }
 console.log(`RSS at the end: ${rss()}; load average ${load()}`);
+for (const t of tasks) {
+  const s = t.stats;
+  const per = (ms: number) => (ms / Math.max(1, s.roots)).toFixed(1);
+  console.log(
+    `state-root worker: ${s.roots} roots, ${(s.deltas / Math.max(1, s.roots)).toFixed(1)} deltas a block; ` +
+      `ms a block: apply ${per(s.applyMs)}, hash ahead ${per(s.prehashMs)}, hash at the end ${per(s.finishMs)}; ` +
+      `importer waited ${per(s.waitMs)}; ${s.failures} failures`,
+  );
+}
 for (const t of tasks) t.close();
 for (const s of stores) s.close();
 recovery.close();

@@ -7,3 +7,4 @@ export * from "./metrics.ts";
 export * from "./duration.ts";
 export * from "./rlp.ts";
 export * from "./json_rpc_client.ts";
+export * from "./lru.ts";

@@ -18,6 +18,7 @@
  * in memory, so eth_blockNumber and state-at-latest never touch sqlite for the header. Caches are
  * updated as writes happen and rebuilt from the database if the enclosing group rolls back.
  */
+import { Lru } from "../../common/lru.ts";
 import { bigIntToBytes, bytesToBigInt, bytesToHex, equalBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import type { KvStore } from "../../db/kv_store.ts";
@@ -70,24 +71,6 @@ const LABEL_KEYS: Record<HeadLabel, Uint8Array> = {
   finalized: prefixedKey(PREFIXES.headLabel, new TextEncoder().encode("finalized")),
 };
 
-/** A size-capped map that forgets the oldest insert. */
-class Lru<V> {
-  #map = new Map<string, V>();
-  constructor(readonly size: number) {}
-  get(k: string): V | undefined {
-    return this.#map.get(k);
-  }
-  set(k: string, v: V): void {
-    if (this.size <= 0) return;
-    this.#map.delete(k);
-    this.#map.set(k, v);
-    if (this.#map.size > this.size) this.#map.delete(this.#map.keys().next().value as string);
-  }
-  clear(): void {
-    this.#map.clear();
-  }
-}
-
 /** The ref of a header with a known hash. */
 export function headerRef(header: Header, hash: Uint8Array): BlockRef {
   return { hash, number: header.number, parentHash: header.parentHash, timestamp: header.timestamp };
@@ -96,9 +79,9 @@ export function headerRef(header: Header, hash: Uint8Array): BlockRef {
 export class ChainStore {
   readonly store: KvStore;
   readonly options: ChainStoreOptions;
-  #headers: Lru<Header>;
-  #bodies: Lru<Pick<Block, "transactions" | "withdrawals">>;
-  #receipts: Lru<StoredReceipt[]>;
+  #headers: Lru<string, Header>;
+  #bodies: Lru<string, Pick<Block, "transactions" | "withdrawals">>;
+  #receipts: Lru<string, StoredReceipt[]>;
   #labels = new Map<HeadLabel, { ref: BlockRef; header: Header }>();
   #rollbackArmed = false;
 

@@ -12,6 +12,7 @@
 /// <reference lib="deno.worker" />
 import { bytesToBigInt, bytesToHex, hexToBytes } from "../../common/bytes.ts";
 import { keccak256 } from "../../common/hash.ts";
+import { Lru } from "../../common/lru.ts";
 import { rlpDecode, rlpEncode } from "../../common/rlp.ts";
 import { SqliteStore } from "../../db/mod.ts";
 import { lookupAt, type NodeDb, PendingTrie, type TrieUpdate } from "./batch_trie.ts";
@@ -23,6 +24,25 @@ type Fields = [bigint, bigint, Uint8Array, Uint8Array];
 
 /** Node levels left to the final hashing (the root and its children: changed by nearly every delta). */
 const PREHASH_LEVEL = 2;
+
+/**
+ * Nodes by hash (hex), read or made in recent blocks: the next block reads most of them again (the
+ * paths to the accounts it changes), and a node's hash fixes its content, so a cached node is never
+ * stale, whichever blocks were committed meanwhile. Sized by the `open` request.
+ */
+let recentNodes = new Lru<string, Uint8Array>(0);
+/** Bytes an entry of `recentNodes` costs beside the node: its 66-character key, the map entry, the array. */
+const NODE_OVERHEAD = 100;
+
+/** keccak256 of addresses and storage slots (the trie keys), for the accounts and slots that recur. */
+const hashedKeys = new Lru<string, Uint8Array>(65_536);
+
+/** The trie key of an account or a storage slot given as unprefixed hex. */
+function trieKey(hex: string): Uint8Array {
+  let key = hashedKeys.get(hex);
+  if (key === undefined) hashedKeys.set(hex, key = keccak256(hexToBytes(`0x${hex}`)));
+  return key;
+}
 
 class Overlay implements NodeDb {
   readonly nodes = new Map<string, [Uint8Array, Uint8Array]>();
@@ -36,11 +56,18 @@ class Overlay implements NodeDb {
     const hex = bytesToHex(key);
     const own = this.nodes.get(hex);
     if (own !== undefined) return Promise.resolve(own[1]);
-    return Promise.resolve(this.#db.getNode(key));
+    let node = recentNodes.get(hex);
+    if (node === undefined) {
+      node = this.#db.getNode(key);
+      if (node !== undefined) recentNodes.set(hex, node);
+    }
+    return Promise.resolve(node);
   }
 
   put(key: Uint8Array, value: Uint8Array): Promise<void> {
-    this.nodes.set(bytesToHex(key), [key, value]);
+    const hex = bytesToHex(key);
+    this.nodes.set(hex, [key, value]);
+    recentNodes.set(hex, value);
     return Promise.resolve();
   }
 }
@@ -71,14 +98,14 @@ class Job {
     const known = this.accounts.get(a);
     if (known !== undefined) return known;
     // Not sent: unchanged since the parent (the state trie's pending changes never touch it).
-    const rlp = await lookupAt(this.overlay, this.#parentRoot, keccak256(hexToBytes(`0x${a}`)));
+    const rlp = await lookupAt(this.overlay, this.#parentRoot, trieKey(a));
     if (rlp === undefined) return null;
     const [nonce, balance, storageRoot, codeHash] = rlpDecode(rlp) as Uint8Array[];
     return [bytesToBigInt(nonce), bytesToBigInt(balance), storageRoot, codeHash];
   }
 
   #leaf(a: string, fields: Fields | null, storageRoot?: Uint8Array): TrieUpdate {
-    const key = keccak256(hexToBytes(`0x${a}`));
+    const key = trieKey(a);
     if (fields === null) return { key, value: null };
     return {
       key,
@@ -109,7 +136,7 @@ class Job {
     for (const [a, k, v] of delta.slots) {
       let list = slots.get(a);
       if (list === undefined) slots.set(a, list = []);
-      list.push({ key: keccak256(hexToBytes(`0x${k}`)), value: v });
+      list.push({ key: trieKey(k), value: v });
     }
     for (const [a, updates] of slots) {
       const fields = await this.#fields(a);
@@ -160,6 +187,7 @@ const time = { apply: 0, prehash: 0, finish: 0 };
 async function handle(msg: RootRequest): Promise<void> {
   if (msg.kind === "open") {
     db = new TrieDb(SqliteStore.open(msg.path, { readOnly: true, cacheSizeKiB: msg.cacheSizeKiB }));
+    recentNodes = new Lru(msg.nodeCacheKiB * 1024, (node) => node.length + NODE_OVERHEAD);
     pending = new Int32Array(msg.pending);
     return;
   }

@@ -247,3 +247,39 @@ Deno.test("root task: when the worker cannot compute the root, the importer comp
     }
   });
 });
+
+Deno.test("root task: the worker keeps the nodes of the blocks before (it does not read them again)", async () => {
+  const config = opConfig("isthmus");
+  await withStores(async (a, b, dir) => {
+    const { genesis, chain } = await buildChain(config, "isthmus", await genesisState(a), a);
+    const smB = await genesisState(b);
+    // The worker reads a file that holds the genesis state only: from the second block on, the
+    // parent's new nodes are not there, only in what the worker made for the block before.
+    const genesisOnly = SqliteStore.open(`${dir}/genesis.sqlite`);
+    await genesisState(genesisOnly);
+    genesisOnly.close();
+    for (const nodeCacheKiB of [1024, 0]) {
+      const task = new StateRootTask(`${dir}/genesis.sqlite`, { minChanges: 1, nodeCacheKiB });
+      // The second pass imports on a fresh copy of genesis.
+      const c = nodeCacheKiB === 0 ? SqliteStore.open(`${dir}/c.sqlite`) : undefined;
+      const sm = c === undefined ? smB : await genesisState(c);
+      try {
+        let parent = genesis;
+        for (const s of chain) {
+          const imported = await (c ?? b).transactionAsync(() =>
+            importBlock(config, parent, s.block, { stateManager: sm, stateRoot: task })
+          );
+          assertEquals(imported.hash, s.hash);
+          parent = s.block.header;
+        }
+        if (nodeCacheKiB === 0) {
+          // Without the cache the worker misses the nodes and the importer computes those roots itself.
+          assertEquals([task.stats.roots, task.stats.failures], [1, chain.length - 1]);
+        } else assertEquals([task.stats.roots, task.stats.failures], [chain.length, 0]);
+      } finally {
+        task.close();
+        c?.close();
+      }
+    }
+  });
+});
