@@ -9,6 +9,7 @@
  * Only keys that came out of a real recovery are stored (`tx.cache.senderPubKey`, which
  * @ethereumjs/tx fills itself, or keel's workers after the same checks).
  */
+import { bytesToUnprefixedHex } from "../../common/bytes.ts";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
 import { keccak256 } from "../../common/hash.ts";
@@ -23,14 +24,6 @@ export const DEFAULT_SENDER_CACHE_OPTIONS: SenderCacheOptions = {
   // A few blocks of small transactions (a 60 Mgas block holds at most ~2,900 transfers).
   capacity: 16_384,
 };
-
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-
-function hashKey(hash: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < hash.length; i++) s += HEX[hash[i]];
-  return s;
-}
 
 export class SenderCache {
   readonly options: SenderCacheOptions;
@@ -47,14 +40,14 @@ export class SenderCache {
 
   /** The recovered public key (64 bytes, no 0x04 prefix) of the transaction with `hash`, if known. */
   get(hash: Uint8Array): Uint8Array | undefined {
-    return this.#map.get(hashKey(hash))?.pub;
+    return this.#map.get(bytesToUnprefixedHex(hash))?.pub;
   }
 
   /** Stores the sender of a transaction whose public key was recovered (no-op otherwise). */
   remember(tx: TypedTransaction): void {
     const pub = tx.cache.senderPubKey;
     if (pub === undefined || this.options.capacity <= 0) return;
-    const key = hashKey(txHash(tx));
+    const key = bytesToUnprefixedHex(txHash(tx));
     const map = this.#map;
     if (map.has(key)) return;
     if (map.size >= this.options.capacity) map.delete(map.keys().next().value!);
@@ -70,7 +63,7 @@ export class SenderCache {
     const cache = tx.cache as { hash?: Uint8Array; senderPubKey?: Uint8Array };
     if (cache.senderPubKey !== undefined) return true;
     if (raw !== undefined && cache.hash === undefined) cache.hash = keccak256(raw);
-    const known = this.#map.get(hashKey(txHash(tx)));
+    const known = this.#map.get(bytesToUnprefixedHex(txHash(tx)));
     if (known === undefined) return false;
     cache.senderPubKey = known.pub;
     if (known.address !== undefined) rememberSenderAddress(tx, known.address);

@@ -9,6 +9,7 @@
  * (`trie.database()`, the checkpointing layer), exactly as `put` would store them; nodes are never
  * deleted (archive semantics, trie_db.ts).
  */
+import { bytesToUnprefixedHex } from "../../common/bytes.ts";
 import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { BaseError } from "../../common/errors.ts";
 import { keccak256 } from "../../common/hash.ts";
@@ -357,7 +358,10 @@ export class PendingTrie {
         throw new BaseError("TRIE_BAD_KEY", "Cannot update trie: keys of different lengths in one batch");
       }
       const nibbles = toNibbles(u.key);
-      byKey.set(hexKey(u.key), { nibbles, value: u.value === null || u.value.length === 0 ? null : u.value });
+      byKey.set(bytesToUnprefixedHex(u.key), {
+        nibbles,
+        value: u.value === null || u.value.length === 0 ? null : u.value,
+      });
     }
     const items = [...byKey.values()].sort((a, b) => compare(a.nibbles, b.nibbles));
     this.#node = await this.#batch.apply(this.#node, 0, items, 0, items.length);
@@ -422,14 +426,6 @@ export async function lookupAt(
     node = n.child;
   }
   return undefined;
-}
-
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-
-function hexKey(key: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < key.length; i++) s += HEX[key[i]];
-  return s;
 }
 
 function equal(a: Uint8Array, b: Uint8Array): boolean {

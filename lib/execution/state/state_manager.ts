@@ -21,7 +21,7 @@ import {
   EthereumJSErrorWithoutCode,
   unpadBytes,
 } from "@ethereumjs/util";
-import { bytesToHex, concatBytes, equalBytes, hexToBytes } from "../../common/bytes.ts";
+import { bytesToHex, bytesToUnprefixedHex, concatBytes, equalBytes, hexToBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import type { KvStore } from "../../db/kv_store.ts";
 import { EMPTY_TRIE_ROOT } from "../../protocol/block.ts";
@@ -33,15 +33,6 @@ import { TrieDb } from "./trie_db.ts";
 /** A copy that shares nothing mutable (storageRoot and codeHash are replaced, never changed in place). */
 function copyAccount(a: Account): Account {
   return new Account(a.nonce, a.balance, a.storageRoot, a.codeHash);
-}
-
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-
-/** The account cache's key: unprefixed lowercase hex of the address. */
-function addressKey(bytes: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i]];
-  return s;
 }
 
 /** A cached account kept as an object; its RLP encoding is made when first read (at the flush). */
@@ -61,7 +52,7 @@ export class LazyAccountCache extends AccountCache {
       super.put(address, account, couldBePartialAccount);
       return;
     }
-    const key = addressKey(address.bytes);
+    const key = bytesToUnprefixedHex(address.bytes);
     this._saveCachePreState(key);
     const snapshot = copyAccount(account);
     let rlp: Uint8Array | undefined;
@@ -295,7 +286,7 @@ export class KeelStateManager extends MerkleStateManager {
   }
 
   #track(address: Address): string {
-    const a = addressKey(address.bytes);
+    const a = bytesToUnprefixedHex(address.bytes);
     this.#stream!.accounts.add(a);
     return a;
   }
@@ -356,8 +347,8 @@ export class KeelStateManager extends MerkleStateManager {
     storage.put(address, key, rlpEncode(unpadBytes(value)));
     const stream = this.#stream;
     if (stream !== undefined) {
-      const a = addressKey(address.bytes);
-      const k = addressKey(key);
+      const a = bytesToUnprefixedHex(address.bytes);
+      const k = bytesToUnprefixedHex(key);
       let set = stream.slots.get(a);
       if (set === undefined) stream.slots.set(a, set = new Set());
       if (!set.has(k)) {

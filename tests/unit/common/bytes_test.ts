@@ -3,6 +3,7 @@ import {
   bigIntToBytes,
   bytesToBigInt,
   bytesToHex,
+  bytesToUnprefixedHex,
   fromQuantity,
   hexToBytes,
   toQuantity,
@@ -34,4 +35,17 @@ Deno.test("bigint bytes", () => {
   assertEquals(bigIntToBytes(258n, 4), new Uint8Array([0, 0, 1, 2]));
   assertEquals(bytesToBigInt(new Uint8Array([1, 2])), 258n);
   assertThrows(() => bigIntToBytes(1n << 40n, 2), Error, "Cannot fit");
+});
+
+Deno.test("bytesToUnprefixedHex: lower-case hex without the prefix, as bytesToHex less 0x", () => {
+  for (
+    const b of [
+      new Uint8Array(),
+      new Uint8Array([0]),
+      new Uint8Array([0xab, 0x0c, 0xff]),
+      new Uint8Array(32).fill(0x7e),
+    ]
+  ) {
+    assertEquals(bytesToUnprefixedHex(b), bytesToHex(b).slice(2));
+  }
 });
