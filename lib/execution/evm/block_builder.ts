@@ -19,6 +19,7 @@ import type { StateManagerInterface } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { Address, bigIntToBytes as ejsBigIntToBytes, setLengthLeft } from "@ethereumjs/util";
 import { createVM, type VM } from "@ethereumjs/vm";
+import { shareEmptyWarmSlotSets } from "./warm_journal.ts";
 import { bytesToHex } from "../../common/bytes.ts";
 import { BaseError, isErrorCode } from "../../common/errors.ts";
 import {
@@ -139,6 +140,7 @@ async function makeVm(rules: ForkRules, deps: BlockBuilderDeps, parent: Header):
   // The DataView word handlers (fast_opcodes.ts; equal to the stock ones step by step, tested),
   // without the KECCAK256 memo: block keys are mostly distinct.
   installFastOpcodes(vm.evm, { keccakMemo: false });
+  shareEmptyWarmSlotSets(vm.evm.journal);
   return vm;
 }
 

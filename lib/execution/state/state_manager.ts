@@ -35,10 +35,22 @@ function copyAccount(a: Account): Account {
   return new Account(a.nonce, a.balance, a.storageRoot, a.codeHash);
 }
 
-/** A cached account kept as an object; its RLP encoding is made when first read (at the flush). */
-interface LazyAccountElement {
-  account: Account;
-  readonly accountRLP: Uint8Array;
+/**
+ * A cached account kept as an object; its RLP encoding is made when first read (at the flush). A class,
+ * so that each put allocates one object (an object literal with a getter also allocates the getter's
+ * closure and context every time).
+ */
+class LazyAccountElement {
+  readonly account: Account;
+  #rlp: Uint8Array | undefined;
+
+  constructor(account: Account) {
+    this.account = account;
+  }
+
+  get accountRLP(): Uint8Array {
+    return this.#rlp ??= this.account.serialize();
+  }
 }
 
 /**
@@ -54,15 +66,7 @@ export class LazyAccountCache extends AccountCache {
     }
     const key = bytesToUnprefixedHex(address.bytes);
     this._saveCachePreState(key);
-    const snapshot = copyAccount(account);
-    let rlp: Uint8Array | undefined;
-    const elem: LazyAccountElement = {
-      account: snapshot,
-      get accountRLP() {
-        return rlp ??= snapshot.serialize();
-      },
-    };
-    this.#set(key, elem);
+    this.#set(key, new LazyAccountElement(copyAccount(account)));
     this._stats.writes += 1;
   }
 
@@ -83,14 +87,10 @@ export class LazyAccountCache extends AccountCache {
   setStorageRoot(key: string, storageRoot: Uint8Array): void {
     const account = this.peek(key);
     if (account === undefined || account === null) return;
-    const snapshot = new Account(account.nonce, account.balance, storageRoot, account.codeHash);
-    let rlp: Uint8Array | undefined;
-    this.#set(key, {
-      account: snapshot,
-      get accountRLP() {
-        return rlp ??= snapshot.serialize();
-      },
-    });
+    this.#set(
+      key,
+      new LazyAccountElement(new Account(account.nonce, account.balance, storageRoot, account.codeHash)),
+    );
   }
 
   #set(key: string, elem: LazyAccountElement): void {
