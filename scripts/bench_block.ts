@@ -39,6 +39,7 @@ import {
   BlockBuilder,
   forkRules,
   importBlock,
+  type ImportTimings,
   sharedSenderCache,
   txCommon,
 } from "../lib/execution/evm/mod.ts";
@@ -252,14 +253,20 @@ async function importChain(node: Node, blocks: Block[]) {
   const t0 = performance.now();
   for (const block of blocks) {
     const parent = node.head!;
+    const timings: ImportTimings = { open: 0, decode: 0, execute: 0, seal: 0, commit: 0 };
     await atomically(
       node,
       () =>
         importBlock(CONFIG, parent, block, { stateManager: node.sm, stateRoot: node.rootTask }, {
           recoverSender: (tx) => recovery.recover(tx),
           blockSenders: INLINE ? undefined : blockSenders,
+          timings,
         }),
     );
+    if (VERBOSE) {
+      const phases = Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ");
+      console.log(`  import ${block.header.number}: ${phases} ms`);
+    }
     node.head = block.header;
   }
   return performance.now() - t0;
@@ -426,7 +433,9 @@ for (const t of tasks) {
   const per = (ms: number) => (ms / Math.max(1, s.roots)).toFixed(1);
   console.log(
     `state-root worker: ${s.roots} roots, ${(s.deltas / Math.max(1, s.roots)).toFixed(1)} deltas a block; ` +
-      `ms a block: apply ${per(s.applyMs)}, hash ahead ${per(s.prehashMs)}, hash at the end ${per(s.finishMs)}; ` +
+      `ms a block: apply ${per(s.applyMs)}, hash ahead ${per(s.prehashMs)}, hash at the end ${
+        per(s.finishMs)
+      }; ` +
       `importer waited ${per(s.waitMs)}; ${s.failures} failures`,
   );
 }

@@ -36,6 +36,7 @@ import {
   encodingOf,
   forkRules,
   importBlock,
+  type ImportTimings,
   type L1FeeSource,
   loadL1FeeSource,
   nextBlockBaseFee,
@@ -460,6 +461,7 @@ export class ExecutionEngine {
       const started = performance.now();
       const rootsBefore = this.#rootTask?.stats.roots ?? 0;
       const senders = { ...this.#blockSenders.stats };
+      const timings: ImportTimings = { open: 0, decode: 0, execute: 0, seal: 0, commit: 0 };
       await this.store.transactionAsync(async () => {
         const sm = await this.#stateFor(parent.stateRoot);
         let sealed;
@@ -468,7 +470,7 @@ export class ExecutionEngine {
             stateManager: sm,
             stateRoot: this.#rootTask,
             getBlockHash: this.#blockHashLookup(parent, block.header.parentHash),
-          }, { recoverSender: recoverAndRemember, blockSenders: this.#blockSenders });
+          }, { recoverSender: recoverAndRemember, blockSenders: this.#blockSenders, timings });
         } catch (e) {
           // The group rolls back the trie nodes this attempt wrote, which the manager's tries and
           // caches may still point at: drop the manager.
@@ -487,6 +489,8 @@ export class ExecutionEngine {
         txs: block.transactions.length,
         gas: block.header.gasUsed.toString(),
         elapsed: `${(performance.now() - started).toFixed(1)}ms`,
+        // Where the time went: decoding, execution, roots (waiting for the state-root worker), commit.
+        phases: Object.entries(timings).map(([k, v]) => `${k}=${v.toFixed(1)}`).join(","),
         stateRoot: (this.#rootTask?.stats.roots ?? 0) > rootsBefore ? "worker" : "inline",
         // Senders not seen before, and how many of them the helper thread recovered.
         recovered: this.#blockSenders.stats.taken - senders.taken,

@@ -127,7 +127,23 @@ export function validateHeaderStatic(config: ChainConfig, parent: Header, h: Hea
   }
 }
 
+/** Milliseconds of an import's phases (ImportOptions.timings), for logs and benchmarks. */
+export interface ImportTimings {
+  /** Header checks, the block's VM and system calls. */
+  open: number;
+  /** Transactions decoded and their known senders applied. */
+  decode: number;
+  /** Transactions executed. */
+  execute: number;
+  /** Roots and bloom after the last transaction (with a state-root worker: waiting for it). */
+  seal: number;
+  /** The state committed. */
+  commit: number;
+}
+
 export interface ImportOptions {
+  /** Filled with the phases' milliseconds when given. */
+  timings?: ImportTimings;
   /**
    * Recovers a transaction's sender into its cache (e.g. the pool's libsecp256k1 recovery, about twice
    * as fast as @ethereumjs's own); used for senders not in the cache when `blockSenders` is not given.
@@ -156,6 +172,12 @@ export async function importBlock(
 ): Promise<SealedBlock> {
   const h = block.header;
   const n = h.number;
+  let mark = performance.now();
+  const phase = (name: keyof ImportTimings) => {
+    const now = performance.now();
+    if (options.timings !== undefined) options.timings[name] = now - mark;
+    mark = now;
+  };
   validateHeaderStatic(config, parent, h);
   const shanghai = forkRules(config, h.timestamp).common.gteHardfork(Hardfork.Shanghai);
   if (shanghai && (block.withdrawals === undefined || block.withdrawals.length !== 0)) {
@@ -165,6 +187,7 @@ export async function importBlock(
     throw invalid(n, "withdrawals", "withdrawals before Shanghai");
   }
   const builder = await BlockBuilder.openWithHeader(config, parent, h, deps);
+  phase("open");
   let sealed: SealedBlock;
   let cancelSenders = () => {};
   try {
@@ -197,6 +220,7 @@ export async function importBlock(
         ready.set(i, () => done);
       }
     }
+    phase("decode");
     for (let i = 0; i < txs.length; i++) {
       try {
         await ready.get(i)?.();
@@ -205,6 +229,7 @@ export async function importBlock(
         throw invalid(n, "transactions", `transaction ${i} is invalid: ${(e as Error).message}`, e);
       }
     }
+    phase("execute");
     try {
       sealed = await builder.finish();
     } catch (e) {
@@ -220,11 +245,13 @@ export async function importBlock(
     expect(n, "withdrawalsRoot", h.withdrawalsRoot, got.withdrawalsRoot);
     expect(n, "requestsHash", h.requestsHash, got.requestsHash);
     expect(n, "stateRoot", h.stateRoot, got.stateRoot);
+    phase("seal");
   } catch (e) {
     cancelSenders();
     await builder.abort();
     throw e;
   }
   await builder.commit();
+  phase("commit");
   return { ...sealed, block, hash: hashHeader(h) };
 }

@@ -10,7 +10,13 @@ import {
   L2_TO_L1_MESSAGE_PASSER_ADDRESS,
 } from "../../../../lib/protocol/predeploys.ts";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import { BlockBuilder, importBlock, logsBloom, SenderCache } from "../../../../lib/execution/evm/mod.ts";
+import {
+  BlockBuilder,
+  importBlock,
+  type ImportTimings,
+  logsBloom,
+  SenderCache,
+} from "../../../../lib/execution/evm/mod.ts";
 import {
   BlockSenderRecovery,
   loadWasmSecp256k1,
@@ -202,4 +208,18 @@ Deno.test("import: with BlockSenderRecovery (two threads) the block is the same;
   } finally {
     blockSenders.close();
   }
+});
+
+Deno.test("import: reports the milliseconds of its phases when asked", async () => {
+  const config = opConfig("isthmus");
+  const { parent, sealed } = await build(config, "isthmus");
+  const sm = await genesisState();
+  const timings: ImportTimings = { open: -1, decode: -1, execute: -1, seal: -1, commit: -1 };
+  const t0 = performance.now();
+  await importBlock(config, parent, sealed.block, { stateManager: sm }, { timings });
+  const elapsed = performance.now() - t0;
+  const phases = Object.values(timings);
+  assert(phases.every((ms) => ms >= 0), JSON.stringify(timings));
+  assert(phases.reduce((a, b) => a + b, 0) <= elapsed + 0.01, `${JSON.stringify(timings)} in ${elapsed} ms`);
+  assert(timings.execute > 0);
 });
