@@ -62,7 +62,8 @@ interface Item {
 /** Where the nodes live: read by hash, written under their hash (never deleted). */
 export interface NodeDb {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
-  put(key: Uint8Array, value: Uint8Array): Promise<void>;
+  /** May complete synchronously (an in-memory overlay): then the commit does not wait per node. */
+  put(key: Uint8Array, value: Uint8Array): Promise<void> | void;
 }
 
 const EMPTY = new Uint8Array();
@@ -234,14 +235,24 @@ class Batch {
     return node.ref;
   }
 
+  /** Every node built in memory under `node` that is referenced by hash, children first. */
+  #collect(node: Node, out: Exclude<Node, Ref>[]): void {
+    if (node.t === 3) return;
+    if (node.t === 1) this.#collect(node.child, out);
+    else if (node.t === 2) {
+      for (const c of node.children) if (c !== null) this.#collect(c, out);
+    }
+    if (node.ref instanceof Uint8Array) out.push(node);
+  }
+
   /** Stores every node built in memory under `node` that is referenced by hash. */
   async #write(node: Node): Promise<void> {
-    if (node.t === 3) return;
-    if (node.t === 1) await this.#write(node.child);
-    else if (node.t === 2) {
-      for (const c of node.children) if (c !== null) await this.#write(c);
+    const nodes: Exclude<Node, Ref>[] = [];
+    this.#collect(node, nodes);
+    for (const n of nodes) {
+      const done = this.#db.put(n.ref as Uint8Array, n.enc!);
+      if (done !== undefined) await done;
     }
-    if (node.ref instanceof Uint8Array) await this.#db.put(node.ref, node.enc!);
   }
 
   /** Encodes `node`, storing every node of 32 bytes or more (and the root) under its hash. */

@@ -64,11 +64,10 @@ class Overlay implements NodeDb {
     return Promise.resolve(node);
   }
 
-  put(key: Uint8Array, value: Uint8Array): Promise<void> {
+  put(key: Uint8Array, value: Uint8Array): void {
     const hex = bytesToHex(key);
     this.nodes.set(hex, [key, value]);
     recentNodes.set(hex, value);
-    return Promise.resolve();
   }
 }
 
