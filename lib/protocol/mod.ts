@@ -23,3 +23,4 @@ export * from "./system_config.ts";
 export * from "./upgrade_txs.ts";
 export * from "./l1_blob_fee.ts";
 export * from "./output_root.ts";
+export * from "./ordered_trie.ts";

@@ -15,7 +15,8 @@ import {
   type Header,
 } from "../../protocol/block.ts";
 import type { ExecutionPayload, Withdrawal } from "../../protocol/engine.ts";
-import { computeRequestsHash, orderedTrieRoot } from "../evm/mod.ts";
+import { computeRequestsHash } from "../evm/mod.ts";
+import { orderedTrieRoot } from "../../protocol/ordered_trie.ts";
 
 /** RLP items of a withdrawal as it sits in a block body (EIP-4895). */
 export function encodeWithdrawalItems(w: Withdrawal): Uint8Array[] {

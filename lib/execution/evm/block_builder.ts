@@ -46,7 +46,7 @@ import { expectedBlobFields, expectedExtraData, nextBlockBaseFee } from "./heade
 import { type L1FeeSource, loadL1FeeSource } from "./l1_fee.ts";
 import { ensureKzg } from "./kzg.ts";
 import { installFastOpcodes } from "./fast_opcodes.ts";
-import { orderedTrieRoot } from "./ordered_trie.ts";
+import { orderedTrieRoot } from "../../protocol/ordered_trie.ts";
 import { decodeSignedTx } from "./tx_decode.ts";
 import { opPrecompiles } from "./precompiles.ts";
 import { rememberEncoding, runDeposit, runUserTx, type TxContext, type TxResult } from "./tx_runner.ts";

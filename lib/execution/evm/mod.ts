@@ -2,7 +2,6 @@
 export * from "./common.ts";
 export * from "./precompiles.ts";
 export * from "./bloom.ts";
-export * from "./ordered_trie.ts";
 export * from "./l1_fee.ts";
 export * from "./header_rules.ts";
 export * from "./tx_runner.ts";

@@ -12,12 +12,8 @@ import {
 import { encodeReceipt } from "../../../../lib/protocol/receipt.ts";
 import { keccak256 } from "../../../../lib/common/hash.ts";
 import { createBlob4844Tx } from "@ethereumjs/tx";
-import {
-  BlockBuilder,
-  configureCrypto,
-  forkRules,
-  orderedTrieRoot,
-} from "../../../../lib/execution/evm/mod.ts";
+import { BlockBuilder, configureCrypto, forkRules } from "../../../../lib/execution/evm/mod.ts";
+import { orderedTrieRoot } from "../../../../lib/protocol/ordered_trie.ts";
 import {
   atLeast,
   attributes,

@@ -2,7 +2,7 @@ import { RLP } from "@ethereumjs/rlp";
 import { Address } from "@ethereumjs/util";
 import { bytesToHex, hexToBytes, keccak256 } from "../../../../../lib/common/mod.ts";
 import { debugNamespace } from "../../../../../lib/execution/rpc/debug/mod.ts";
-import { orderedTrieRoot } from "../../../../../lib/execution/evm/mod.ts";
+import { orderedTrieRoot } from "../../../../../lib/protocol/ordered_trie.ts";
 import { L1_ATTRIBUTES_DEPOSITOR_ADDRESS, L1_BLOCK_ADDRESS } from "../../../../../lib/protocol/mod.ts";
 import { assert, assertEquals, assertRejects } from "../../../../assert.ts";
 import {

@@ -1,9 +1,9 @@
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
-import { assertEquals } from "../../../assert.ts";
-import { bytesToHex } from "../../../../lib/common/bytes.ts";
-import { EMPTY_TRIE_ROOT } from "../../../../lib/protocol/block.ts";
-import { orderedTrieRoot, trieRoot } from "../../../../lib/execution/evm/ordered_trie.ts";
+import { assertEquals } from "../../assert.ts";
+import { bytesToHex } from "../../../lib/common/bytes.ts";
+import { EMPTY_TRIE_ROOT } from "../../../lib/protocol/block.ts";
+import { orderedTrieRoot, trieRoot } from "../../../lib/protocol/ordered_trie.ts";
 
 /** Deterministic pseudo-random bytes (xorshift32). */
 function rng(seed: number) {

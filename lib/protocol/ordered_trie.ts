@@ -4,9 +4,9 @@
  * into @ethereumjs/mpt one by one (yellow paper appendix D), without a node database:
  * the entries are sorted by key and each subtree is hashed once.
  */
-import { keccak256 } from "../../common/hash.ts";
-import { rlpEncode } from "../../common/rlp.ts";
-import { EMPTY_TRIE_ROOT } from "../../protocol/block.ts";
+import { keccak256 } from "../common/hash.ts";
+import { rlpEncode } from "../common/rlp.ts";
+import { EMPTY_TRIE_ROOT } from "./block.ts";
 
 type Raw = Uint8Array | Raw[];
 
