@@ -78,6 +78,11 @@ async function run(parsed: ParsedCommand): Promise<number> {
       await runDevnet(parsed.options);
       return 0;
     }
+    case "batcher": {
+      const { runBatcher } = await import("./lib/node/run.ts");
+      await runBatcher(parsed.options);
+      return 0;
+    }
     case "execution-init": {
       const { initExecution } = await import("./lib/node/run.ts");
       await initExecution(parsed.datadir, parsed.genesisPath);

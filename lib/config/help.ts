@@ -1,7 +1,7 @@
 /** `--help` text, derived from the option tables: grouped by area, each option with env var and default. */
 import { type AnyOption, envName, formatDefault, GROUPS, type OptionTable } from "./option.ts";
-import { NODE_COMMAND_TABLE } from "./parse.ts";
-import { DEVNET_OPTION_TABLE, EXECUTION_OPTION_TABLE } from "./options/mod.ts";
+import { type HelpTopic, NODE_COMMAND_TABLE } from "./parse.ts";
+import { BATCHER_OPTION_TABLE, DEVNET_OPTION_TABLE, EXECUTION_OPTION_TABLE } from "./options/mod.ts";
 
 function optionLines(spec: AnyOption): string[] {
   const head = `  --${spec.name}${
@@ -46,6 +46,7 @@ export function mainHelp(): string {
     "  keel execution [options]                      execution client only",
     "  keel execution init --datadir DIR genesis.json  write a chain's genesis into a data dir",
     "  keel devnet [options]                         a local OP devnet: L1, sequencer with batcher, verifier",
+    "  keel batcher [options]                        the batch submitter of a sequencer (as op-batcher)",
     "  keel networks                                 list the preset networks",
     "  keel --version                                print the version",
     "  keel help <command>                           options of a command",
@@ -85,12 +86,24 @@ export function devnetHelp(): string {
   ].join("\n");
 }
 
+export function batcherHelp(): string {
+  return [
+    "Usage: keel batcher --l2-eth-rpc URL --rollup-rpc URL --private-key KEY [options]",
+    "",
+    "Submits a sequencer's L2 blocks to L1, as op-batcher does: from the safe head (rollup RPC) on, the",
+    "blocks (read from the L2 RPC) go into channels of singular batches, cut into frames, one EIP-1559",
+    "calldata transaction per frame to the rollup config's batch inbox, signed with the batcher key.",
+    optionsHelp(BATCHER_OPTION_TABLE),
+    COMMON_FOOTER,
+  ].join("\n");
+}
+
 export function networksHelp(): string {
   return "Usage: keel networks\n\nLists every preset network: name, chain id, L1 chain id, block time, aliases.";
 }
 
 /** The help page for a topic of `ParsedHelp`. */
-export function helpText(topic: "main" | "node" | "execution" | "networks" | "devnet"): string {
+export function helpText(topic: HelpTopic): string {
   switch (topic) {
     case "main":
       return mainHelp();
@@ -102,5 +115,7 @@ export function helpText(topic: "main" | "node" | "execution" | "networks" | "de
       return networksHelp();
     case "devnet":
       return devnetHelp();
+    case "batcher":
+      return batcherHelp();
   }
 }

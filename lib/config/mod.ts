@@ -4,7 +4,7 @@
  */
 export { formatDuration, parseDuration } from "./duration.ts";
 export { CONFIG_EXIT_CODE, ConfigError, type ConfigErrorCode, type ConfigErrorMeta } from "./errors.ts";
-export { devnetHelp, executionHelp, helpText, mainHelp, nodeHelp, optionsHelp } from "./help.ts";
+export { batcherHelp, devnetHelp, executionHelp, helpText, mainHelp, nodeHelp, optionsHelp } from "./help.ts";
 export {
   type AnyOption,
   ENV_PREFIX,
@@ -20,8 +20,10 @@ export {
 export * from "./options/mod.ts";
 export {
   COMMANDS,
+  type HelpTopic,
   NODE_COMMAND_TABLE,
   parseArgs,
+  type ParsedBatcher,
   type ParsedCommand,
   type ParsedExecution,
   type ParsedExecutionInit,

@@ -26,6 +26,7 @@ export const GROUPS = [
   "Execution client: RPC limits",
   "Execution client: chain and data",
   "Devnet",
+  "Batcher",
 ] as const;
 export type Group = typeof GROUPS[number];
 

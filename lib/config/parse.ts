@@ -6,6 +6,8 @@
 import { ConfigError, quote } from "./errors.ts";
 import { type AnyOption, ENV_PREFIX, envName, type OptionsOf, type OptionTable } from "./option.ts";
 import {
+  BATCHER_OPTION_TABLE,
+  type BatcherOptions,
   DEVNET_OPTION_TABLE,
   type DevnetOptions,
   EXECUTION_OPTION_TABLE,
@@ -20,7 +22,7 @@ import { ValueError } from "./values.ts";
 export type ValueSource = "flag" | "env" | "preset" | "default";
 
 /** The commands of the CLI. */
-export const COMMANDS = ["node", "execution", "devnet", "networks", "help"] as const;
+export const COMMANDS = ["node", "execution", "devnet", "batcher", "networks", "help"] as const;
 export type CommandName = typeof COMMANDS[number];
 
 /** Every option `keel node` takes: the rollup node's and the embedded execution client's. */
@@ -53,8 +55,10 @@ export interface ParsedExecutionInit {
 export interface ParsedHelp {
   command: "help";
   /** Which help page: the overview or one command's. */
-  topic: "main" | "node" | "execution" | "networks" | "devnet";
+  topic: HelpTopic;
 }
+
+export type HelpTopic = "main" | "node" | "execution" | "networks" | "devnet" | "batcher";
 
 export interface ParsedVersion {
   command: "version";
@@ -69,6 +73,12 @@ export interface ParsedDevnet {
   options: DevnetOptions;
 }
 
+export interface ParsedBatcher {
+  command: "batcher";
+  /** l2EthRpc, rollupRpc and privateKey are checked present. */
+  options: BatcherOptions & { l2EthRpc: string; rollupRpc: string; privateKey: string };
+}
+
 export type ParsedCommand =
   | ParsedNode
   | ParsedExecution
@@ -76,7 +86,8 @@ export type ParsedCommand =
   | ParsedHelp
   | ParsedVersion
   | ParsedNetworks
-  | ParsedDevnet;
+  | ParsedDevnet
+  | ParsedBatcher;
 
 interface Scan {
   /** Raw texts given on the command line, per field, in order. */
@@ -425,6 +436,25 @@ export function parseArgs(
       const r = resolveOptions(DEVNET_OPTION_TABLE, s.flags, env, {});
       return { command: "devnet", options: r.values as DevnetOptions };
     }
+    case "batcher": {
+      const s = scan(rest, BATCHER_OPTION_TABLE, "batcher");
+      if (s.help) return { command: "help", topic: "batcher" };
+      if (s.version) return { command: "version" };
+      noPositionals(s.positionals, "batcher");
+      const r = resolveOptions(BATCHER_OPTION_TABLE, s.flags, env, {});
+      const v = r.values as BatcherOptions;
+      // op-batcher CLIConfig.Check: the L2 and rollup endpoints and a signer are required.
+      for (const key of ["l2EthRpc", "rollupRpc", "privateKey"] as const) {
+        if (v[key] !== undefined) continue;
+        const spec = BATCHER_OPTION_TABLE[key];
+        throw new ConfigError(
+          "CONFIG_MISSING_REQUIRED",
+          `missing required option: ${label(spec)}, none given: expected ${spec.kind.form}`,
+          { flag: flagOf(spec), env: envName(spec), value: "", form: spec.kind.form },
+        );
+      }
+      return { command: "batcher", options: v as ParsedBatcher["options"] };
+    }
     case "networks": {
       const s = scan(rest, {}, "networks");
       if (s.help) return { command: "help", topic: "networks" };
@@ -435,7 +465,10 @@ export function parseArgs(
     case "help": {
       const topic = rest[0];
       if (topic === undefined) return { command: "help", topic: "main" };
-      if (topic === "node" || topic === "execution" || topic === "networks" || topic === "devnet") {
+      if (
+        topic === "node" || topic === "execution" || topic === "networks" || topic === "devnet" ||
+        topic === "batcher"
+      ) {
         return { command: "help", topic };
       }
       throw unknownCommand(topic);

@@ -104,8 +104,8 @@ export function permissionSetFromConfig(config: unknown, name = KEEL_PERMISSION_
 
 /** File paths the node reads or writes, from its options; absent entries are ignored. */
 export interface NodeFilePaths {
-  /** The data directory: read and write, created if missing. */
-  dataDir: string;
+  /** The data directory: read and write, created if missing (none for a role without state: the batcher). */
+  dataDir?: string;
   /** Further files or folders written at run time (p2p key, peerstore, safedb, JWT secret to generate, pprof.path). */
   write?: (string | undefined)[];
   /** Files only read (rollup.config, an existing JWT secret, dependency set). */
@@ -145,10 +145,12 @@ export async function resolveGrantPath(path: string, cwd = Deno.cwd()): Promise<
  * thread, before starting the node Worker with `nodeWorkerPermissions(grants)`.
  */
 export async function resolveNodeFileGrants(paths: NodeFilePaths, cwd = Deno.cwd()): Promise<NodeFileGrants> {
-  const dataDirAbs = isAbsolute(paths.dataDir) ? paths.dataDir : resolve(cwd, paths.dataDir);
-  await Deno.mkdir(dataDirAbs, { recursive: true });
-  const dataDir = await Deno.realPath(dataDirAbs);
-  const write = [dataDir];
+  const write: string[] = [];
+  if (paths.dataDir !== undefined) {
+    const dataDirAbs = isAbsolute(paths.dataDir) ? paths.dataDir : resolve(cwd, paths.dataDir);
+    await Deno.mkdir(dataDirAbs, { recursive: true });
+    write.push(await Deno.realPath(dataDirAbs));
+  }
   for (const p of paths.write ?? []) if (p) write.push(await resolveGrantPath(p, cwd));
   const read = [...write];
   for (const p of paths.read ?? []) if (p) read.push(await resolveGrantPath(p, cwd));

@@ -1,5 +1,11 @@
 /** What the composition root starts: one role, running, with its endpoints and a stop. */
-import type { DevnetOptions, ExecutionOptions, NodeOptions, ValueSource } from "../config/mod.ts";
+import type {
+  DevnetOptions,
+  ExecutionOptions,
+  NodeOptions,
+  ParsedBatcher,
+  ValueSource,
+} from "../config/mod.ts";
 
 /** A started role. `stop` is idempotent. */
 export interface RunningRole {
@@ -23,6 +29,10 @@ export type RoleRequest =
   | {
     role: "devnet";
     options: DevnetOptions;
+  }
+  | {
+    role: "batcher";
+    options: ParsedBatcher["options"];
   }
   | {
     role: "execution";

@@ -3,7 +3,13 @@
  * the role modules so the supervising main thread loads only the launcher: the roles themselves
  * load inside the node Worker (each copy of the code costs memory).
  */
-import type { DevnetOptions, ExecutionOptions, ParsedExecution, ParsedNode } from "../config/mod.ts";
+import type {
+  DevnetOptions,
+  ExecutionOptions,
+  ParsedBatcher,
+  ParsedExecution,
+  ParsedNode,
+} from "../config/mod.ts";
 import { type LaunchHooks, launchRole } from "./launcher.ts";
 
 function executionWrites(o: ExecutionOptions): (string | undefined)[] {
@@ -47,6 +53,11 @@ export async function runExecution(
 export async function runDevnet(options: DevnetOptions, hooks?: LaunchHooks): Promise<void> {
   await Deno.mkdir(options.datadir, { recursive: true });
   await launchRole({ role: "devnet", options }, { dataDir: options.datadir, write: [], read: [] }, hooks);
+}
+
+/** `keel batcher`: the batch submitter alone; it keeps no files. */
+export async function runBatcher(options: ParsedBatcher["options"], hooks?: LaunchHooks): Promise<void> {
+  await launchRole({ role: "batcher", options }, {}, hooks);
 }
 
 /** `keel execution init --datadir D genesis.json`: like `geth init`; prints the genesis hash. */

@@ -4,3 +4,4 @@ export * from "./npm_tool.ts";
 export * from "./bench_token.ts";
 export * from "./anvil.ts";
 export * from "./op_chain.ts";
+export * from "./sequencer.ts";

@@ -1,0 +1,91 @@
+/**
+ * `keel batcher`: the batch submitter on its own, as op-batcher runs beside op-node (flag names as
+ * op-batcher's: --l1-eth-rpc, --l2-eth-rpc, --rollup-rpc, --private-key, --poll-interval,
+ * --max-l1-tx-size-bytes, --network-timeout). Environment: KEEL_BATCHER_<NAME>.
+ */
+import { envSuffixOf, KEEL, option, optional, type OptionTable } from "../option.ts";
+import { duration, hex32, int, RPC_SCHEMES, url } from "../values.ts";
+import { LOG_OPTIONS } from "./log.ts";
+
+const group = "Batcher";
+const OP_BATCHER = "op-batcher";
+
+function named(name: string): { name: string; env: string } {
+  return { name, env: envSuffixOf(`batcher.${name}`) };
+}
+
+export const BATCHER_OPTIONS = {
+  l1EthRpc: option({
+    ...named("l1-eth-rpc"),
+    kind: url(RPC_SCHEMES),
+    default: "http://127.0.0.1:8545",
+    origin: OP_BATCHER,
+    group,
+    description: "the L1 JSON-RPC the batcher transactions go to",
+  }),
+  l2EthRpc: optional({
+    ...named("l2-eth-rpc"),
+    kind: url(RPC_SCHEMES),
+    origin: OP_BATCHER,
+    group,
+    description: "the sequencer's L2 execution JSON-RPC (blocks read with eth_getBlockByNumber); required",
+  }),
+  rollupRpc: optional({
+    ...named("rollup-rpc"),
+    kind: url(RPC_SCHEMES),
+    origin: OP_BATCHER,
+    group,
+    description:
+      "the sequencer's rollup node RPC (rollup config and safe head: rollupnode_* of keel, optimism_* of op-node); required",
+  }),
+  privateKey: optional({
+    ...named("private-key"),
+    kind: hex32,
+    origin: OP_BATCHER,
+    group,
+    secret: true,
+    description: "the batcher's key (its address must be the SystemConfig's batcher); required",
+  }),
+  pollInterval: option({
+    ...named("poll-interval"),
+    kind: duration,
+    default: 6_000,
+    origin: OP_BATCHER,
+    group,
+    description: "how often the L2 head is read for new blocks",
+  }),
+  maxL1TxSizeBytes: option({
+    ...named("max-l1-tx-size-bytes"),
+    kind: int(1_000, 130_000, "<bytes>"),
+    default: 120_000,
+    origin: OP_BATCHER,
+    group,
+    description: "largest frame of a batcher transaction's calldata (one frame per transaction)",
+  }),
+  maxBlocksPerChannel: option({
+    ...named("max-blocks-per-channel"),
+    kind: int(1, 10_000, "<blocks>"),
+    default: 100,
+    origin: KEEL,
+    group,
+    description: "most L2 blocks in one channel",
+  }),
+  networkTimeout: option({
+    ...named("network-timeout"),
+    kind: duration,
+    default: 10_000,
+    origin: OP_BATCHER,
+    group,
+    description: "timeout of each JSON-RPC request",
+  }),
+  txTimeout: option({
+    ...named("txmgr.receipt-timeout"),
+    kind: duration,
+    default: 120_000,
+    origin: KEEL,
+    group,
+    description: "how long to wait for a batcher transaction's receipt before sending it again",
+  }),
+} satisfies OptionTable;
+
+export const BATCHER_OPTION_TABLE = { ...BATCHER_OPTIONS, ...LOG_OPTIONS };

@@ -1,0 +1,73 @@
+import { batcherHelp, ConfigError, mainHelp, parseArgs } from "../../../lib/config/mod.ts";
+import { assert, assertEquals, assertStringIncludes, assertThrows } from "../../assert.ts";
+
+const KEY = "0x" + "11".repeat(32);
+const REQUIRED = ["--l2-eth-rpc=http://127.0.0.1:9545", "--rollup-rpc=http://127.0.0.1:9545"];
+
+Deno.test("keel batcher: op-batcher's flags, from flags, environment and defaults", () => {
+  const d = parseArgs(["batcher", ...REQUIRED, `--private-key=${KEY}`], {});
+  assert(d.command === "batcher");
+  const o = d.options;
+  assertEquals(
+    [o.l1EthRpc, o.l2EthRpc, o.rollupRpc, o.privateKey, o.pollInterval, o.maxL1TxSizeBytes, o.networkTimeout],
+    ["http://127.0.0.1:8545", "http://127.0.0.1:9545", "http://127.0.0.1:9545", KEY, 6_000, 120_000, 10_000],
+  );
+  // The key from the environment (kept out of the process list), durations in Go's form.
+  const e = parseArgs(["batcher", ...REQUIRED, "--poll-interval=500ms"], {
+    KEEL_BATCHER_PRIVATE_KEY: KEY,
+    KEEL_BATCHER_L1_ETH_RPC: "http://10.0.0.1:8545",
+    KEEL_BATCHER_MAX_L1_TX_SIZE_BYTES: "100000",
+  });
+  assert(e.command === "batcher");
+  assertEquals(
+    [e.options.privateKey, e.options.l1EthRpc, e.options.pollInterval, e.options.maxL1TxSizeBytes],
+    [KEY, "http://10.0.0.1:8545", 500, 100_000],
+  );
+  assertEquals(parseArgs(["batcher", "--help"], {}), { command: "help", topic: "batcher" });
+  assertEquals(parseArgs(["help", "batcher"], {}), { command: "help", topic: "batcher" });
+});
+
+Deno.test("keel batcher: the L2 RPC, the rollup RPC and the key are required; bad values are named", () => {
+  for (
+    const [args, flag] of [
+      [["--rollup-rpc=http://127.0.0.1:1", `--private-key=${KEY}`], "--l2-eth-rpc"],
+      [["--l2-eth-rpc=http://127.0.0.1:1", `--private-key=${KEY}`], "--rollup-rpc"],
+      [REQUIRED, "--private-key"],
+    ] as const
+  ) {
+    const e = assertThrows(() => parseArgs(["batcher", ...args], {}), ConfigError);
+    assertEquals((e as ConfigError).code, "CONFIG_MISSING_REQUIRED");
+    assertStringIncludes(e.message, flag);
+  }
+  assertThrows(
+    () => parseArgs(["batcher", ...REQUIRED, "--private-key=0x1234"], {}),
+    ConfigError,
+    "private-key",
+  );
+  assertThrows(
+    () => parseArgs(["batcher", ...REQUIRED, `--private-key=${KEY}`, "--max-l1-tx-size-bytes=200000"], {}),
+    ConfigError,
+    "max-l1-tx-size-bytes",
+  );
+  assertThrows(() => parseArgs(["batcher", ...REQUIRED, "--l2-eth-rcp=x"], {}), ConfigError, "l2-eth-rpc");
+});
+
+Deno.test("keel batcher --help lists its options with their environment variables; the overview names it", () => {
+  const text = batcherHelp();
+  for (
+    const flag of [
+      "--l1-eth-rpc",
+      "--l2-eth-rpc",
+      "--rollup-rpc",
+      "--private-key",
+      "--poll-interval",
+      "--max-l1-tx-size-bytes",
+      "--network-timeout",
+    ]
+  ) {
+    assertStringIncludes(text, flag);
+  }
+  assertStringIncludes(text, "[$KEEL_BATCHER_PRIVATE_KEY]");
+  assertStringIncludes(text, "\nBatcher:\n");
+  assertStringIncludes(mainHelp(), "keel batcher");
+});
