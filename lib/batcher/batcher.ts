@@ -15,7 +15,13 @@ import type { JsonRpcClient } from "../common/json_rpc_client.ts";
 import { getLogger } from "../common/logger.ts";
 import { encodeBatcherTxData } from "../protocol/frame.ts";
 import { isRollupForkActive, type RollupConfig } from "../protocol/rollup_config.ts";
-import { blockToSingularBatch, buildChannel, type L2BlockForBatch } from "./channel_out.ts";
+import {
+  blocksToSpanBatch,
+  blockToSingularBatch,
+  buildChannelFromBatches,
+  type L2BlockForBatch,
+} from "./channel_out.ts";
+import { encodeSingularBatch } from "../protocol/batch.ts";
 
 /** The sequencer's chain as the batcher reads it. */
 export interface BatcherSource {
@@ -34,6 +40,11 @@ export interface BatcherOptions {
   pollIntervalMs: number;
   /** Milliseconds to wait for a batcher transaction's receipt. */
   receiptTimeoutMs: number;
+  /**
+   * "span": one span batch per channel from Delta (op-batcher --batch-type=1; a channel that starts
+   * before Delta still carries singular batches, which is all derivation accepts there).
+   */
+  batchType: "singular" | "span";
 }
 
 export const DEFAULT_BATCHER_OPTIONS: BatcherOptions = {
@@ -41,6 +52,7 @@ export const DEFAULT_BATCHER_OPTIONS: BatcherOptions = {
   maxBlocksPerChannel: 100,
   pollIntervalMs: 2_000,
   receiptTimeoutMs: 120_000,
+  batchType: "singular",
 };
 
 export interface BatcherDeps {
@@ -134,7 +146,12 @@ export class Batcher {
     const last = blocks[blocks.length - 1];
     const fjord = isRollupForkActive(this.cfg, "fjord", last.timestamp);
     const channelId = crypto.getRandomValues(new Uint8Array(16));
-    const frames = buildChannel(channelId, blocks.map(blockToSingularBatch), {
+    const span = this.options.batchType === "span" &&
+      isRollupForkActive(this.cfg, "delta", blocks[0].timestamp);
+    const batches = span
+      ? [blocksToSpanBatch(blocks, this.cfg.genesis.l2Time, this.cfg.l2ChainId)]
+      : blocks.map((b) => encodeSingularBatch(blockToSingularBatch(b)));
+    const frames = buildChannelFromBatches(channelId, batches, {
       compression: fjord ? "brotli" : "zlib",
       maxFrameSize: this.options.maxFrameSize - 1, // the version byte
     });
@@ -144,6 +161,7 @@ export class Batcher {
       from: Number(from),
       to: Number(last.number),
       frames: frames.length,
+      batch: span ? "span" : "singular",
     });
     return blocks.length;
   }

@@ -1,16 +1,19 @@
 /**
  * The batcher's side of the wire format (specs/protocol/derivation.md "Batch Submission Wire Format";
- * batcher.md): L2 blocks become singular batches (op-node's BlockToSingularBatch), batches are
+ * batcher.md): L2 blocks become singular batches (op-node's BlockToSingularBatch), or together one span
+ * batch from Delta (delta/span-batches.md), batches are
  * compressed into a channel (zlib, or Brotli from Fjord), and the channel is cut into frames that fit a
  * batcher transaction (calldata: one version byte plus frames; a blob: the frames of up to 130,043
  * bytes of data, blob_data.ts).
  */
 import { BaseError } from "../common/errors.ts";
-import { encodeSingularBatch, type SingularBatch } from "../protocol/batch.ts";
+import { concatBytes } from "../common/bytes.ts";
+import { encodeSingularBatch, type SingularBatch, SPAN_BATCH_TYPE } from "../protocol/batch.ts";
 import { type ChannelCompression, compressChannel } from "../protocol/channel.ts";
 import { decodeDepositTx, DEPOSIT_TX_TYPE } from "../protocol/deposit_tx.ts";
 import { type Frame, FRAME_OVERHEAD, MAX_FRAME_DATA_LENGTH } from "../protocol/frame.ts";
 import { decodeL1InfoCalldata } from "../protocol/l1_block_info.ts";
+import { encodeSpanBatch, spanBatchFromSingular } from "../protocol/span_batch.ts";
 
 /** The L2 block fields a batch is made of. */
 export interface L2BlockForBatch {
@@ -70,12 +73,36 @@ export function channelFrames(channelId: Uint8Array, data: Uint8Array, maxFrameS
   return frames;
 }
 
+/**
+ * The span batch of consecutive L2 blocks, with its version byte, as it goes into a channel
+ * (span-batches.md "Span batch format"). The first block's origin bit says whether it opened its
+ * epoch (its L1-info sequence number is 0), as op-node sets it.
+ */
+export function blocksToSpanBatch(
+  blocks: L2BlockForBatch[],
+  genesisTimestamp: bigint,
+  chainId: bigint,
+): Uint8Array {
+  const singular = blocks.map(blockToSingularBatch);
+  const firstInfo = decodeL1InfoCalldata(decodeDepositTx(blocks[0].transactions[0]).data).info;
+  const span = spanBatchFromSingular(singular, genesisTimestamp, chainId, firstInfo.sequenceNumber === 0n);
+  return concatBytes(Uint8Array.of(SPAN_BATCH_TYPE), encodeSpanBatch(span));
+}
+
+/** Channel data (`encoded` batches with their version bytes, compressed) cut into frames. */
+export function buildChannelFromBatches(
+  channelId: Uint8Array,
+  encoded: Uint8Array[],
+  options: { compression: ChannelCompression; maxFrameSize: number },
+): Frame[] {
+  return channelFrames(channelId, compressChannel(encoded, options.compression), options.maxFrameSize);
+}
+
 /** A channel of `batches` (singular batches, in order) cut into frames of at most `maxFrameSize` bytes. */
 export function buildChannel(
   channelId: Uint8Array,
   batches: SingularBatch[],
   options: { compression: ChannelCompression; maxFrameSize: number },
 ): Frame[] {
-  const data = compressChannel(batches.map(encodeSingularBatch), options.compression);
-  return channelFrames(channelId, data, options.maxFrameSize);
+  return buildChannelFromBatches(channelId, batches.map(encodeSingularBatch), options);
 }

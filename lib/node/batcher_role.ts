@@ -135,11 +135,13 @@ export async function startBatcherRole(o: ParsedBatcher["options"]): Promise<Run
     maxFrameSize: o.maxL1TxSizeBytes,
     maxBlocksPerChannel: o.maxBlocksPerChannel,
     receiptTimeoutMs: o.txTimeout,
+    batchType: o.batchType === 1 ? "span" : "singular",
   });
   batcher.start();
   log.info("Batch submitter started", {
     batcher: bytesToHex(from),
     inbox: bytesToHex(cfg.batchInboxAddress),
+    batchType: o.batchType === 1 ? "span" : "singular",
     l2: o.l2EthRpc,
     l1: o.l1EthRpc,
   });

@@ -1,7 +1,7 @@
 /**
  * `keel batcher`: the batch submitter on its own, as op-batcher runs beside op-node (flag names as
  * op-batcher's: --l1-eth-rpc, --l2-eth-rpc, --rollup-rpc, --private-key, --poll-interval,
- * --max-l1-tx-size-bytes, --network-timeout). Environment: KEEL_BATCHER_<NAME>.
+ * --max-l1-tx-size-bytes, --batch-type, --network-timeout). Environment: KEEL_BATCHER_<NAME>.
  */
 import { envSuffixOf, KEEL, option, optional, type OptionTable } from "../option.ts";
 import { duration, hex32, int, RPC_SCHEMES, url } from "../values.ts";
@@ -69,6 +69,14 @@ export const BATCHER_OPTIONS = {
     origin: KEEL,
     group,
     description: "most L2 blocks in one channel",
+  }),
+  batchType: option({
+    ...named("batch-type"),
+    kind: int(0, 1, "<0|1>"),
+    default: 0,
+    origin: OP_BATCHER,
+    group,
+    description: "0: singular batches; 1: one span batch per channel (from Delta)",
   }),
   networkTimeout: option({
     ...named("network-timeout"),

@@ -1,6 +1,15 @@
 import { concatBytes } from "../../../lib/common/bytes.ts";
 import { isErrorCode } from "../../../lib/common/errors.ts";
-import { blockToSingularBatch, buildChannel, channelFrames } from "../../../lib/batcher/mod.ts";
+import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
+import { createFeeMarket1559Tx } from "@ethereumjs/tx";
+import {
+  blocksToSpanBatch,
+  blockToSingularBatch,
+  buildChannel,
+  buildChannelFromBatches,
+  channelFrames,
+} from "../../../lib/batcher/mod.ts";
+import { spanBatchToSingular } from "../../../lib/protocol/span_batch.ts";
 import { decodeBatch } from "../../../lib/protocol/batch.ts";
 import { decompressChannel, readChannelBatches } from "../../../lib/protocol/channel.ts";
 import { encodeDepositTx } from "../../../lib/protocol/deposit_tx.ts";
@@ -90,5 +99,80 @@ Deno.test("batcher: frames of exactly the room, an empty channel, and impossible
       assertThrows(() => channelFrames(id, new Uint8Array(70_000), FRAME_OVERHEAD + 1)),
       "CHANNEL_TOO_LARGE",
     ),
+  );
+});
+
+Deno.test("batcher: consecutive blocks as one span batch, read back by derivation into the same blocks", async () => {
+  const common = new Common({ chain: { ...Mainnet, chainId: 901 }, hardfork: Hardfork.Prague });
+  const key = new Uint8Array(32).fill(7);
+  const signed = (nonce: bigint) =>
+    createFeeMarket1559Tx({
+      chainId: 901n,
+      nonce,
+      to: new Uint8Array(20).fill(3),
+      value: 5n,
+      gasLimit: 21_000n,
+      maxFeePerGas: 10n,
+      maxPriorityFeePerGas: 1n,
+    }, { common }).sign(key).serialize();
+  const info = (number: bigint, sequenceNumber: bigint) =>
+    encodeDepositTx({
+      sourceHash: new Uint8Array(32),
+      from: L1_ATTRIBUTES_DEPOSITOR_ADDRESS,
+      to: L1_BLOCK_ADDRESS,
+      mint: 0n,
+      value: 0n,
+      gas: 1_000_000n,
+      isSystemTx: false,
+      data: encodeL1InfoCalldata("isthmus", {
+        ...DEV_L1_BLOCK_INFO,
+        number,
+        blockHash: new Uint8Array(32).fill(Number(number)),
+        sequenceNumber,
+      }),
+    });
+  const genesisTime = 1000n;
+  // Blocks 11-13: the second block of epoch 77, then epoch 78 opens (sequence number 0).
+  const blocks = [
+    {
+      number: 11n,
+      parentHash: new Uint8Array(32).fill(11),
+      timestamp: 1022n,
+      transactions: [info(77n, 1n), signed(0n)],
+    },
+    {
+      number: 12n,
+      parentHash: new Uint8Array(32).fill(12),
+      timestamp: 1024n,
+      transactions: [info(78n, 0n), userDeposit],
+    },
+    {
+      number: 13n,
+      parentHash: new Uint8Array(32).fill(13),
+      timestamp: 1026n,
+      transactions: [info(78n, 1n), signed(1n), signed(2n)],
+    },
+  ];
+  const frames = buildChannelFromBatches(new Uint8Array(16).fill(4), [
+    blocksToSpanBatch(blocks, genesisTime, 901n),
+  ], {
+    compression: "brotli",
+    maxFrameSize: 300,
+  });
+  const data = concatBytes(...frames.map((f) => f.data));
+  const raw = readChannelBatches((await decompressChannel(data, { fjord: true })).data);
+  assertEquals(raw.batches.length, 1);
+  const decoded = decodeBatch(raw.batches[0]);
+  assert(decoded.kind === "span");
+  assertEquals(decoded.batch.parentCheck, blocks[0].parentHash.slice(0, 20));
+  assertEquals(decoded.batch.originBits, [false, true, false]);
+  const origins = [77n, 78n].map((n) => ({ number: n, hash: new Uint8Array(32).fill(Number(n)) }));
+  const back = spanBatchToSingular(decoded.batch, genesisTime, 2n, 901n, origins);
+  assertEquals(
+    back.map((b) => [b.epochNumber, b.epochHash, b.timestamp, b.transactions]),
+    blocks.map((b) => {
+      const s = blockToSingularBatch(b);
+      return [s.epochNumber, s.epochHash, s.timestamp, s.transactions];
+    }),
   );
 });

@@ -9,8 +9,26 @@ Deno.test("keel batcher: op-batcher's flags, from flags, environment and default
   assert(d.command === "batcher");
   const o = d.options;
   assertEquals(
-    [o.l1EthRpc, o.l2EthRpc, o.rollupRpc, o.privateKey, o.pollInterval, o.maxL1TxSizeBytes, o.networkTimeout],
-    ["http://127.0.0.1:8545", "http://127.0.0.1:9545", "http://127.0.0.1:9545", KEY, 6_000, 120_000, 10_000],
+    [
+      o.l1EthRpc,
+      o.l2EthRpc,
+      o.rollupRpc,
+      o.privateKey,
+      o.pollInterval,
+      o.maxL1TxSizeBytes,
+      o.networkTimeout,
+      o.batchType,
+    ],
+    [
+      "http://127.0.0.1:8545",
+      "http://127.0.0.1:9545",
+      "http://127.0.0.1:9545",
+      KEY,
+      6_000,
+      120_000,
+      10_000,
+      0,
+    ],
   );
   // The key from the environment (kept out of the process list), durations in Go's form.
   const e = parseArgs(["batcher", ...REQUIRED, "--poll-interval=500ms"], {
@@ -50,6 +68,11 @@ Deno.test("keel batcher: the L2 RPC, the rollup RPC and the key are required; ba
     "max-l1-tx-size-bytes",
   );
   assertThrows(() => parseArgs(["batcher", ...REQUIRED, "--l2-eth-rcp=x"], {}), ConfigError, "l2-eth-rpc");
+  assertThrows(
+    () => parseArgs(["batcher", ...REQUIRED, `--private-key=${KEY}`, "--batch-type=2"], {}),
+    ConfigError,
+    "batch-type",
+  );
 });
 
 Deno.test("keel batcher --help lists its options with their environment variables; the overview names it", () => {
@@ -63,6 +86,7 @@ Deno.test("keel batcher --help lists its options with their environment variable
       "--poll-interval",
       "--max-l1-tx-size-bytes",
       "--network-timeout",
+      "--batch-type",
     ]
   ) {
     assertStringIncludes(text, flag);
