@@ -24,3 +24,4 @@ export * from "./upgrade_txs.ts";
 export * from "./l1_blob_fee.ts";
 export * from "./output_root.ts";
 export * from "./ordered_trie.ts";
+export * from "./gossip_block.ts";
