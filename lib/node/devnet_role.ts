@@ -30,6 +30,7 @@ import { rollupConfigToJson } from "../protocol/rollup_config_json.ts";
 import { encodeEcotoneScalar } from "../protocol/system_config.ts";
 import { startExecutionRole } from "./execution_role.ts";
 import { startNodeRole } from "./node_role.ts";
+import { p2pPeerId } from "../rollup/p2p/mod.ts";
 import type { RunningRole } from "./role.ts";
 
 /** The L1 genesis entries of the preinstalls every L1 tool expects (Multicall3), nonce 1 as on L2. */
@@ -212,6 +213,7 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
         `--http.port=${port}`,
         "--authrpc.port=0",
         `--p2p.priv.path=${d}/${name}/p2p.txt`,
+        "--p2p.listen.ip=127.0.0.1",
         `--log.level=${o.logLevel}`,
         ...extra,
       ], {});
@@ -230,13 +232,22 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
       stops.push(() => role.stop());
       endpoints[name] = `http://127.0.0.1:${port}`;
     };
+    // Unsafe blocks over p2p: the sequencer signs with the SystemConfig's unsafe block signer (account
+    // 5) and the verifier dials it, so it follows the sequencer before the batches reach L1.
+    await Deno.mkdir(`${d}/sequencer`, { recursive: true });
+    const sequencerPeer = await p2pPeerId(`${d}/sequencer/p2p.txt`);
     await node("sequencer", o.l2Port, [
       "--sequencer.enabled",
       "--sequencer.l1-confs=0",
       "--rpc.enable-admin",
       `--rpc.admin-state=${d}/sequencer/admin.json`,
+      `--p2p.listen.tcp=${o.p2pPort}`,
+      `--p2p.sequencer.key=${bytesToHex(accounts[5].privateKey)}`,
     ]);
-    await node("verifier", o.verifierPort, []);
+    await node("verifier", o.verifierPort, [
+      "--p2p.listen.tcp=0",
+      `--p2p.static=/ip4/127.0.0.1/tcp/${o.p2pPort}/p2p/${sequencerPeer}`,
+    ]);
     log.info("Devnet ready", {
       l1: endpoints.l1,
       sequencer: endpoints.sequencer,

@@ -34,6 +34,22 @@ export function embeddedL2(engine: ExecutionEngine): L2Chain {
   };
 }
 
+/** Canonical blocks with their parent beacon block roots, as the p2p host serves them (payload_by_number). */
+export function embeddedPayloads(
+  engine: ExecutionEngine,
+): (
+  number: bigint,
+) => Promise<{ payload: ExecutionPayload; parentBeaconBlockRoot?: Uint8Array } | undefined> {
+  return (number) => {
+    const block = engine.chain.getBlockByNumber(number);
+    if (block === undefined) return Promise.resolve(undefined);
+    return Promise.resolve({
+      payload: withIsthmusRoot(blockToPayload(block), block.header),
+      parentBeaconBlockRoot: block.header.parentBeaconBlockRoot,
+    });
+  };
+}
+
 /** The embedded engine as the batch submitter reads it; `safe` gives the safe head's number. */
 export function engineBatcherSource(engine: ExecutionEngine, safe: () => bigint): BatcherSource {
   return {

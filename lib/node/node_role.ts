@@ -15,11 +15,13 @@ import {
   type RollupConfig,
   rollupConfigFromPreset,
 } from "../protocol/mod.ts";
-import { adminNamespace, rollupnodeNamespace } from "../rollup/rpc/mod.ts";
+import { adminNamespace, nodep2pNamespace, rollupnodeNamespace } from "../rollup/rpc/mod.ts";
+import { startP2p } from "./p2p_service.ts";
+import type { P2pHost } from "../rollup/p2p/mod.ts";
 import { Sequencer } from "../rollup/sequencer/mod.ts";
 import { Driver } from "../rollup/driver/mod.ts";
 import { BeaconClient, L1Client } from "../rollup/l1/mod.ts";
-import { embeddedL2, engineBatcherSource } from "./embedded_l2.ts";
+import { embeddedL2, embeddedPayloads, engineBatcherSource } from "./embedded_l2.ts";
 import { engineRpcClient, externalL2, HttpEngineApi } from "./external_engine.ts";
 import type { EngineApi } from "../protocol/engine.ts";
 import type { ExecutionEngine } from "../execution/engine/mod.ts";
@@ -85,6 +87,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
   try {
     let driver: Driver | undefined;
     let sequencer: Sequencer | undefined;
+    let p2p: P2pHost | undefined;
     let engineApi: EngineApi | undefined;
     let l2: L2Chain | undefined;
     let embedded: ExecutionEngine | undefined;
@@ -138,13 +141,30 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
       driver.start();
       const running = driver;
       stops.push(() => running.stop());
+      const heads = () => ({ safe: running.safeHead, finalized: running.finalizedHead });
+      if (!options.p2pDisable) {
+        const service = await startP2p(
+          rollupConfig,
+          options,
+          engineApi,
+          chain,
+          heads,
+          embedded === undefined ? undefined : embeddedPayloads(embedded),
+        );
+        p2p = service.host;
+        stops.push(() => service.stop());
+      }
       if (options.sequencerEnabled) {
+        const host = p2p;
         sequencer = new Sequencer(rollupConfig, {
           l1,
           engine: engineApi,
           l2: chain,
-          heads: () => ({ safe: running.safeHead, finalized: running.finalizedHead }),
+          heads,
           l1BlobFeeSchedule: knownL1BlobFeeSchedule(rollupConfig.l1ChainId),
+          onBlock: host === undefined
+            ? undefined
+            : (payload, root) => void host.publish(payload, root).catch(() => {}),
         }, {
           l1Confs: Number(options.sequencerL1Confs),
           maxSafeLag: Number(options.sequencerMaxSafeLag),
@@ -179,7 +199,8 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         stops.push(() => proposer.stop());
       }
     }
-    const namespaces = [rollupnodeNamespace({ version, rollupConfig, driver })];
+    const host = p2p;
+    const namespaces = [rollupnodeNamespace({ version, rollupConfig, driver }), nodep2pNamespace(() => host)];
     if (options.rpcEnableAdmin) namespaces.push(adminNamespace({ sequencer, driver }));
     const registry = new MethodRegistry(namespaces);
     const rpc = new RpcServer({
@@ -189,7 +210,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         port: options.rpcPort,
         http: true,
         ws: true,
-        namespaces: options.rpcEnableAdmin ? ["rollupnode", "admin"] : ["rollupnode"],
+        namespaces: options.rpcEnableAdmin ? ["rollupnode", "nodep2p", "admin"] : ["rollupnode", "nodep2p"],
         corsDomains: [],
         vhosts: ["*"],
       }],

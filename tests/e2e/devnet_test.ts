@@ -30,7 +30,7 @@ Deno.test({
   sanitizeResources: false,
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "keel-devnet-" });
-    const [l1Port, l2Port, verifierPort] = [freePort(), freePort(), freePort()];
+    const [l1Port, l2Port, verifierPort, p2pPort] = [freePort(), freePort(), freePort(), freePort()];
     const child = new Deno.Command(Deno.execPath(), {
       args: [
         "run",
@@ -42,6 +42,7 @@ Deno.test({
         `--l1.port=${l1Port}`,
         `--l2.port=${l2Port}`,
         `--verifier.port=${verifierPort}`,
+        `--p2p.port=${p2pPort}`,
         "--l1.block-time=1",
         "--l2.block-time=1",
       ],
@@ -76,6 +77,13 @@ Deno.test({
             ? true
             : undefined,
       );
+      // Unsafe blocks reach the verifier over p2p, ahead of the batches on L1.
+      await until("the verifier's unsafe head ahead of its safe head", async () => {
+        const st = (await call(verifierPort, "rollupnode_syncStatus")).result;
+        return st !== undefined && st.unsafe_l2.number > st.safe_l2.number ? true : undefined;
+      });
+      const verifierPeers = (await call(verifierPort, "nodep2p_peers", [true])).result;
+      assertEquals(verifierPeers.totalConnected, 1);
       assertEquals((await call(l1Port, "eth_chainId")).result, "0x384");
       assertEquals((await call(l2Port, "eth_chainId")).result, "0x385");
       const key = deriveDevAccounts(2)[1].privateKey;

@@ -85,6 +85,8 @@ Deno.test({
         `--rpc.port=${rpcPort}`,
         `--datadir=${dir}/node`,
         `--p2p.priv.path=${dir}/p2p.txt`,
+        "--p2p.listen.ip=127.0.0.1",
+        "--p2p.listen.tcp=0",
       ], log));
       let safe: Answer["result"];
       const deadline = Date.now() + 120_000;

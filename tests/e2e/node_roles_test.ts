@@ -151,6 +151,8 @@ Deno.test("keel node with an external engine serves rollupnode_version and rollu
       `--rpc.port=${port}`,
       `--datadir=${dir}/data`,
       "--p2p.priv.path=" + `${dir}/p2p.txt`,
+      "--p2p.listen.ip=127.0.0.1",
+      "--p2p.listen.tcp=0",
     ]);
     const url = `http://127.0.0.1:${port}`;
     assertMatch(await waitFor(url, "rollupnode_version", proc) as string, /^keel\/v\d+\.\d+\.\d+/);
@@ -186,6 +188,8 @@ Deno.test("keel node embeds the execution client; its RPC and the node's share o
       `--authrpc.port=${freePort()}`,
       `--datadir=${dir}/data`,
       `--p2p.priv.path=${dir}/p2p.txt`,
+      "--p2p.listen.ip=127.0.0.1",
+      "--p2p.listen.tcp=0",
     ]);
     const url = `http://127.0.0.1:${port}`;
     assertMatch(await waitFor(url, "rollupnode_version", proc) as string, /^keel\//);
@@ -206,6 +210,8 @@ Deno.test("keel node embeds the execution client; its RPC and the node's share o
         `--authrpc.port=${freePort()}`,
         `--datadir=${dir}/data2`,
         `--p2p.priv.path=${dir}/p2p.txt`,
+        "--p2p.listen.ip=127.0.0.1",
+        "--p2p.listen.tcp=0",
       ],
       cwd: ROOT,
       stdout: "piped",

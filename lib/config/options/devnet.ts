@@ -48,6 +48,14 @@ export const DEVNET_OPTIONS = {
     group,
     description: "the L2 verifier's HTTP JSON-RPC port (eth and rollupnode namespaces)",
   }),
+  p2pPort: option({
+    ...named("p2p.port"),
+    kind: port,
+    default: 9222,
+    origin: KEEL,
+    group,
+    description: "the L2 sequencer's p2p TCP port (the verifier dials it for unsafe blocks)",
+  }),
   l1BlockTime: option({
     ...named("l1.block-time"),
     kind: seconds,

@@ -52,6 +52,8 @@ export interface SequencerDeps {
   l1BlobFeeSchedule?: L1BlobFeeSchedule;
   /** Seconds since the epoch (tests pass a clock). */
   now?: () => number;
+  /** Each block it sequenced, once it is the engine's head (the p2p host publishes it). */
+  onBlock?: (payload: ExecutionPayload, parentBeaconBlockRoot: Uint8Array | undefined) => void;
 }
 
 /** The L1 origin of the block after `parent` at `timestamp` (op-node L1OriginSelector.FindL1Origin). */
@@ -251,6 +253,7 @@ export class Sequencer {
       safeBlockHash: safe.hash,
       finalizedBlockHash: finalized.hash,
     });
+    this.#deps.onBlock?.(p, envelope.parentBeaconBlockRoot);
     this.#log.info("Sequenced block", {
       number: Number(p.blockNumber),
       txs: p.transactions.length,

@@ -1,0 +1,120 @@
+/**
+ * The node's p2p service: the host (lib/rollup/p2p) with the node's options, the unsafe block signer
+ * read from the SystemConfig on L1 (again every minute: a SystemConfig update may change it), and the
+ * validated blocks inserted into the engine one at a time.
+ */
+import { bytesToHex, hexToBytes } from "../common/bytes.ts";
+import { JsonRpcClient } from "../common/json_rpc_client.ts";
+import { getLogger } from "../common/logger.ts";
+import type { NodeOptions } from "../config/mod.ts";
+import type { L2BlockRef } from "../protocol/block_ref.ts";
+import type { EngineApi } from "../protocol/engine.ts";
+import type { RollupConfig } from "../protocol/rollup_config.ts";
+import type { L2Chain } from "../rollup/driver/mod.ts";
+import type { GossipBlock } from "../protocol/gossip_block.ts";
+import {
+  insertUnsafeBlock,
+  P2pHost,
+  type PayloadWithRoot,
+  readUnsafeBlockSigner,
+} from "../rollup/p2p/mod.ts";
+
+const SIGNER_REFRESH_MS = 60_000;
+/** Most blocks fetched from a peer to close a gap before a gossiped block (more: derivation from L1 catches up). */
+const MAX_GAP = 512n;
+
+export async function startP2p(
+  cfg: RollupConfig,
+  options: NodeOptions,
+  engine: EngineApi,
+  l2: L2Chain,
+  heads: () => { safe: L2BlockRef; finalized: L2BlockRef },
+  payloadByNumber?: (number: bigint) => Promise<PayloadWithRoot | undefined>,
+): Promise<{ host: P2pHost; stop(): Promise<void> }> {
+  const log = getLogger(["rollup", "p2p"]);
+  const l1 = new JsonRpcClient(options.l1, { timeoutMs: 30_000 });
+  let signer: Uint8Array | undefined;
+  const refresh = async () => {
+    try {
+      const next = await readUnsafeBlockSigner(l1, cfg.l1SystemConfigAddress);
+      if (next !== undefined && (signer === undefined || bytesToHex(next) !== bytesToHex(signer))) {
+        log.info("Unsafe block signer", { address: bytesToHex(next) });
+      }
+      signer = next;
+    } catch (e) {
+      log.warn("Cannot read the unsafe block signer from the SystemConfig", { error: (e as Error).message });
+    }
+  };
+  await refresh();
+  let queue: Promise<unknown> = Promise.resolve();
+  /**
+   * A gossiped block past the head's successor: the blocks between are asked of the peer that sent it,
+   * newest first, each the parent (by hash) of the one after, down to the head's successor, whose
+   * parent must be the head; then inserted oldest first (rollup-node-p2p.md "payload_by_number": build
+   * towards a trusted block; the engine checks each block's hash as it inserts it).
+   */
+  const fillGap = async (block: GossipBlock, from: string): Promise<number> => {
+    const head = await l2.headNumber();
+    const n = block.payload.blockNumber;
+    if (n <= head + 1n || n - head - 1n > MAX_GAP) return 0;
+    const fetched: PayloadWithRoot[] = [];
+    let child = block.payload;
+    for (let k = n - 1n; k > head; k--) {
+      const got = await host.requestPayload(from, k);
+      if (bytesToHex(got.payload.blockHash) !== bytesToHex(child.parentHash)) {
+        throw new Error(`block ${k} from ${from} is not the parent of block ${k + 1n}`);
+      }
+      fetched.push(got);
+      child = got.payload;
+    }
+    for (const b of fetched.reverse()) {
+      const r = await insertUnsafeBlock(cfg, engine, l2, heads, { ...b, signature: new Uint8Array(65) });
+      if (r !== "inserted") throw new Error(`block ${b.payload.blockNumber} from ${from}: ${r}`);
+    }
+    return fetched.length;
+  };
+  const host = new P2pHost({
+    listenIp: options.p2pListenIp,
+    listenTcp: options.p2pListenTcp,
+    staticPeers: options.p2pStatic,
+    privKeyPath: options.p2pPrivPath,
+    sequencerKey: options.sequencerEnabled && options.p2pSequencerKey !== undefined
+      ? hexToBytes(
+        options.p2pSequencerKey.startsWith("0x") ? options.p2pSequencerKey : `0x${options.p2pSequencerKey}`,
+      )
+      : undefined,
+    redialMs: 5_000,
+  }, {
+    cfg,
+    payloadByNumber,
+    unsafeBlockSigner: () => signer,
+    onBlock: (block, from) => {
+      queue = queue.then(async () => {
+        let result = await insertUnsafeBlock(cfg, engine, l2, heads, block);
+        if (result === "not-next") {
+          const filled = await fillGap(block, from);
+          if (filled > 0) {
+            log.info("Synced unsafe blocks from a peer", { count: filled, peer: from });
+            result = await insertUnsafeBlock(cfg, engine, l2, heads, block);
+          }
+        }
+        log.info("Received unsafe block", {
+          number: Number(block.payload.blockNumber),
+          hash: bytesToHex(block.payload.blockHash),
+          peer: from,
+          result,
+        });
+      }).catch((e) => log.warn("Cannot insert a gossiped block", { error: (e as Error).message }));
+    },
+  });
+  await host.start();
+  const timer = setInterval(() => void refresh(), SIGNER_REFRESH_MS);
+  return {
+    host,
+    async stop() {
+      clearInterval(timer);
+      await host.stop();
+      await queue;
+    },
+  };
+}

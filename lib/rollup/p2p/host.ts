@@ -1,0 +1,569 @@
+/**
+ * The rollup node's p2p host (specs/protocol/rollup-node-p2p.md "LibP2P", "GossipSub"): a libp2p node
+ * (TCP, noise, yamux, identify) running GossipSub 1.1 with the spec's parameters, content-addressed
+ * message ids and no message signing (StrictNoSign: blocks carry the sequencer's own signature). It
+ * joins the blocks topics of every version; each message is validated (protocol/gossip_block.ts: the
+ * encoding, the time window, the fields of its topic version, the unsafe block signer, at most 5
+ * blocks per height, duplicates ignored) before it is relayed or handed to `onBlock`. A sequencer
+ * publishes its blocks signed with its key.
+ *
+ * Peer controls (interfaces.md 3.2): blocked peers, IP addresses and subnets are refused by the
+ * connection gater; protected peers are tagged to stay connected. Static peers are dialled at start
+ * and again when they drop. Discovery (discv5) is not part of this host: `--p2p.static` names the peers.
+ */
+import { noise } from "@chainsafe/libp2p-noise";
+import { yamux } from "@chainsafe/libp2p-yamux";
+import { generateKeyPair, privateKeyFromRaw } from "@libp2p/crypto/keys";
+import { gossipsub, StrictNoSign, TopicValidatorResult } from "@libp2p/gossipsub";
+import { identify } from "@libp2p/identify";
+import type { PeerId, PrivateKey, Stream } from "@libp2p/interface";
+import { peerIdFromPrivateKey, peerIdFromString } from "@libp2p/peer-id";
+import { tcp } from "@libp2p/tcp";
+import { type Multiaddr, multiaddr } from "@multiformats/multiaddr";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { createLibp2p, type Libp2p } from "libp2p";
+import { bytesToHex, concatBytes, equalBytes, hexToBytes } from "../../common/bytes.ts";
+import { BaseError } from "../../common/errors.ts";
+import { keccak256 } from "../../common/hash.ts";
+import { getLogger } from "../../common/logger.ts";
+import type { ExecutionPayload } from "../../protocol/engine.ts";
+import {
+  blocksTopic,
+  type BlocksTopicVersion,
+  blocksTopicVersion,
+  decodeGossipBlock,
+  encodeGossipBlock,
+  type GossipBlock,
+  gossipMessageId,
+  MAX_GOSSIP_SIZE,
+} from "../../protocol/gossip_block.ts";
+import { isRollupForkActive, type RollupConfig } from "../../protocol/rollup_config.ts";
+import {
+  decodePayloadResponse,
+  encodePayloadResponse,
+  payloadByNumberProtocol,
+  type PayloadWithRoot,
+  RESULT_ERROR,
+  RESULT_INVALID_REQUEST,
+  RESULT_UNAVAILABLE,
+} from "./payload_by_number.ts";
+
+/** "Block validation": more than 5 different blocks at one height are rejected. */
+const MAX_BLOCKS_PER_HEIGHT = 5;
+/** Heights remembered for the per-height limit (a few minutes of 2-second blocks). */
+const SEEN_HEIGHTS = 1_000;
+const PROTECT_TAG = "keel-protected";
+const USER_AGENT = "keel";
+
+export interface P2pHostOptions {
+  listenIp: string;
+  listenTcp: number;
+  /** Multiaddrs with /p2p/<id> dialled at start and redialled (--p2p.static). */
+  staticPeers: string[];
+  /** The node's secp256k1 key, hex (--p2p.priv.path); made and written there when missing. */
+  privKeyPath?: string;
+  /** The sequencer's block signing key (--p2p.sequencer.key): the node publishes its blocks. */
+  sequencerKey?: Uint8Array;
+  /** Milliseconds between redials of static peers that are not connected. */
+  redialMs: number;
+}
+
+export interface P2pHostDeps {
+  cfg: RollupConfig;
+  /** The address whose signature blocks must carry (the SystemConfig's unsafe block signer). */
+  unsafeBlockSigner: () => Uint8Array | undefined;
+  /** A validated block from a peer. */
+  onBlock: (block: GossipBlock, from: string) => void;
+  /** Seconds since the epoch (tests pass a clock). */
+  now?: () => number;
+  /** Blocks this node serves over payload_by_number (its canonical chain). */
+  payloadByNumber?: (number: bigint) => Promise<PayloadWithRoot | undefined>;
+}
+
+/** interfaces.md 2.8 "Peer info". */
+export interface PeerInfo {
+  peerID: string;
+  nodeID: string;
+  userAgent: string;
+  protocolVersion: string;
+  ENR: string;
+  addresses: string[];
+  protocols: string[] | null;
+  connectedness: number;
+  direction: number;
+  protected: boolean;
+  chainID: number;
+  latency: number;
+  gossipBlocks: boolean;
+  scores: {
+    gossip: {
+      total: number;
+      blocks: {
+        timeInMesh: number;
+        firstMessageDeliveries: number;
+        meshMessageDeliveries: number;
+        invalidMessageDeliveries: number;
+      };
+      IPColocationFactor: number;
+      behavioralPenalty: number;
+    };
+    reqResp: { validResponses: number; errorResponses: number; rejectedPayloads: number };
+  };
+}
+
+function emptyScores(): PeerInfo["scores"] {
+  return {
+    gossip: {
+      total: 0,
+      blocks: {
+        timeInMesh: 0,
+        firstMessageDeliveries: 0,
+        meshMessageDeliveries: 0,
+        invalidMessageDeliveries: 0,
+      },
+      IPColocationFactor: 0,
+      behavioralPenalty: 0,
+    },
+    reqResp: { validResponses: 0, errorResponses: 0, rejectedPayloads: 0 },
+  };
+}
+
+/** A peer's node id: keccak256 of its uncompressed secp256k1 public key (the discv5 v4 identity). */
+export function nodeId(peer: PeerId): string {
+  const pub = peer.publicKey;
+  if (pub === undefined || pub.type !== "secp256k1") return bytesToHex(new Uint8Array(32));
+  return bytesToHex(keccak256(secp256k1.Point.fromBytes(pub.raw).toBytes(false).subarray(1)));
+}
+
+export interface PeerStats {
+  connected: number;
+  table: number;
+  blocksTopic: number;
+  blocksTopicV2: number;
+  banned: number;
+  known: number;
+}
+
+async function loadOrCreateKey(path: string | undefined): Promise<PrivateKey> {
+  if (path !== undefined) {
+    try {
+      const text = (await Deno.readTextFile(path)).trim();
+      return privateKeyFromRaw(hexToBytes(text));
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) {
+        throw new BaseError("P2P_KEY", `Cannot read the p2p key in ${path}: ${(e as Error).message}`, {
+          cause: e,
+        });
+      }
+    }
+  }
+  const key = await generateKeyPair("secp256k1");
+  if (path !== undefined) {
+    await Deno.writeTextFile(path, bytesToHex(key.raw).slice(2), { mode: 0o600 });
+  }
+  return key;
+}
+
+/** The libp2p peer id of the key in `path` (made and written there when missing): what peers dial. */
+export async function p2pPeerId(path: string): Promise<string> {
+  return peerIdFromPrivateKey(await loadOrCreateKey(path)).toString();
+}
+
+/** Reads a stream to its end, or until `limit` bytes (then stops reading). */
+async function readAll(stream: Stream, limit: number): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const bytes = chunk instanceof Uint8Array ? chunk : chunk.subarray();
+    parts.push(bytes);
+    size += bytes.length;
+    if (size >= limit) break;
+  }
+  return concatBytes(...parts).subarray(0, Math.min(size, limit));
+}
+
+/** Whether `ip` (IPv4 dotted) is in `cidr` (IPv4 a.b.c.d/n); false for other forms. */
+export function ipInSubnet(ip: string, cidr: string): boolean {
+  const [base, bits] = cidr.split("/");
+  const toInt = (s: string) => {
+    const parts = s.split(".").map(Number);
+    if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255)) return undefined;
+    return ((parts[0] << 24) >>> 0) + (parts[1] << 16) + (parts[2] << 8) + parts[3];
+  };
+  const a = toInt(ip);
+  const b = toInt(base);
+  const n = Number(bits);
+  if (a === undefined || b === undefined || !Number.isInteger(n) || n < 0 || n > 32) return false;
+  const mask = n === 0 ? 0 : (~0 << (32 - n)) >>> 0;
+  return ((a & mask) >>> 0) === ((b & mask) >>> 0);
+}
+
+function ipOf(addr: Multiaddr): string | undefined {
+  const c = addr.getComponents().find((x) => x.name === "ip4" || x.name === "ip6");
+  return c?.value;
+}
+
+export class P2pHost {
+  readonly options: P2pHostOptions;
+  readonly #deps: P2pHostDeps;
+  readonly #log = getLogger(["rollup", "p2p"]);
+  #node: Libp2p | undefined;
+  readonly blockedPeers = new Set<string>();
+  readonly blockedAddrs = new Set<string>();
+  readonly blockedSubnets = new Set<string>();
+  readonly #protected = new Set<string>();
+  /** Block hashes seen per height (hex), for the per-height limit and duplicates. */
+  readonly #seen = new Map<bigint, Set<string>>();
+  #redial: ReturnType<typeof setInterval> | undefined;
+  /** Blocks published and received (accepted), for logs and tests. */
+  readonly stats = { published: 0, accepted: 0, rejected: 0, ignored: 0 };
+
+  constructor(options: P2pHostOptions, deps: P2pHostDeps) {
+    this.options = options;
+    this.#deps = deps;
+  }
+
+  get node(): Libp2p {
+    if (this.#node === undefined) {
+      throw new BaseError("P2P_NOT_STARTED", "Cannot use p2p: the host is not started");
+    }
+    return this.#node;
+  }
+
+  // deno-lint-ignore no-explicit-any
+  get #pubsub(): any {
+    return this.node.services.pubsub;
+  }
+
+  #denied(addr: Multiaddr | undefined): boolean {
+    const ip = addr === undefined ? undefined : ipOf(addr);
+    if (ip === undefined) return false;
+    if (this.blockedAddrs.has(ip)) return true;
+    for (const s of this.blockedSubnets) if (ipInSubnet(ip, s)) return true;
+    return false;
+  }
+
+  async start(): Promise<void> {
+    const privateKey = await loadOrCreateKey(this.options.privKeyPath);
+    const ip = this.options.listenIp.includes(":") ? "ip6" : "ip4";
+    this.#node = await createLibp2p({
+      privateKey,
+      nodeInfo: { userAgent: USER_AGENT },
+      addresses: { listen: [`/${ip}/${this.options.listenIp}/tcp/${this.options.listenTcp}`] },
+      transports: [tcp()],
+      connectionEncrypters: [noise()],
+      streamMuxers: [yamux()],
+      connectionGater: {
+        denyDialPeer: (peer: PeerId) => this.blockedPeers.has(peer.toString()),
+        denyDialMultiaddr: (addr: Multiaddr) => this.#denied(addr),
+        denyInboundConnection: (conn: { remoteAddr: Multiaddr }) => this.#denied(conn.remoteAddr),
+        denyInboundEncryptedConnection: (peer: PeerId) => this.blockedPeers.has(peer.toString()),
+        denyOutboundEncryptedConnection: (peer: PeerId) => this.blockedPeers.has(peer.toString()),
+      },
+      services: {
+        identify: identify(),
+        // rollup-node-p2p.md "Heartbeat and parameters", "Content-based message identification".
+        pubsub: gossipsub({
+          D: 8,
+          Dlo: 6,
+          Dhi: 12,
+          Dlazy: 6,
+          heartbeatInterval: 500,
+          fanoutTTL: 24_000,
+          mcacheLength: 12,
+          mcacheGossip: 3,
+          seenTTL: 65_000,
+          globalSignaturePolicy: StrictNoSign,
+          msgIdFn: (msg) => gossipMessageId(msg.data),
+          maxInboundDataLength: MAX_GOSSIP_SIZE + 1024,
+          allowPublishToZeroTopicPeers: true,
+          emitSelf: false,
+        }),
+      },
+    });
+    const pubsub = this.#pubsub;
+    for (const version of [0, 1, 2, 3] as BlocksTopicVersion[]) {
+      const topic = blocksTopic(this.#deps.cfg.l2ChainId, version);
+      pubsub.topicValidators.set(
+        topic,
+        (peer: PeerId, msg: { data: Uint8Array }) => this.#validate(version, msg.data, peer.toString()),
+      );
+      pubsub.subscribe(topic);
+    }
+    await this.node.handle(
+      payloadByNumberProtocol(this.#deps.cfg.l2ChainId),
+      (stream) => this.#serve(stream),
+    );
+    await this.#dialStatic();
+    this.#redial = setInterval(() => void this.#dialStatic(), this.options.redialMs);
+    this.#log.info("P2P host started", {
+      peerId: this.node.peerId.toString(),
+      addresses: this.node.getMultiaddrs().map(String).join(","),
+      publishing: this.options.sequencerKey !== undefined,
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (this.#redial !== undefined) clearInterval(this.#redial);
+    this.#redial = undefined;
+    await this.#node?.stop();
+    this.#node = undefined;
+  }
+
+  async #dialStatic(): Promise<void> {
+    const node = this.#node;
+    if (node === undefined) return;
+    for (const s of this.options.staticPeers) {
+      try {
+        const addr = multiaddr(s);
+        const id = addr.getComponents().find((c) => c.name === "p2p")?.value;
+        if (id !== undefined && node.getConnections(peerIdFromString(id)).length > 0) continue;
+        await node.dial(addr);
+      } catch (e) {
+        this.#log.debug("Cannot dial static peer", { peer: s, error: (e as Error).message });
+      }
+    }
+  }
+
+  /** "Block validation", in the spec's order; accepted blocks go to onBlock. */
+  #validate(version: BlocksTopicVersion, data: Uint8Array, from: string): TopicValidatorResult {
+    const now = BigInt(Math.floor(this.#deps.now?.() ?? Date.now() / 1000));
+    let decoded;
+    try {
+      // Jovian is known from the block's own timestamp, which only decoding tells: check after.
+      decoded = decodeGossipBlock(data, version, this.#deps.cfg.l2ChainId, { now, jovian: true });
+    } catch (e) {
+      return this.#reject(from, (e as Error).message);
+    }
+    const { block, signer } = decoded;
+    const p = block.payload;
+    if (blocksTopicVersion(this.#deps.cfg, p.timestamp) !== version) {
+      return this.#reject(from, `block ${p.blockNumber} does not belong on topic version ${version}`);
+    }
+    if (
+      version >= 2 && p.blobGasUsed !== 0n && !isRollupForkActive(this.#deps.cfg, "jovian", p.timestamp)
+    ) {
+      return this.#reject(from, "blobGasUsed must be 0 before Jovian");
+    }
+    let seen = this.#seen.get(p.blockNumber);
+    const hash = bytesToHex(p.blockHash);
+    if (seen?.has(hash)) {
+      this.stats.ignored++;
+      return TopicValidatorResult.Ignore;
+    }
+    if (seen !== undefined && seen.size >= MAX_BLOCKS_PER_HEIGHT) {
+      return this.#reject(from, `more than ${MAX_BLOCKS_PER_HEIGHT} blocks at height ${p.blockNumber}`);
+    }
+    const expected = this.#deps.unsafeBlockSigner();
+    if (expected === undefined || !equalBytes(signer, expected)) {
+      return this.#reject(from, `block ${p.blockNumber} signed by ${bytesToHex(signer)}, not the sequencer`);
+    }
+    if (seen === undefined) {
+      this.#seen.set(p.blockNumber, seen = new Set());
+      if (this.#seen.size > SEEN_HEIGHTS) this.#seen.delete(this.#seen.keys().next().value!);
+    }
+    seen.add(hash);
+    this.stats.accepted++;
+    this.#deps.onBlock(block, from);
+    return TopicValidatorResult.Accept;
+  }
+
+  #reject(from: string, why: string): TopicValidatorResult {
+    this.stats.rejected++;
+    this.#log.warn("Rejected gossiped block", { peer: from, reason: why });
+    return TopicValidatorResult.Reject;
+  }
+
+  /** Publishes a block this node sequenced, signed with the sequencer key. */
+  async publish(payload: ExecutionPayload, parentBeaconBlockRoot?: Uint8Array): Promise<void> {
+    const key = this.options.sequencerKey;
+    if (key === undefined || this.#node === undefined) return;
+    const version = blocksTopicVersion(this.#deps.cfg, payload.timestamp);
+    const data = encodeGossipBlock(payload, parentBeaconBlockRoot, version, this.#deps.cfg.l2ChainId, key);
+    let seen = this.#seen.get(payload.blockNumber);
+    if (seen === undefined) this.#seen.set(payload.blockNumber, seen = new Set());
+    seen.add(bytesToHex(payload.blockHash));
+    await this.#pubsub.publish(blocksTopic(this.#deps.cfg.l2ChainId, version), data);
+    this.stats.published++;
+  }
+
+  /** payload_by_number, served: one request, one response, then the stream closes. */
+  async #serve(stream: Stream): Promise<void> {
+    let code = RESULT_ERROR;
+    let response: Uint8Array | undefined;
+    try {
+      const request = await readAll(stream, 8);
+      if (request.length !== 8) code = RESULT_INVALID_REQUEST;
+      else {
+        const number = new DataView(request.buffer, request.byteOffset, 8).getBigUint64(0, true);
+        const block = await this.#deps.payloadByNumber?.(number);
+        if (block === undefined) code = RESULT_UNAVAILABLE;
+        else response = encodePayloadResponse(this.#deps.cfg, block);
+      }
+    } catch (e) {
+      this.#log.debug("payload_by_number request failed", { error: (e as Error).message });
+    }
+    try {
+      stream.send(response ?? Uint8Array.of(code));
+      await stream.close();
+    } catch {
+      stream.abort(new Error("payload_by_number response failed"));
+    }
+  }
+
+  /** Asks `peer` for block `number` (payload_by_number); throws when it cannot or will not answer. */
+  async requestPayload(peer: string, number: bigint, timeoutMs = 10_000): Promise<PayloadWithRoot> {
+    const signal = AbortSignal.timeout(timeoutMs);
+    const stream = await this.node.dialProtocol(
+      peerIdFromString(peer),
+      payloadByNumberProtocol(this.#deps.cfg.l2ChainId),
+      {
+        signal,
+      },
+    );
+    try {
+      const request = new Uint8Array(8);
+      new DataView(request.buffer).setBigUint64(0, number, true);
+      stream.send(request);
+      const response = await readAll(stream, MAX_GOSSIP_SIZE + 16);
+      return decodePayloadResponse(this.#deps.cfg, response, number);
+    } finally {
+      await stream.close().catch(() => stream.abort(new Error("closed")));
+    }
+  }
+
+  // interfaces.md 3.2, the peer controls of the nodep2p namespace.
+
+  async blockPeer(id: string): Promise<void> {
+    const peer = peerIdFromString(id);
+    this.blockedPeers.add(peer.toString());
+    await this.node.hangUp(peer).catch(() => {});
+  }
+
+  unblockPeer(id: string): void {
+    this.blockedPeers.delete(peerIdFromString(id).toString());
+  }
+
+  async blockAddr(ip: string): Promise<void> {
+    this.blockedAddrs.add(ip);
+    await this.#dropDenied();
+  }
+
+  unblockAddr(ip: string): void {
+    this.blockedAddrs.delete(ip);
+  }
+
+  async blockSubnet(cidr: string): Promise<void> {
+    this.blockedSubnets.add(cidr);
+    await this.#dropDenied();
+  }
+
+  unblockSubnet(cidr: string): void {
+    this.blockedSubnets.delete(cidr);
+  }
+
+  async #dropDenied(): Promise<void> {
+    for (const c of this.node.getConnections()) {
+      if (this.#denied(c.remoteAddr)) await c.close().catch(() => {});
+    }
+  }
+
+  async protectPeer(id: string): Promise<void> {
+    const peer = peerIdFromString(id);
+    this.#protected.add(peer.toString());
+    await this.node.peerStore.merge(peer, { tags: { [PROTECT_TAG]: { value: 100 } } });
+  }
+
+  async unprotectPeer(id: string): Promise<void> {
+    const peer = peerIdFromString(id);
+    this.#protected.delete(peer.toString());
+    await this.node.peerStore.merge(peer, { tags: { [PROTECT_TAG]: undefined } });
+  }
+
+  isProtected(id: string): boolean {
+    return this.#protected.has(id);
+  }
+
+  async connectPeer(addr: string): Promise<void> {
+    await this.node.dial(multiaddr(addr));
+  }
+
+  async disconnectPeer(id: string): Promise<void> {
+    await this.node.hangUp(peerIdFromString(id));
+  }
+
+  /** interfaces.md 2.10; `table` is the discovery table (no discv5 here: 0). */
+  async peerStats(): Promise<PeerStats> {
+    const pubsub = this.#pubsub;
+    const subscribers = (v: BlocksTopicVersion) =>
+      pubsub.getSubscribers(blocksTopic(this.#deps.cfg.l2ChainId, v)).length;
+    return {
+      connected: new Set(this.node.getConnections().map((c) => c.remotePeer.toString())).size,
+      table: 0,
+      blocksTopic: subscribers(0),
+      blocksTopicV2: subscribers(1),
+      banned: this.blockedPeers.size,
+      known: (await this.node.peerStore.all()).length,
+    };
+  }
+
+  /** interfaces.md 2.8 for this node. */
+  selfInfo(): PeerInfo {
+    const node = this.node;
+    return {
+      peerID: node.peerId.toString(),
+      nodeID: nodeId(node.peerId),
+      userAgent: USER_AGENT,
+      protocolVersion: "",
+      ENR: "",
+      addresses: node.getMultiaddrs().map(String),
+      protocols: node.getProtocols(),
+      connectedness: 0,
+      direction: 0,
+      protected: false,
+      chainID: Number(this.#deps.cfg.l2ChainId),
+      latency: 0,
+      gossipBlocks: true,
+      scores: emptyScores(),
+    };
+  }
+
+  /** interfaces.md 2.8 for each connected peer, by peer id. */
+  async peersInfo(): Promise<Record<string, PeerInfo>> {
+    const node = this.node;
+    const out: Record<string, PeerInfo> = {};
+    const dec = new TextDecoder();
+    for (const conn of node.getConnections()) {
+      const id = conn.remotePeer.toString();
+      if (out[id] !== undefined) continue;
+      const stored = await node.peerStore.get(conn.remotePeer).catch(() => undefined);
+      const meta = (k: string) => {
+        const v = stored?.metadata.get(k);
+        return v === undefined ? "" : dec.decode(v);
+      };
+      const topics = this.#pubsub.getTopics() as string[];
+      const gossipBlocks = topics.some((t) =>
+        (this.#pubsub.getSubscribers(t) as PeerId[]).some((p) => p.toString() === id)
+      );
+      const scores = emptyScores();
+      scores.gossip.total = Number(this.#pubsub.getScore?.(id) ?? 0);
+      out[id] = {
+        peerID: id,
+        nodeID: nodeId(conn.remotePeer),
+        userAgent: meta("AgentVersion"),
+        protocolVersion: meta("ProtocolVersion"),
+        ENR: "",
+        addresses: (stored?.addresses ?? []).map((a) => `${a.multiaddr.toString()}/p2p/${id}`),
+        protocols: stored?.protocols ?? null,
+        connectedness: 1, // go-libp2p network.Connected
+        direction: conn.direction === "inbound" ? 1 : 2, // network.DirInbound, DirOutbound
+        protected: this.#protected.has(id),
+        chainID: Number(this.#deps.cfg.l2ChainId),
+        latency: 0,
+        gossipBlocks,
+        scores,
+      };
+    }
+    return out;
+  }
+}

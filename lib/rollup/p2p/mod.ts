@@ -1,0 +1,4 @@
+/** The rollup node's p2p layer: the libp2p host gossiping unsafe blocks, and their way into the engine. */
+export * from "./host.ts";
+export * from "./unsafe_blocks.ts";
+export * from "./payload_by_number.ts";
