@@ -45,7 +45,8 @@ export async function startP2p(
       log.warn("Cannot read the unsafe block signer from the SystemConfig", { error: (e as Error).message });
     }
   };
-  await refresh();
+  // Not awaited: an unreachable L1 must not hold up the node; blocks are refused until the signer is known.
+  void refresh();
   let queue: Promise<unknown> = Promise.resolve();
   /**
    * A gossiped block past the head's successor: the blocks between are asked of the peer that sent it,
