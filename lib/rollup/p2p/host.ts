@@ -13,18 +13,15 @@
  */
 import { noise } from "@chainsafe/libp2p-noise";
 import { yamux } from "@chainsafe/libp2p-yamux";
-import { generateKeyPair, privateKeyFromRaw } from "@libp2p/crypto/keys";
 import { gossipsub, StrictNoSign, TopicValidatorResult } from "@libp2p/gossipsub";
 import { identify } from "@libp2p/identify";
-import type { PeerId, PrivateKey, Stream } from "@libp2p/interface";
-import { peerIdFromPrivateKey, peerIdFromString } from "@libp2p/peer-id";
+import type { PeerId, Stream } from "@libp2p/interface";
+import { peerIdFromString } from "@libp2p/peer-id";
 import { tcp } from "@libp2p/tcp";
 import { type Multiaddr, multiaddr } from "@multiformats/multiaddr";
-import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { createLibp2p, type Libp2p } from "libp2p";
-import { bytesToHex, concatBytes, equalBytes, hexToBytes } from "../../common/bytes.ts";
+import { bytesToHex, concatBytes, equalBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
-import { keccak256 } from "../../common/hash.ts";
 import { getLogger } from "../../common/logger.ts";
 import type { ExecutionPayload } from "../../protocol/engine.ts";
 import {
@@ -47,6 +44,8 @@ import {
   RESULT_INVALID_REQUEST,
   RESULT_UNAVAILABLE,
 } from "./payload_by_number.ts";
+import { loadOrCreateKey } from "./identity.ts";
+import { emptyScores, ipInSubnet, ipOf, nodeId, type PeerInfo, type PeerStats } from "./peers.ts";
 
 /** "Block validation": more than 5 different blocks at one height are rejected. */
 const MAX_BLOCKS_PER_HEIGHT = 5;
@@ -80,95 +79,6 @@ export interface P2pHostDeps {
   payloadByNumber?: (number: bigint) => Promise<PayloadWithRoot | undefined>;
 }
 
-/** interfaces.md 2.8 "Peer info". */
-export interface PeerInfo {
-  peerID: string;
-  nodeID: string;
-  userAgent: string;
-  protocolVersion: string;
-  ENR: string;
-  addresses: string[];
-  protocols: string[] | null;
-  connectedness: number;
-  direction: number;
-  protected: boolean;
-  chainID: number;
-  latency: number;
-  gossipBlocks: boolean;
-  scores: {
-    gossip: {
-      total: number;
-      blocks: {
-        timeInMesh: number;
-        firstMessageDeliveries: number;
-        meshMessageDeliveries: number;
-        invalidMessageDeliveries: number;
-      };
-      IPColocationFactor: number;
-      behavioralPenalty: number;
-    };
-    reqResp: { validResponses: number; errorResponses: number; rejectedPayloads: number };
-  };
-}
-
-function emptyScores(): PeerInfo["scores"] {
-  return {
-    gossip: {
-      total: 0,
-      blocks: {
-        timeInMesh: 0,
-        firstMessageDeliveries: 0,
-        meshMessageDeliveries: 0,
-        invalidMessageDeliveries: 0,
-      },
-      IPColocationFactor: 0,
-      behavioralPenalty: 0,
-    },
-    reqResp: { validResponses: 0, errorResponses: 0, rejectedPayloads: 0 },
-  };
-}
-
-/** A peer's node id: keccak256 of its uncompressed secp256k1 public key (the discv5 v4 identity). */
-export function nodeId(peer: PeerId): string {
-  const pub = peer.publicKey;
-  if (pub === undefined || pub.type !== "secp256k1") return bytesToHex(new Uint8Array(32));
-  return bytesToHex(keccak256(secp256k1.Point.fromBytes(pub.raw).toBytes(false).subarray(1)));
-}
-
-export interface PeerStats {
-  connected: number;
-  table: number;
-  blocksTopic: number;
-  blocksTopicV2: number;
-  banned: number;
-  known: number;
-}
-
-async function loadOrCreateKey(path: string | undefined): Promise<PrivateKey> {
-  if (path !== undefined) {
-    try {
-      const text = (await Deno.readTextFile(path)).trim();
-      return privateKeyFromRaw(hexToBytes(text));
-    } catch (e) {
-      if (!(e instanceof Deno.errors.NotFound)) {
-        throw new BaseError("P2P_KEY", `Cannot read the p2p key in ${path}: ${(e as Error).message}`, {
-          cause: e,
-        });
-      }
-    }
-  }
-  const key = await generateKeyPair("secp256k1");
-  if (path !== undefined) {
-    await Deno.writeTextFile(path, bytesToHex(key.raw).slice(2), { mode: 0o600 });
-  }
-  return key;
-}
-
-/** The libp2p peer id of the key in `path` (made and written there when missing): what peers dial. */
-export async function p2pPeerId(path: string): Promise<string> {
-  return peerIdFromPrivateKey(await loadOrCreateKey(path)).toString();
-}
-
 /** Reads a stream to its end, or until `limit` bytes (then stops reading). */
 async function readAll(stream: Stream, limit: number): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
@@ -180,27 +90,6 @@ async function readAll(stream: Stream, limit: number): Promise<Uint8Array> {
     if (size >= limit) break;
   }
   return concatBytes(...parts).subarray(0, Math.min(size, limit));
-}
-
-/** Whether `ip` (IPv4 dotted) is in `cidr` (IPv4 a.b.c.d/n); false for other forms. */
-export function ipInSubnet(ip: string, cidr: string): boolean {
-  const [base, bits] = cidr.split("/");
-  const toInt = (s: string) => {
-    const parts = s.split(".").map(Number);
-    if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255)) return undefined;
-    return ((parts[0] << 24) >>> 0) + (parts[1] << 16) + (parts[2] << 8) + parts[3];
-  };
-  const a = toInt(ip);
-  const b = toInt(base);
-  const n = Number(bits);
-  if (a === undefined || b === undefined || !Number.isInteger(n) || n < 0 || n > 32) return false;
-  const mask = n === 0 ? 0 : (~0 << (32 - n)) >>> 0;
-  return ((a & mask) >>> 0) === ((b & mask) >>> 0);
-}
-
-function ipOf(addr: Multiaddr): string | undefined {
-  const c = addr.getComponents().find((x) => x.name === "ip4" || x.name === "ip6");
-  return c?.value;
 }
 
 export class P2pHost {

@@ -2,3 +2,5 @@
 export * from "./host.ts";
 export * from "./unsafe_blocks.ts";
 export * from "./payload_by_number.ts";
+export * from "./peers.ts";
+export * from "./identity.ts";
