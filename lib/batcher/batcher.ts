@@ -6,13 +6,10 @@
  * waited for before the next. If the L2 block it last submitted is no longer canonical, it starts
  * again from the safe head.
  */
-import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
-import { createFeeMarket1559Tx } from "@ethereumjs/tx";
-import { createAddressFromPrivateKey } from "@ethereumjs/util";
 import { bytesToHex } from "../common/bytes.ts";
-import { BaseError } from "../common/errors.ts";
 import type { JsonRpcClient } from "../common/json_rpc_client.ts";
 import { getLogger } from "../common/logger.ts";
+import { L1TxSender, StepLoop } from "./l1_sender.ts";
 import { encodeBatcherTxData } from "../protocol/frame.ts";
 import { isRollupForkActive, type RollupConfig } from "../protocol/rollup_config.ts";
 import {
@@ -68,14 +65,10 @@ export class Batcher {
   readonly options: BatcherOptions;
   readonly #deps: BatcherDeps;
   readonly #log = getLogger(["batcher"]);
-  readonly #common: Common;
-  /** The batcher address (hex). */
-  readonly #from: string;
+  readonly #sender: L1TxSender;
+  readonly #loop: StepLoop;
   /** The last L2 block submitted: number and hash. */
   #last: { number: bigint; hash: Uint8Array } | undefined;
-  #stopped = false;
-  #loop: Promise<void> | undefined;
-  #wake: (() => void) | undefined;
   /** L1 transactions sent. */
   sent = 0;
 
@@ -83,41 +76,20 @@ export class Batcher {
     this.cfg = cfg;
     this.#deps = deps;
     this.options = { ...DEFAULT_BATCHER_OPTIONS, ...options };
-    this.#common = new Common({
-      chain: { ...Mainnet, chainId: Number(cfg.l1ChainId) },
-      hardfork: Hardfork.Prague,
-    });
-    this.#from = bytesToHex(createAddressFromPrivateKey(deps.key).bytes);
+    this.#sender = new L1TxSender(deps.l1, cfg.l1ChainId, deps.key);
+    this.#loop = new StepLoop(
+      async () => (await this.step()) > 0,
+      this.options.pollIntervalMs,
+      (e) => this.#log.warn("Batch submission failed: {message}", { message: e.message }),
+    );
   }
 
   start(): void {
-    this.#loop = this.#run();
+    this.#loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#wake?.();
-    await this.#loop;
-  }
-
-  async #run(): Promise<void> {
-    while (!this.#stopped) {
-      let more = false;
-      try {
-        more = (await this.step()) > 0;
-      } catch (e) {
-        this.#log.warn("Batch submission failed: {message}", { message: (e as Error).message });
-      }
-      if (!more && !this.#stopped) {
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, this.options.pollIntervalMs);
-          this.#wake = () => {
-            clearTimeout(t);
-            resolve();
-          };
-        });
-      }
-    }
+  stop(): Promise<void> {
+    return this.#loop.stop();
   }
 
   /** Submits the blocks after the last submitted one, up to the head (one channel); returns how many. */
@@ -167,39 +139,10 @@ export class Batcher {
   }
 
   async #send(data: Uint8Array): Promise<void> {
-    const l1 = this.#deps.l1;
-    const from = this.#from;
-    const [nonce, gasPrice, tip] = await Promise.all([
-      l1.call<string>("eth_getTransactionCount", [from, "pending"]),
-      l1.call<string>("eth_gasPrice"),
-      l1.call<string>("eth_maxPriorityFeePerGas").catch(() => "0x3b9aca00"),
-    ]);
-    const to = bytesToHex(this.cfg.batchInboxAddress);
-    const gas = await l1.call<string>("eth_estimateGas", [{ from, to, data: bytesToHex(data) }]);
-    const tx = createFeeMarket1559Tx({
-      chainId: this.cfg.l1ChainId,
-      nonce: BigInt(nonce),
-      to: this.cfg.batchInboxAddress,
-      gasLimit: (BigInt(gas) * 5n) / 4n,
-      maxPriorityFeePerGas: BigInt(tip),
-      maxFeePerGas: BigInt(gasPrice) * 2n + BigInt(tip),
-      data,
-    }, { common: this.#common }).sign(this.#deps.key);
-    const hash = await l1.call<string>("eth_sendRawTransaction", [bytesToHex(tx.serialize())]);
-    const deadline = Date.now() + this.options.receiptTimeoutMs;
-    for (;;) {
-      const receipt = await l1.call<{ status: string } | null>("eth_getTransactionReceipt", [hash]);
-      if (receipt !== null) {
-        if (receipt.status !== "0x1") {
-          throw new BaseError("BATCHER_TX_FAILED", `Batcher transaction ${hash} failed on L1`);
-        }
-        this.sent++;
-        return;
-      }
-      if (Date.now() > deadline || this.#stopped) {
-        throw new BaseError("BATCHER_TX_TIMEOUT", `Batcher transaction ${hash} was not mined in time`);
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await this.#sender.send(this.cfg.batchInboxAddress, data, "Batcher transaction", {
+      timeoutMs: this.options.receiptTimeoutMs,
+      stopped: () => this.#loop.stopped,
+    });
+    this.sent++;
   }
 }

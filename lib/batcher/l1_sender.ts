@@ -1,0 +1,125 @@
+/**
+ * What the batch submitter and the output proposer share: an L1 account that sends EIP-1559
+ * transactions (nonce from the pending state, gas estimated with a 25% margin, fee cap twice the gas
+ * price plus the tip) and waits for each receipt; and the loop that runs a step again at once while
+ * it has work, or after a poll interval, until stopped.
+ */
+import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
+import { createFeeMarket1559Tx } from "@ethereumjs/tx";
+import { createAddressFromPrivateKey } from "@ethereumjs/util";
+import { bytesToHex } from "../common/bytes.ts";
+import { BaseError } from "../common/errors.ts";
+import type { JsonRpcClient } from "../common/json_rpc_client.ts";
+
+/** 1 gwei: the tip when the L1 node has no eth_maxPriorityFeePerGas. */
+const DEFAULT_TIP = "0x3b9aca00";
+
+export class L1TxSender {
+  readonly l1: JsonRpcClient;
+  /** The sender address, hex. */
+  readonly from: string;
+  readonly #key: Uint8Array;
+  readonly #common: Common;
+  readonly #chainId: bigint;
+
+  constructor(l1: JsonRpcClient, chainId: bigint, key: Uint8Array) {
+    this.l1 = l1;
+    this.#key = key;
+    this.#chainId = chainId;
+    this.#common = new Common({ chain: { ...Mainnet, chainId: Number(chainId) }, hardfork: Hardfork.Prague });
+    this.from = bytesToHex(createAddressFromPrivateKey(key).bytes);
+  }
+
+  /**
+   * Sends `data` to `to` and waits for the receipt: resolves with the hash once mined with status 1.
+   * Throws L1_TX_FAILED when it reverted, L1_TX_TIMEOUT after `timeoutMs` or when `stopped()` turns true;
+   * `what` names the transaction in those errors.
+   */
+  async send(
+    to: Uint8Array,
+    data: Uint8Array,
+    what: string,
+    opts: { timeoutMs: number; stopped?: () => boolean },
+  ): Promise<string> {
+    const { l1, from } = this;
+    const [nonce, gasPrice, tip] = await Promise.all([
+      l1.call<string>("eth_getTransactionCount", [from, "pending"]),
+      l1.call<string>("eth_gasPrice"),
+      l1.call<string>("eth_maxPriorityFeePerGas").catch(() => DEFAULT_TIP),
+    ]);
+    const gas = await l1.call<string>("eth_estimateGas", [{
+      from,
+      to: bytesToHex(to),
+      data: bytesToHex(data),
+    }]);
+    const tx = createFeeMarket1559Tx({
+      chainId: this.#chainId,
+      nonce: BigInt(nonce),
+      to,
+      gasLimit: (BigInt(gas) * 5n) / 4n,
+      maxPriorityFeePerGas: BigInt(tip),
+      maxFeePerGas: BigInt(gasPrice) * 2n + BigInt(tip),
+      data,
+    }, { common: this.#common }).sign(this.#key);
+    const hash = await l1.call<string>("eth_sendRawTransaction", [bytesToHex(tx.serialize())]);
+    const deadline = Date.now() + opts.timeoutMs;
+    for (;;) {
+      const receipt = await l1.call<{ status: string } | null>("eth_getTransactionReceipt", [hash]);
+      if (receipt !== null) {
+        if (receipt.status !== "0x1") throw new BaseError("L1_TX_FAILED", `${what} ${hash} failed on L1`);
+        return hash;
+      }
+      if (Date.now() > deadline || opts.stopped?.()) {
+        throw new BaseError("L1_TX_TIMEOUT", `${what} ${hash} was not mined in time`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+/** Runs `step` until stopped: again at once when it returns true, else after `pollMs` (or a wake-up). */
+export class StepLoop {
+  #stopped = false;
+  #loop: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(
+    readonly step: () => Promise<boolean>,
+    readonly pollMs: number,
+    readonly onError: (e: Error) => void,
+  ) {}
+
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  start(): void {
+    this.#loop ??= this.#run();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#wake?.();
+    await this.#loop;
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopped) {
+      let more = false;
+      try {
+        more = await this.step();
+      } catch (e) {
+        this.onError(e as Error);
+      }
+      if (!more && !this.#stopped) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, this.pollMs);
+          this.#wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+      }
+    }
+  }
+}
