@@ -4,43 +4,15 @@
  */
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { freePort, rpcCall } from "./helpers/keel_process.ts";
+import { type KeelProcess, spawnKeel as spawnCommand } from "./helpers/sequencer.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
-interface Proc {
-  output(): string;
-  /** SIGTERM and wait; returns the exit code. */
-  stop(): Promise<number>;
-}
+type Proc = KeelProcess;
 
+/** `keel ...args` (the first argument is the command). */
 function spawnKeel(args: string[]): Proc {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-P=keel", `--config=${ROOT}deno.json`, `${ROOT}main.ts`, ...args],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).spawn();
-  let out = "";
-  const dec = new TextDecoder();
-  const pump = async (s: ReadableStream<Uint8Array>) => {
-    for await (const chunk of s) out += dec.decode(chunk, { stream: true });
-  };
-  const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
-  return {
-    output: () => out,
-    async stop() {
-      try {
-        child.kill("SIGTERM");
-      } catch {
-        // already exited
-      }
-      const status = await child.status;
-      await pumps;
-      return status.code;
-    },
-  };
+  return spawnCommand(args[0], args.slice(1));
 }
 
 async function waitFor(url: string, method: string, proc: Proc, timeoutMs = 120_000): Promise<unknown> {

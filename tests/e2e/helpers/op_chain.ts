@@ -77,6 +77,54 @@ export interface OpChain {
  * Mines L1 blocks 1-3 (12 s apart from anvil's genesis), builds `n` L2 blocks (2 s apart) on a
  * sequencer engine and posts them as batches in the following L1 blocks.
  */
+/**
+ * The rollup config of the test L2 (chain 901, every fork up to Isthmus from genesis, batcher BATCHER,
+ * inbox INBOX) on an L1 whose genesis is `l1Genesis`; `overrides` change single fields.
+ */
+export function anvilRollupConfig(
+  l1Genesis: { hash: Uint8Array; timestamp: bigint },
+  l2Genesis: Uint8Array,
+  l1ChainId: bigint,
+  overrides: Partial<RollupConfig> = {},
+): RollupConfig {
+  return {
+    genesis: {
+      l1: { hash: l1Genesis.hash, number: 0n },
+      l2: { hash: l2Genesis, number: 0n },
+      l2Time: l1Genesis.timestamp,
+      systemConfig: {
+        batcherAddr: BATCHER,
+        overhead: new Uint8Array(32),
+        scalar: encodeEcotoneScalar({ baseFeeScalar: 1368n, blobBaseFeeScalar: 810949n }),
+        gasLimit: 30_000_000n,
+        eip1559Params: new Uint8Array(8),
+        operatorFeeParams: new Uint8Array(32),
+      },
+    },
+    blockTime: 2n,
+    maxSequencerDrift: 600n,
+    seqWindowSize: 3600n,
+    channelTimeoutBedrock: 300n,
+    l1ChainId,
+    l2ChainId: 901n,
+    forks: {
+      regolith: 0n,
+      canyon: 0n,
+      delta: 0n,
+      ecotone: 0n,
+      fjord: 0n,
+      granite: 0n,
+      holocene: 0n,
+      isthmus: 0n,
+    },
+    batchInboxAddress: INBOX,
+    depositContractAddress: hexToBytes("0xde00000000000000000000000000000000000901"),
+    l1SystemConfigAddress: hexToBytes("0x5c00000000000000000000000000000000000901"),
+    protocolVersionsAddress: new Uint8Array(20),
+    ...overrides,
+  };
+}
+
 export async function opChainOnAnvil(
   rpc: JsonRpcClient,
   l1: L1Client,
@@ -93,41 +141,10 @@ export async function opChainOnAnvil(
   const sequencer = await ExecutionEngine.open({ genesis: genesisJson });
   const api = new ExecutionEngineApi({}, { engine: sequencer });
   const g = sequencer.head();
-  const cfg: RollupConfig = {
-    genesis: {
-      l1: { hash: l1Genesis.hash, number: 0n },
-      l2: { hash: g.hash, number: 0n },
-      l2Time: t0,
-      systemConfig: {
-        batcherAddr: BATCHER,
-        overhead: new Uint8Array(32),
-        scalar: encodeEcotoneScalar({ baseFeeScalar: 1368n, blobBaseFeeScalar: 810949n }),
-        gasLimit: 30_000_000n,
-        eip1559Params: new Uint8Array(8),
-        operatorFeeParams: new Uint8Array(32),
-      },
-    },
-    blockTime: 2n,
-    maxSequencerDrift: 600n,
+  const cfg = anvilRollupConfig(l1Genesis, g.hash, BigInt(await rpc.call<string>("eth_chainId")), {
     seqWindowSize: 20n,
     channelTimeoutBedrock: 50n,
-    l1ChainId: BigInt(await rpc.call<string>("eth_chainId")),
-    l2ChainId: 901n,
-    forks: {
-      regolith: 0n,
-      canyon: 0n,
-      delta: 0n,
-      ecotone: 0n,
-      fjord: 0n,
-      granite: 0n,
-      holocene: 0n,
-      isthmus: 0n,
-    },
-    batchInboxAddress: INBOX,
-    depositContractAddress: hexToBytes("0xde00000000000000000000000000000000000901"),
-    l1SystemConfigAddress: hexToBytes("0x5c00000000000000000000000000000000000901"),
-    protocolVersionsAddress: new Uint8Array(20),
-  };
+  });
   const genesisRef = l2BlockRefFromPayload(cfg, {
     blockHash: g.hash,
     blockNumber: 0n,

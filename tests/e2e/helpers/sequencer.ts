@@ -3,16 +3,13 @@
  * the L2 genesis and rollup.json written to a folder, the node's arguments, processes of any keel
  * command with their output kept, and polling until a condition holds.
  */
-import { hexToBytes } from "../../../lib/common/bytes.ts";
 import { JsonRpcClient } from "../../../lib/common/json_rpc_client.ts";
 import { ExecutionEngine } from "../../../lib/execution/engine/mod.ts";
 import { buildDevGenesis } from "../../../lib/execution/genesis/dev_genesis.ts";
-import type { RollupConfig } from "../../../lib/protocol/rollup_config.ts";
 import { rollupConfigToJson } from "../../../lib/protocol/rollup_config_json.ts";
-import { encodeEcotoneScalar } from "../../../lib/protocol/system_config.ts";
 import { L1Client } from "../../../lib/rollup/l1/mod.ts";
 import { freePort } from "./keel_process.ts";
-import { BATCHER, INBOX } from "./op_chain.ts";
+import { anvilRollupConfig, BATCHER } from "./op_chain.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 
@@ -86,39 +83,7 @@ export async function sequencerOnAnvil(l1Url: string, dir: string, port: number)
   const engine = await ExecutionEngine.open({ genesis: genesisJson });
   const l2Genesis = engine.head().hash;
   await engine.close();
-  const cfg: RollupConfig = {
-    genesis: {
-      l1: { hash: l1Genesis.hash, number: 0n },
-      l2: { hash: l2Genesis, number: 0n },
-      l2Time: l1Genesis.timestamp,
-      systemConfig: {
-        batcherAddr: BATCHER,
-        overhead: new Uint8Array(32),
-        scalar: encodeEcotoneScalar({ baseFeeScalar: 1368n, blobBaseFeeScalar: 810949n }),
-        gasLimit: 30_000_000n,
-      },
-    },
-    blockTime: 2n,
-    maxSequencerDrift: 600n,
-    seqWindowSize: 3600n,
-    channelTimeoutBedrock: 300n,
-    l1ChainId: 31337n,
-    l2ChainId: 901n,
-    forks: {
-      regolith: 0n,
-      canyon: 0n,
-      delta: 0n,
-      ecotone: 0n,
-      fjord: 0n,
-      granite: 0n,
-      holocene: 0n,
-      isthmus: 0n,
-    },
-    batchInboxAddress: INBOX,
-    depositContractAddress: hexToBytes("0xde00000000000000000000000000000000000901"),
-    l1SystemConfigAddress: hexToBytes("0x5c00000000000000000000000000000000000901"),
-    protocolVersionsAddress: new Uint8Array(20),
-  };
+  const cfg = anvilRollupConfig(l1Genesis, l2Genesis, 31337n);
   await Deno.writeTextFile(`${dir}/genesis.json`, JSON.stringify(genesisJson));
   await Deno.writeTextFile(`${dir}/rollup.json`, JSON.stringify(rollupConfigToJson(cfg)));
   return [
