@@ -4,6 +4,7 @@
  * if the kill landed between COMMIT and the print), every block up to it is complete, and nothing
  * of a later block exists. Each round resumes the chain the previous round left.
  */
+import { prng } from "../prng.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { createAddressFromString } from "@ethereumjs/util";
 import { bigIntToBytes } from "../../lib/common/bytes.ts";
@@ -14,18 +15,6 @@ import { accountAddress, CONTRACT, slotKey } from "./fixtures/crash_writer.ts";
 
 const WRITER = new URL("./fixtures/crash_writer.ts", import.meta.url).pathname;
 const ROUNDS = 5;
-
-/** mulberry32: a small seeded PRNG so the kill moments repeat. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function runAndKill(dir: string, delayMs: number): Promise<{ ready: bigint; lastPrinted: bigint }> {
   const child = new Deno.Command(Deno.execPath(), {

@@ -49,6 +49,7 @@ import { installFastOpcodes } from "./fast_opcodes.ts";
 import { orderedTrieRoot } from "../../protocol/ordered_trie.ts";
 import { decodeSignedTx } from "./tx_decode.ts";
 import { opPrecompiles } from "./precompiles.ts";
+import { plainTransfersApply } from "./plain_transfer.ts";
 import { rememberEncoding, runDeposit, runUserTx, type TxContext, type TxResult } from "./tx_runner.ts";
 import { type SenderCache, sharedSenderCache } from "./sender_cache.ts";
 import { type ExternalState, KeelStateManager, type StateRootJob, type StateRootTask } from "../state/mod.ts";
@@ -93,6 +94,11 @@ export interface BlockBuilderDeps {
    * manager must be a KeelStateManager over the task's database file, at a committed state).
    */
   stateRoot?: StateRootTask;
+  /**
+   * Run plain value transfers in the EVM too instead of applying them directly (plain_transfer.ts):
+   * the reference the direct path is tested against.
+   */
+  evmOnly?: boolean;
 }
 
 export interface SealedBlock {
@@ -251,6 +257,7 @@ export class BlockBuilder {
       timestamp: header.timestamp,
       baseFee: header.baseFeePerGas ?? 0n,
       daFootprintRoom: () => header.gasLimit - this.#daFootprint,
+      plainTransfers: deps.evmOnly !== true && plainTransfersApply(rules.common),
       l1Fees: config.op === undefined ? undefined : () => {
         this.#l1 ??= loadL1FeeSource(deps.stateManager, rules.opFork ?? "bedrock");
         return this.#l1;

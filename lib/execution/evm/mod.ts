@@ -5,6 +5,7 @@ export * from "./bloom.ts";
 export * from "./l1_fee.ts";
 export * from "./header_rules.ts";
 export * from "./tx_runner.ts";
+export * from "./plain_transfer.ts";
 export * from "./block_builder.ts";
 export * from "./block_importer.ts";
 export * from "./sender_cache.ts";

@@ -17,7 +17,7 @@ import { Hardfork } from "@ethereumjs/common";
 import type { Block as EjsBlock } from "@ethereumjs/block";
 import { Capability, type TypedTransaction } from "@ethereumjs/tx";
 import { Account, Address, createAddressFromString } from "@ethereumjs/util";
-import { runTx, type VM } from "@ethereumjs/vm";
+import { runTx, type RunTxResult, type VM } from "@ethereumjs/vm";
 import { bytesToHex } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import { keccak256 } from "../../common/hash.ts";
@@ -32,6 +32,7 @@ import type { Log, Receipt } from "../../protocol/receipt.ts";
 import { type ForkRules, opActive, txCommon } from "./common.ts";
 import { logsBloom } from "./bloom.ts";
 import { decodeSignedTx } from "./tx_decode.ts";
+import { applyPlainTransfer } from "./plain_transfer.ts";
 import type { L1FeeInfo, L1FeeSource } from "./l1_fee.ts";
 
 /** What a transaction runs against: the block being built or imported. */
@@ -46,6 +47,11 @@ export interface TxContext {
   l1Fees?: () => Promise<L1FeeSource>;
   /** Jovian: DA footprint the block can still take (jovian/exec-engine.md "DA Footprint Block Limit"). */
   daFootprintRoom?: () => bigint;
+  /**
+   * Apply plain value transfers without the EVM (plain_transfer.ts; block building and import only:
+   * tracers need the EVM's message events). Set only when `plainTransfersApply(rules.common)`.
+   */
+  plainTransfers?: boolean;
 }
 
 export interface TxResult {
@@ -72,6 +78,13 @@ export interface TxResult {
 }
 
 const WORD = 32n;
+
+/** The EVM result of a transaction that ran no code (a plain transfer): no logs, no error. */
+const NO_EXECUTION: RunTxResult["execResult"] = Object.freeze({
+  executionGasUsed: 0n,
+  returnValue: new Uint8Array(0),
+  logs: [],
+}) as RunTxResult["execResult"];
 const MAX_INITCODE_SIZE = 49152;
 
 function toLogs(raw: [Uint8Array, Uint8Array[], Uint8Array][] | undefined): Log[] {
@@ -340,16 +353,23 @@ export async function runUserTx(
     account.balance -= upfrontL1;
     await sm.putAccount(sender, account);
   }
-  let result;
+  let result: Pick<RunTxResult, "totalGasSpent" | "execResult" | "createdAddress" | "blobGasUsed"> & {
+    bloom?: RunTxResult["bloom"];
+  };
   try {
+    const plain = ctx.plainTransfers === true
+      ? await applyPlainTransfer(vm, tx, ctx.block.header.coinbase, ctx.baseFee)
+      : undefined;
     // runTx reverts its own changes when it throws; the L1 fee taken above is given back by hand
     // (cheaper than one more state checkpoint per transaction).
-    result = await runTx(vm, {
-      tx,
-      block: ctx.block,
-      skipHardForkValidation: true,
-      skipBlockGasLimitValidation: true,
-    });
+    result = plain !== undefined
+      ? { totalGasSpent: plain.totalGasSpent, execResult: NO_EXECUTION }
+      : await runTx(vm, {
+        tx,
+        block: ctx.block,
+        skipHardForkValidation: true,
+        skipBlockGasLimitValidation: true,
+      });
   } catch (e) {
     if (upfrontL1 > 0n) {
       const account = (await sm.getAccount(sender))!;
