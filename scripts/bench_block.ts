@@ -4,10 +4,11 @@
  *   deno task bench [options]   (= deno run -A with the binary's V8 heap flags, lib/node/permissions.ts)
  *   deno run -A scripts/bench_block.ts [--memory] [--sqlite DIR] [--blocks N] [--transfers N]
  *                                      [--only eth|erc20] [--cold] [--cold-inline] [--no-import] [--no-root-task] [--verbose]
+ *                                      [--cpu-profile FILE]
  *
  * Builds and seals blocks of 1,000 ETH transfers and of 500 ERC-20 transfers (BenchToken from
- * ../shared/bench/rpc-bench.mjs) on an OP chain at Isthmus with the L1 fee charged, senders recovered in
- * advance (as the pool does); a second node imports the same blocks (full re-execution and
+ * ../shared/bench/rpc-bench.mjs) on an OP chain at Isthmus with the L1 fee charged, transactions as the
+ * pool hands them over (sender recovered, encoding and hash kept); a second node imports the same blocks (full re-execution and
  * validation, the newPayload path), each block right after it is built. Import finds the
  * senders in the sender cache the builder filled (a block built or pooled here); `--cold` adds a third
  * node that imports with an empty cache, recovering every sender as the engine does (the pool's
@@ -21,6 +22,8 @@
  * Prints a table: transfers/s and Mgas/s of build and import, the import/build ratio (of the totals,
  * and the median of the per-block ratios), and the RSS of this process (builder and importers
  * together) after the run; `--no-import` runs the builder node alone (its RSS alone).
+ * `--cpu-profile FILE` writes a V8 CPU profile of this thread over the timed workloads (node:inspector;
+ * Chrome DevTools and VS Code open it).
  */
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { createFeeMarket1559Tx, type TypedTransaction } from "@ethereumjs/tx";
@@ -33,10 +36,12 @@ import {
   privateToPublic,
   setLengthLeft,
 } from "@ethereumjs/util";
+import { Session } from "node:inspector/promises";
 import { hexToBytes } from "../lib/common/bytes.ts";
 import { MemoryStore, SqliteStore } from "../lib/db/mod.ts";
 import {
   BlockBuilder,
+  encodingOf,
   forkRules,
   importBlock,
   type ImportTimings,
@@ -78,6 +83,7 @@ const COLD = Deno.args.includes("--cold");
 const NO_IMPORT = Deno.args.includes("--no-import");
 /** Import computes the state root on the executing thread (no state-root worker). */
 const NO_ROOT_TASK = Deno.args.includes("--no-root-task");
+const CPU_PROFILE = arg("--cpu-profile");
 
 const CONFIG: ChainConfig = {
   chainId: 901n,
@@ -186,8 +192,12 @@ function tx(
     maxPriorityFeePerGas: 1000n,
     data,
   }, { common: txCommon(common) }).sign(keys[sender]);
-  // Sender known in advance, as after the pool's recovery (set from the key: the setup stays quick).
+  // As the pool admits a transaction (txpool.ts, admission.ts): its sender recovered (set here from the
+  // key: the setup stays quick) and its address known, its encoding and hash kept (a pooled transaction
+  // arrives as bytes), so that building does not serialise it again.
   (t.cache as { senderPubKey?: Uint8Array }).senderPubKey = pubs[sender];
+  t.getSenderAddress();
+  encodingOf(t);
   return t;
 }
 
@@ -228,12 +238,17 @@ async function buildChain(node: Node, blocks: TypedTransaction[][]) {
         console.log(
           `  block ${parent.number + 1n}: execute ${(t1 - t0).toFixed(0)} ms, seal ${
             (performance.now() - t1).toFixed(0)
-          } ms; rss ${mib(m.rss)}, heap ${mib(m.heapUsed)}, external ${mib(m.external)}`,
+          } ms (before the write group's commit); rss ${mib(m.rss)}, heap ${mib(m.heapUsed)}, external ${
+            mib(m.external)
+          }`,
         );
       }
       return sealed;
     });
     ms += performance.now() - t0;
+    if (VERBOSE) {
+      console.log(`  block ${parent.number + 1n}: total ${(performance.now() - t0).toFixed(0)} ms`);
+    }
     out.push(sealed.block);
     parent = sealed.block.header;
     gas += parent.gasUsed;
@@ -252,6 +267,7 @@ const blockSenders = new BlockSenderRecovery();
 async function importChain(node: Node, blocks: Block[]) {
   const t0 = performance.now();
   for (const block of blocks) {
+    const t1 = performance.now();
     const parent = node.head!;
     const timings: ImportTimings = { open: 0, decode: 0, execute: 0, seal: 0, commit: 0 };
     await atomically(
@@ -265,7 +281,9 @@ async function importChain(node: Node, blocks: Block[]) {
     );
     if (VERBOSE) {
       const phases = Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ");
-      console.log(`  import ${block.header.number}: ${phases} ms`);
+      console.log(
+        `  import ${block.header.number}: ${phases} ms; total ${(performance.now() - t1).toFixed(0)} ms`,
+      );
     }
     node.head = block.header;
   }
@@ -359,6 +377,14 @@ console.log(
     `load average ${load()}; RSS at start ${rss()}`,
 );
 
+const profiler = CPU_PROFILE === undefined ? undefined : new Session();
+if (profiler !== undefined) {
+  profiler.connect();
+  await profiler.post("Profiler.enable");
+  await profiler.post("Profiler.setSamplingInterval", { interval: 200 });
+  await profiler.post("Profiler.start");
+}
+
 // 1. ETH transfers: ETH_BLOCKS blocks of 1,000 transfers, each sender once per block, signed in
 // chunks of 10 blocks (the signed transactions of a long run would dominate memory).
 if (ONLY !== "erc20") {
@@ -404,6 +430,12 @@ if (ONLY !== "eth") {
     coldMs: COLD ? totals.coldMs : undefined,
     rss: rss(),
   });
+}
+
+if (profiler !== undefined) {
+  const { profile } = await profiler.post("Profiler.stop");
+  await Deno.writeTextFile(CPU_PROFILE!, JSON.stringify(profile));
+  profiler.disconnect();
 }
 
 console.log(
