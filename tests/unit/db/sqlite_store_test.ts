@@ -79,3 +79,39 @@ Deno.test("SqliteStore.openDataDir: creates the directory and keel.sqlite in it"
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/** The WAL file's size in bytes (0 when absent). */
+async function walSize(path: string): Promise<number> {
+  try {
+    return (await Deno.stat(`${path}-wal`)).size;
+  } catch {
+    return 0;
+  }
+}
+
+Deno.test("SqliteStore: commits are not checkpointed until the WAL holds walCheckpointPages pages", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // 12 write groups of ~0.5 MB (a block's worth of trie nodes): ~6 MB, ~1,500 pages of 4 KiB.
+    const fill = async (path: string, options: { walCheckpointPages?: number }) => {
+      const s = SqliteStore.open(path, options);
+      for (let g = 0; g < 12; g++) {
+        s.transaction(() => {
+          for (let i = 0; i < 100; i++) s.put(b(9, g, i), new Uint8Array(5000).fill(g + i));
+        });
+      }
+      const size = await walSize(path);
+      assertEquals(s.get(b(9, 11, 99))?.length, 5000);
+      s.close();
+      return size;
+    };
+    // The default: no checkpoint yet, the WAL holds every group.
+    const kept = await fill(`${dir}/a.sqlite`, {});
+    // sqlite's own default (1,000 pages): checkpointed and restarted on the way.
+    const cut = await fill(`${dir}/b.sqlite`, { walCheckpointPages: 1000 });
+    assertEquals(kept > 5_800_000, true, `WAL of ${kept} bytes`);
+    assertEquals(cut < 5_000_000, true, `WAL of ${cut} bytes`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
