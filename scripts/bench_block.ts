@@ -465,9 +465,9 @@ for (const t of tasks) {
   const per = (ms: number) => (ms / Math.max(1, s.roots)).toFixed(1);
   console.log(
     `state-root worker: ${s.roots} roots, ${(s.deltas / Math.max(1, s.roots)).toFixed(1)} deltas a block; ` +
-      `ms a block: apply ${per(s.applyMs)}, hash ahead ${per(s.prehashMs)}, hash at the end ${
-        per(s.finishMs)
-      }; ` +
+      `ms a block: prefetch ${per(s.prefetchMs)}, apply ${per(s.applyMs)}, hash ahead ${
+        per(s.prehashMs)
+      }, hash at the end ${per(s.finishMs)}; ` +
       `importer waited ${per(s.waitMs)}; ${s.failures} failures`,
   );
 }

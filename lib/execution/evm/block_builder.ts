@@ -33,10 +33,12 @@ import {
 import type { ChainConfig } from "../../protocol/chain_config.ts";
 import { decodeDepositTx, DEPOSIT_TX_TYPE, type DepositTx } from "../../protocol/deposit_tx.ts";
 import {
+  BASE_FEE_VAULT_ADDRESS,
   BEACON_ROOTS_ADDRESS,
   CREATE2_DEPLOYER_ADDRESS,
   CREATE2_DEPLOYER_CODE,
   HISTORY_STORAGE_ADDRESS,
+  L1_FEE_VAULT_ADDRESS,
   L2_TO_L1_MESSAGE_PASSER_ADDRESS,
 } from "../../protocol/predeploys.ts";
 import { encodeReceipt } from "../../protocol/receipt.ts";
@@ -362,6 +364,21 @@ export class BlockBuilder {
 
   get gasUsed(): bigint {
     return this.#gasUsed;
+  }
+
+  /**
+   * Names accounts the block's transactions will change: with a state-root worker, it loads their
+   * trie paths ahead (block import knows the transactions before executing them).
+   */
+  prefetch(addresses: Uint8Array[]): void {
+    this.#rootJob?.prefetch(addresses);
+  }
+
+  /** The accounts every transaction of this block changes besides its own: the coinbase and fee vaults. */
+  feeRecipients(): Uint8Array[] {
+    const out = [this.header.coinbase];
+    if (this.config.op !== undefined) out.push(BASE_FEE_VAULT_ADDRESS, L1_FEE_VAULT_ADDRESS);
+    return out;
   }
 
   /**

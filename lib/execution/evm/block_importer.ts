@@ -26,6 +26,8 @@ import { forkRules, opActive } from "./common.ts";
 import { checkExtraData, expectedBlobFields, nextBlockBaseFee } from "./header_rules.ts";
 
 const MAX_GAS_LIMIT = (1n << 63n) - 1n;
+/** Accounts named to the state-root worker at a time while a block decodes (the first as soon as possible). */
+const PREFETCH_CHUNK = 256;
 const MIN_GAS_LIMIT = 5000n;
 
 type Value = bigint | Uint8Array | undefined;
@@ -191,22 +193,35 @@ export async function importBlock(
   let sealed: SealedBlock;
   let cancelSenders = () => {};
   try {
-    const txs: BuilderTx[] = [];
-    for (let i = 0; i < block.transactions.length; i++) {
-      try {
-        txs.push(builder.decodeTransaction(block.transactions[i]));
-      } catch (e) {
-        throw invalid(n, "transactions", `transaction ${i} is invalid: ${(e as Error).message}`, e);
-      }
-    }
     // Senders seen before (built here, or recovered by the pool) come from the cache; the others are
     // recovered as the transactions execute (by this thread and a helper with `blockSenders`).
     const senders = deps.senderCache ?? sharedSenderCache;
     const unknown: number[] = [];
-    txs.forEach((t, i) => {
-      if (t instanceof Uint8Array || "sourceHash" in t) return;
-      if (!senders.apply(t, block.transactions[i])) unknown.push(i);
-    });
+    const txs: BuilderTx[] = [];
+    // The accounts the transactions change, named to the state-root worker in chunks as decoding goes.
+    let touched: Uint8Array[] = builder.feeRecipients();
+    for (let i = 0; i < block.transactions.length; i++) {
+      let t: BuilderTx;
+      try {
+        t = builder.decodeTransaction(block.transactions[i]);
+      } catch (e) {
+        throw invalid(n, "transactions", `transaction ${i} is invalid: ${(e as Error).message}`, e);
+      }
+      txs.push(t);
+      if ("sourceHash" in t) {
+        touched.push(t.from);
+        if (t.to !== null) touched.push(t.to);
+      } else {
+        if (senders.apply(t, block.transactions[i])) touched.push(t.getSenderAddress().bytes);
+        else unknown.push(i);
+        if (t.to !== undefined) touched.push(t.to.bytes);
+      }
+      if (touched.length >= PREFETCH_CHUNK) {
+        builder.prefetch(touched);
+        touched = [];
+      }
+    }
+    builder.prefetch(touched);
     // Per transaction with an unknown sender: what to await before executing it.
     const ready = new Map<number, () => void | Promise<void>>();
     if (options.blockSenders !== undefined && unknown.length > 0) {

@@ -32,6 +32,8 @@ type Raw = Uint8Array | Raw[];
 interface Cached {
   ref?: Raw;
   enc?: Uint8Array;
+  /** Read from the database as it is (its subtree too): nothing under it is written again. */
+  stored?: true;
 }
 interface Leaf extends Cached {
   t: 0;
@@ -157,7 +159,13 @@ class Batch {
     if (value === undefined) throw corrupt("missing node in database");
     const raw = rlpDecode(value) as Raw;
     if (raw instanceof Uint8Array) throw corrupt("node is not a list");
-    return decodeNode(raw) as Exclude<Node, Ref>;
+    const decoded = decodeNode(raw) as Exclude<Node, Ref>;
+    // Its hash and encoding are known: an unchanged node is neither hashed nor written again. (A root
+    // under 32 bytes is stored under its hash but referenced inline: left to `ref`.)
+    if (value.length >= 32) decoded.ref = node.hash;
+    decoded.enc = value;
+    decoded.stored = true;
+    return decoded;
   }
 
   /** Applies items[lo, hi) (sorted, distinct, all sharing nibbles [0, depth)) under `node`. */
@@ -237,7 +245,7 @@ class Batch {
 
   /** Every node built in memory under `node` that is referenced by hash, children first. */
   #collect(node: Node, out: Exclude<Node, Ref>[]): void {
-    if (node.t === 3) return;
+    if (node.t === 3 || node.stored === true) return;
     if (node.t === 1) this.#collect(node.child, out);
     else if (node.t === 2) {
       for (const c of node.children) if (c !== null) this.#collect(c, out);
@@ -377,6 +385,36 @@ export class PendingTrie {
     const items = [...byKey.values()].sort((a, b) => compare(a.nibbles, b.nibbles));
     this.#node = await this.#batch.apply(this.#node, 0, items, 0, items.length);
     this.#root = undefined;
+  }
+
+  /**
+   * Loads the nodes on the paths to `keys` (hashed, full length) into the trie in memory, so that later
+   * updates of those keys find them at hand (the state-root worker reads a block's accounts while the
+   * block is still being decoded). Changes nothing: a loaded node keeps its hash.
+   */
+  async prefetch(keys: Uint8Array[]): Promise<void> {
+    if (this.#node === null) return;
+    if (this.#node.t === 3) this.#node = await this.#batch.load(this.#node);
+    for (const key of keys) {
+      const nibbles = toNibbles(key);
+      let node: Node = this.#node;
+      let depth = 0;
+      while (depth < nibbles.length) {
+        let next: Node | null;
+        if (node.t === 2) {
+          const i = nibbles[depth++];
+          next = node.children[i];
+          if (next?.t === 3) node.children[i] = next = await this.#batch.load(next);
+        } else if (node.t === 1) {
+          if (compare(node.path, nibbles.subarray(depth, depth + node.path.length)) !== 0) break;
+          depth += node.path.length;
+          next = node.child;
+          if (next.t === 3) node.child = next = await this.#batch.load(next);
+        } else break;
+        if (next === null) break;
+        node = next;
+      }
+    }
   }
 
   /**

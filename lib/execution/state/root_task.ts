@@ -12,6 +12,7 @@
  * read-only connection, so the store must be a file (SqliteStore) and the parent state committed.
  * The result is adopted by the state manager at the block's commit (adoptExternal).
  */
+import { bytesToUnprefixedHex } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import type { ExternalState, KeelStateManager, StateDelta } from "./state_manager.ts";
 
@@ -42,6 +43,8 @@ export type RootRequest =
   | { kind: "open"; path: string; cacheSizeKiB: number; nodeCacheKiB: number; pending: SharedArrayBuffer }
   | { kind: "begin"; id: number; root: Uint8Array }
   | { kind: "delta" | "finish"; id: number; delta: StateDelta }
+  /** The accounts (unprefixed address hex) the block will change, to load their paths ahead. */
+  | { kind: "prefetch"; id: number; addresses: string[] }
   | { kind: "cancel"; id: number };
 
 /** The worker's answer to "finish". */
@@ -53,7 +56,7 @@ export type RootResponse =
     /** packNodes */
     nodes: Uint8Array;
     /** The worker's milliseconds on this block. */
-    ms: { apply: number; prehash: number; finish: number };
+    ms: { prefetch: number; apply: number; prehash: number; finish: number };
   }
   | { id: number; error: string };
 
@@ -65,7 +68,8 @@ export interface StateRootTaskStats {
   deltas: number;
   /** Blocks the worker could not do (the importer computed those roots itself). */
   failures: number;
-  /** The worker's milliseconds: applying changes, hashing ahead while idle, hashing at the end. */
+  /** The worker's milliseconds: loading paths ahead, applying changes, hashing ahead while idle, hashing at the end. */
+  prefetchMs: number;
   applyMs: number;
   prehashMs: number;
   finishMs: number;
@@ -98,6 +102,7 @@ export class StateRootTask {
     roots: 0,
     deltas: 0,
     failures: 0,
+    prefetchMs: 0,
     applyMs: 0,
     prehashMs: 0,
     finishMs: 0,
@@ -218,6 +223,12 @@ export class StateRootTask {
   }
 
   /** @internal */
+  prefetch(id: number, generation: number, addresses: string[]): void {
+    if (this.#closed || generation !== this.#generation || addresses.length === 0) return;
+    this.#post({ kind: "prefetch", id, addresses });
+  }
+
+  /** @internal */
   cancel(id: number): void {
     this.#worker?.postMessage({ kind: "cancel", id } satisfies RootRequest);
   }
@@ -246,6 +257,17 @@ export class StateRootJob {
     this.#generation = generation;
     this.#id = id;
     this.#sm = sm;
+  }
+
+  /**
+   * Names accounts the block is about to change (senders, recipients, fee vaults): the worker loads
+   * their trie paths while the block is still being decoded, instead of when their changes arrive.
+   */
+  prefetch(addresses: Iterable<Uint8Array>): void {
+    if (this.#done) return;
+    const hex: string[] = [];
+    for (const a of addresses) hex.push(bytesToUnprefixedHex(a));
+    this.#task.prefetch(this.#id, this.#generation, hex);
   }
 
   /** After a transaction: hands the changes so far to the worker when it is idle (or they piled up). */
@@ -279,6 +301,7 @@ export class StateRootJob {
       );
     }
     stats.roots++;
+    stats.prefetchMs += r.ms.prefetch;
     stats.applyMs += r.ms.apply;
     stats.prehashMs += r.ms.prehash;
     stats.finishMs += r.ms.finish;

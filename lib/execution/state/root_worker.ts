@@ -125,6 +125,11 @@ class Job {
     this.#touchedTries.clear();
   }
 
+  /** Loads the paths to these accounts (unprefixed address hex) ahead of their changes. */
+  async prefetch(addresses: string[]): Promise<void> {
+    await this.state.prefetch(addresses.map(trieKey));
+  }
+
   async apply(delta: StateDelta): Promise<void> {
     for (const a of delta.resets) this.storage.delete(a);
     for (const d of delta.accounts as DeltaAccount[]) {
@@ -180,8 +185,8 @@ let db: TrieDb | undefined;
 let pending: Int32Array | undefined;
 let job: { id: number; job: Job; failed?: string } | undefined;
 let queue: Promise<void> = Promise.resolve();
-/** Milliseconds of the current job: applying deltas, hashing ahead, the final hashing. */
-const time = { apply: 0, prehash: 0, finish: 0 };
+/** Milliseconds of the current job: loading paths ahead, applying deltas, hashing ahead, the final hashing. */
+const time = { prefetch: 0, apply: 0, prehash: 0, finish: 0 };
 
 async function handle(msg: RootRequest): Promise<void> {
   if (msg.kind === "open") {
@@ -192,7 +197,11 @@ async function handle(msg: RootRequest): Promise<void> {
   }
   if (msg.kind === "begin") {
     job = { id: msg.id, job: new Job(db!, msg.root) };
-    time.apply = time.prehash = time.finish = 0;
+    time.prefetch =
+      time.apply =
+      time.prehash =
+      time.finish =
+        0;
     return;
   }
   if (job === undefined || job.id !== msg.id) {
@@ -202,6 +211,15 @@ async function handle(msg: RootRequest): Promise<void> {
   }
   if (msg.kind === "cancel") {
     job = undefined;
+    return;
+  }
+  if (msg.kind === "prefetch") {
+    // A failure here (a missing node) shows again, and is reported, when a change reaches that path.
+    if (job.failed === undefined) {
+      const t0 = performance.now();
+      await job.job.prefetch(msg.addresses).catch(() => {});
+      time.prefetch += performance.now() - t0;
+    }
     return;
   }
   try {

@@ -9,6 +9,7 @@ import {
   applyTrieUpdates,
   createStateManager,
   LazyAccountCache,
+  PendingTrie,
   type TrieUpdate,
 } from "../../../../lib/execution/state/mod.ts";
 import { EMPTY_TRIE_ROOT } from "../../../../lib/protocol/block.ts";
@@ -203,4 +204,79 @@ Deno.test("LazyAccountCache: accounts are kept as copies and encoded when the fl
   const reference = new MerklePatriciaTrie({ useKeyHashing: true });
   await reference.put(a.bytes, new Account(3n, 1000n).serialize());
   assertEquals(await sm.getStateRoot(), reference.root());
+});
+
+/** Nodes in a Map, counting writes. */
+function countingDb() {
+  const nodes = new Map<string, Uint8Array>();
+  const db = {
+    writes: 0,
+    get: (k: Uint8Array) => Promise.resolve(nodes.get(k.toString())),
+    put: (k: Uint8Array, v: Uint8Array) => {
+      db.writes++;
+      nodes.set(k.toString(), v);
+    },
+  };
+  return db;
+}
+
+Deno.test("PendingTrie: prefetched paths change no root, and the same nodes are written", async () => {
+  const rand = rng(11);
+  const plain = countingDb();
+  const fetched = countingDb();
+  let rootPlain = EMPTY_TRIE_ROOT;
+  let rootFetched = EMPTY_TRIE_ROOT;
+  const keys: Uint8Array[] = [];
+  for (let round = 0; round < 40; round++) {
+    const updates: TrieUpdate[] = [];
+    for (let i = 0; i < 1 + Math.floor(rand() * 40); i++) {
+      const r = rand();
+      let key: Uint8Array;
+      if (keys.length > 0 && r < 0.5) key = keys[Math.floor(rand() * keys.length)];
+      else if (keys.length > 0 && r < 0.7) {
+        key = keys[Math.floor(rand() * keys.length)].slice();
+        key[31] ^= 1 + Math.floor(rand() * 255);
+      } else key = bytes(rand, 32);
+      keys.push(key);
+      updates.push({ key, value: rand() < 0.35 ? null : bytes(rand, 1 + Math.floor(rand() * 40)) });
+    }
+    const a = new PendingTrie(plain, rootPlain);
+    const b = new PendingTrie(fetched, rootFetched);
+    // Paths to keys about to change, to keys that stay, and to absent keys.
+    await b.prefetch([...updates.map((u) => u.key), keys[0], bytes(rand, 32)]);
+    for (let k = 0; k < updates.length; k += 7) {
+      await a.update(updates.slice(k, k + 7));
+      await b.update(updates.slice(k, k + 7));
+    }
+    rootPlain = await a.commit();
+    rootFetched = await b.commit();
+    assertEquals(rootFetched, rootPlain, `round ${round}`);
+  }
+  // The prefetched nodes were loaded, not built: the same nodes were written either way.
+  assertEquals(fetched.writes, plain.writes);
+  // A prefetch alone writes nothing and keeps the root.
+  const c = new PendingTrie(fetched, rootFetched);
+  await c.prefetch(keys.slice(0, 20));
+  const before = fetched.writes;
+  assertEquals(await c.commit(), rootFetched);
+  assertEquals(fetched.writes, before);
+});
+
+Deno.test("PendingTrie: a branch collapsing onto a stored subtree writes the new node only", async () => {
+  const db = countingDb();
+  const key = (first: number) => Uint8Array.from({ length: 32 }, (_, i) => (i === 0 ? first : 0x77));
+  const value = new Uint8Array(40).fill(5);
+  // The root branch holds a leaf under nibble 0 and, under nibble 1, a branch of two leaves.
+  const t = new PendingTrie(db, EMPTY_TRIE_ROOT);
+  await t.update([key(0x00), key(0x10), key(0x11)].map((k) => ({ key: k, value })));
+  const root = await t.commit();
+  // Deleting the first leaf leaves the root branch one child: it becomes an extension over the
+  // stored branch, which is loaded as it is and not written again.
+  const before = db.writes;
+  const next = new PendingTrie(db, root);
+  await next.update([{ key: key(0x00), value: null }]);
+  const reference = new MerklePatriciaTrie();
+  for (const k of [key(0x10), key(0x11)]) await reference.put(k, value);
+  assertEquals(await next.commit(), reference.root());
+  assertEquals(db.writes - before, 1);
 });
