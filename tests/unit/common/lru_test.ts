@@ -31,3 +31,39 @@ Deno.test("lru: weighs entries and refuses one heavier than its capacity", () =>
   none.set("a", 1);
   assertEquals(none.get("a"), undefined);
 });
+
+Deno.test("lru: matches a plain model of recency and weight over random operations", () => {
+  const lru = new Lru<number, number>(50, (v) => v);
+  // The model: keys from least to most recently used, and their weights.
+  let order: number[] = [];
+  const weights = new Map<number, number>();
+  const touch = (k: number) => (order = [...order.filter((x) => x !== k), k]);
+  let seed = 5;
+  const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  for (let step = 0; step < 5000; step++) {
+    const k = rand(30);
+    const op = rand(10);
+    if (op < 4) {
+      const w = 1 + rand(12);
+      lru.set(k, w);
+      order = order.filter((x) => x !== k);
+      weights.delete(k);
+      order.push(k);
+      weights.set(k, w);
+      let total = [...weights.values()].reduce((a, b) => a + b, 0);
+      while (total > 50) {
+        const old = order.shift()!;
+        total -= weights.get(old)!;
+        weights.delete(old);
+      }
+    } else if (op < 8) {
+      assertEquals(lru.get(k), weights.get(k), `step ${step}`);
+      if (weights.has(k)) touch(k);
+    } else if (op < 9) {
+      assertEquals(lru.delete(k), weights.delete(k));
+      order = order.filter((x) => x !== k);
+    } else assertEquals(lru.has(k), weights.has(k));
+    assertEquals(lru.size, weights.size);
+    assertEquals(lru.weight, [...weights.values()].reduce((a, b) => a + b, 0));
+  }
+});
