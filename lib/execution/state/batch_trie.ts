@@ -9,7 +9,6 @@
  * (`trie.database()`, the checkpointing layer), exactly as `put` would store them; nodes are never
  * deleted (archive semantics, trie_db.ts).
  */
-import { bytesToUnprefixedHex } from "../../common/bytes.ts";
 import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { BaseError } from "../../common/errors.ts";
 import { keccak256 } from "../../common/hash.ts";
@@ -70,7 +69,23 @@ export interface NodeDb {
 
 const EMPTY = new Uint8Array();
 
+/** The nibbles of interned keys (internKey), by key object. */
+const NIBBLES = new WeakMap<Uint8Array, Uint8Array>();
+
+/**
+ * Marks `key` as never to change, so that its nibbles are computed once however often it is used
+ * (the state-root worker hands the same key object for an account in every prefetch and update).
+ */
+export function internKey(key: Uint8Array): Uint8Array {
+  if (!NIBBLES.has(key)) NIBBLES.set(key, nibblesOf(key));
+  return key;
+}
+
 function toNibbles(key: Uint8Array): Uint8Array {
+  return NIBBLES.get(key) ?? nibblesOf(key);
+}
+
+function nibblesOf(key: Uint8Array): Uint8Array {
   const out = new Uint8Array(key.length * 2);
   for (let i = 0; i < key.length; i++) {
     out[2 * i] = key[i] >> 4;
@@ -370,19 +385,26 @@ export class PendingTrie {
   /** Applies `updates` (sorted here; a later update of the same key wins) in memory. */
   async update(updates: TrieUpdate[]): Promise<void> {
     if (updates.length === 0) return;
-    const byKey = new Map<string, Item>();
     const keyLen = updates[0].key.length;
-    for (const u of updates) {
+    const all: (Item & { at: number })[] = new Array(updates.length);
+    for (let i = 0; i < updates.length; i++) {
+      const u = updates[i];
       if (u.key.length !== keyLen) {
         throw new BaseError("TRIE_BAD_KEY", "Cannot update trie: keys of different lengths in one batch");
       }
-      const nibbles = toNibbles(u.key);
-      byKey.set(bytesToUnprefixedHex(u.key), {
-        nibbles,
+      all[i] = {
+        nibbles: toNibbles(u.key),
         value: u.value === null || u.value.length === 0 ? null : u.value,
-      });
+        at: i,
+      };
     }
-    const items = [...byKey.values()].sort((a, b) => compare(a.nibbles, b.nibbles));
+    // By key, and of the updates of one key the last (sorted after the others by position).
+    all.sort((a, b) => compare(a.nibbles, b.nibbles) || a.at - b.at);
+    const items: Item[] = [];
+    for (let i = 0; i < all.length; i++) {
+      if (i + 1 < all.length && compare(all[i].nibbles, all[i + 1].nibbles) === 0) continue;
+      items.push(all[i]);
+    }
     this.#node = await this.#batch.apply(this.#node, 0, items, 0, items.length);
     this.#root = undefined;
   }

@@ -15,7 +15,7 @@ import { keccak256 } from "../../common/hash.ts";
 import { Lru } from "../../common/lru.ts";
 import { rlpDecode, rlpEncode } from "../../common/rlp.ts";
 import { SqliteStore } from "../../db/mod.ts";
-import { lookupAt, type NodeDb, PendingTrie, type TrieUpdate } from "./batch_trie.ts";
+import { internKey, lookupAt, type NodeDb, PendingTrie, type TrieUpdate } from "./batch_trie.ts";
 import { type DeltaAccount, packNodes, type StateDelta } from "./state_manager.ts";
 import { TrieDb } from "./trie_db.ts";
 import type { RootRequest, RootResponse } from "./root_task.ts";
@@ -40,7 +40,7 @@ const hashedKeys = new Lru<string, Uint8Array>(65_536);
 /** The trie key of an account or a storage slot given as unprefixed hex. */
 function trieKey(hex: string): Uint8Array {
   let key = hashedKeys.get(hex);
-  if (key === undefined) hashedKeys.set(hex, key = keccak256(hexToBytes(`0x${hex}`)));
+  if (key === undefined) hashedKeys.set(hex, key = internKey(keccak256(hexToBytes(`0x${hex}`))));
   return key;
 }
 
