@@ -3,7 +3,9 @@
  * read from the SystemConfig on L1 (again every minute: a SystemConfig update may change it), and the
  * validated blocks inserted into the engine one at a time.
  */
+import { isIP } from "node:net";
 import { bytesToHex, hexToBytes } from "../common/bytes.ts";
+import { BaseError } from "../common/errors.ts";
 import { JsonRpcClient } from "../common/json_rpc_client.ts";
 import { getLogger } from "../common/logger.ts";
 import type { NodeOptions } from "../config/mod.ts";
@@ -20,8 +22,20 @@ import {
 } from "../rollup/p2p/mod.ts";
 
 const SIGNER_REFRESH_MS = 60_000;
+/** Between discovery rounds (lookups while fewer than --p2p.peers.lo peers are connected). */
+const DISCOVERY_INTERVAL_MS = 5_000;
 /** Most blocks fetched from a peer to close a gap before a gossiped block (more: derivation from L1 catches up). */
 const MAX_GAP = 512n;
+
+/** --p2p.advertise.ip as an IP: a host name is resolved (A, else AAAA), as op-node does. */
+async function advertisedIp(host: string | undefined): Promise<string | undefined> {
+  if (host === undefined || isIP(host) !== 0) return host;
+  for (const type of ["A", "AAAA"] as const) {
+    const found = await Deno.resolveDns(host, type).catch(() => [] as string[]);
+    if (found.length > 0) return found[0];
+  }
+  throw new BaseError("P2P_ADVERTISE_IP", `Cannot resolve --p2p.advertise.ip ${host} to an IP address`);
+}
 
 export async function startP2p(
   cfg: RollupConfig,
@@ -85,6 +99,16 @@ export async function startP2p(
       )
       : undefined,
     redialMs: 5_000,
+    peersLo: options.p2pPeersLo,
+    discovery: options.p2pNoDiscovery ? undefined : {
+      listenUdp: options.p2pListenUdp,
+      advertiseIp: await advertisedIp(options.p2pAdvertiseIp),
+      advertiseTcp: options.p2pAdvertiseTcp,
+      advertiseUdp: options.p2pAdvertiseUdp,
+      bootnodes: options.p2pBootnodes,
+      dbPath: options.p2pDiscoveryPath === "memory" ? undefined : options.p2pDiscoveryPath,
+      intervalMs: DISCOVERY_INTERVAL_MS,
+    },
   }, {
     cfg,
     payloadByNumber,

@@ -83,6 +83,7 @@ Deno.test({
       verifier = spawnKeel("node", [
         ...verArgs,
         `--p2p.static=/ip4/127.0.0.1/tcp/${seqP2p}/p2p/${self.peerID}`,
+        "--p2p.no-discovery",
       ]);
       const verUrl = `http://127.0.0.1:${verPort}`;
       const status = async (url: string) => (await call(url, "rollupnode_syncStatus")).result;
@@ -113,7 +114,11 @@ Deno.test({
       assertEquals((await call(verUrl, "nodep2p_peerStats")).result.connected, 1);
       assertEquals((await call(verUrl, "nodep2p_protectPeer", [self.peerID])).result, null);
       assertEquals((await call(verUrl, "nodep2p_peers", [true])).result.peers[self.peerID].protected, true);
-      assertEquals((await call(seqUrl, "nodep2p_discoveryTable")).error?.message, "discovery disabled");
+      // Discovery: on by default (no bootnodes here: an empty table), off with --p2p.no-discovery.
+      assertEquals((await call(seqUrl, "nodep2p_discoveryTable")).result, []);
+      assert(self.ENR.startsWith("enr:"), self.ENR);
+      assertEquals((await call(verUrl, "nodep2p_discoveryTable")).error?.message, "discovery disabled");
+      assertEquals(verSelf.ENR, "");
       // Blocking a peer drops it and keeps it out.
       assertEquals((await call(seqUrl, "nodep2p_blockPeer", [verSelf.peerID])).result, null);
       assertEquals((await call(seqUrl, "nodep2p_listBlockedPeers")).result, [verSelf.peerID]);

@@ -9,7 +9,7 @@
  *
  * Peer controls (interfaces.md 3.2): blocked peers, IP addresses and subnets are refused by the
  * connection gater; protected peers are tagged to stay connected. Static peers are dialled at start
- * and again when they drop. Discovery (discv5) is not part of this host: `--p2p.static` names the peers.
+ * and again when they drop; discv5 (discovery.ts) finds the others.
  */
 import { noise } from "@chainsafe/libp2p-noise";
 import { yamux } from "@chainsafe/libp2p-yamux";
@@ -44,6 +44,7 @@ import {
   RESULT_INVALID_REQUEST,
   RESULT_UNAVAILABLE,
 } from "./payload_by_number.ts";
+import { Discovery, type DiscoveryOptions } from "./discovery.ts";
 import { loadOrCreateKey } from "./identity.ts";
 import { emptyScores, ipInSubnet, ipOf, nodeId, type PeerInfo, type PeerStats } from "./peers.ts";
 
@@ -65,6 +66,10 @@ export interface P2pHostOptions {
   sequencerKey?: Uint8Array;
   /** Milliseconds between redials of static peers that are not connected. */
   redialMs: number;
+  /** Peers wanted (--p2p.peers.lo): discovery looks for more while fewer are connected. */
+  peersLo?: number;
+  /** Discv5 (discovery.ts); undefined with --p2p.no-discovery. */
+  discovery?: Omit<DiscoveryOptions, "chainId" | "listenIp" | "tcpPort">;
 }
 
 export interface P2pHostDeps {
@@ -104,6 +109,7 @@ export class P2pHost {
   /** Block hashes seen per height (hex), for the per-height limit and duplicates. */
   readonly #seen = new Map<bigint, Set<string>>();
   #redial: ReturnType<typeof setInterval> | undefined;
+  #discovery: Discovery | undefined;
   /** Blocks published and received (accepted), for logs and tests. */
   readonly stats = { published: 0, accepted: 0, rejected: 0, ignored: 0 };
 
@@ -185,18 +191,56 @@ export class P2pHost {
     );
     await this.#dialStatic();
     this.#redial = setInterval(() => void this.#dialStatic(), this.options.redialMs);
+    if (this.options.discovery !== undefined) await this.#startDiscovery(privateKey);
     this.#log.info("P2P host started", {
       peerId: this.node.peerId.toString(),
       addresses: this.node.getMultiaddrs().map(String).join(","),
       publishing: this.options.sequencerKey !== undefined,
+      discovery: this.#discovery !== undefined,
     });
+  }
+
+  async #startDiscovery(privateKey: Awaited<ReturnType<typeof loadOrCreateKey>>): Promise<void> {
+    const node = this.node;
+    const tcpPort = Number(
+      node.getMultiaddrs().flatMap((a) => a.getComponents()).find((c) => c.name === "tcp")?.value ??
+        this.options.listenTcp,
+    );
+    const discovery = new Discovery({
+      ...this.options.discovery!,
+      chainId: this.#deps.cfg.l2ChainId,
+      listenIp: this.options.listenIp,
+      tcpPort,
+    }, {
+      wanted: () => Math.max(0, (this.options.peersLo ?? 20) - this.#connectedPeers()),
+      dial: async (addr, peerId) => {
+        if (this.blockedPeers.has(peerId) || node.getConnections(peerIdFromString(peerId)).length > 0) return;
+        await node.dial(multiaddr(addr));
+      },
+    });
+    await discovery.start(privateKey);
+    this.#discovery = discovery;
+  }
+
+  #connectedPeers(): number {
+    return new Set(this.node.getConnections().map((c) => c.remotePeer.toString())).size;
   }
 
   async stop(): Promise<void> {
     if (this.#redial !== undefined) clearInterval(this.#redial);
     this.#redial = undefined;
+    await this.#discovery?.stop();
+    this.#discovery = undefined;
     await this.#node?.stop();
     this.#node = undefined;
+  }
+
+  /** The discv5 table's records (nodep2p_discoveryTable); throws when discovery is off. */
+  discoveryTable(): string[] {
+    if (this.#discovery === undefined) {
+      throw new BaseError("DISCOVERY_DISABLED", "discovery disabled");
+    }
+    return this.#discovery.table();
   }
 
   async #dialStatic(): Promise<void> {
@@ -381,14 +425,14 @@ export class P2pHost {
     await this.node.hangUp(peerIdFromString(id));
   }
 
-  /** interfaces.md 2.10; `table` is the discovery table (no discv5 here: 0). */
+  /** interfaces.md 2.10; `table` is the size of the discovery table (0 with discovery off). */
   async peerStats(): Promise<PeerStats> {
     const pubsub = this.#pubsub;
     const subscribers = (v: BlocksTopicVersion) =>
       pubsub.getSubscribers(blocksTopic(this.#deps.cfg.l2ChainId, v)).length;
     return {
-      connected: new Set(this.node.getConnections().map((c) => c.remotePeer.toString())).size,
-      table: 0,
+      connected: this.#connectedPeers(),
+      table: this.#discovery?.tableSize ?? 0,
       blocksTopic: subscribers(0),
       blocksTopicV2: subscribers(1),
       banned: this.blockedPeers.size,
@@ -404,7 +448,7 @@ export class P2pHost {
       nodeID: nodeId(node.peerId),
       userAgent: USER_AGENT,
       protocolVersion: "",
-      ENR: "",
+      ENR: this.#discovery?.enr ?? "",
       addresses: node.getMultiaddrs().map(String),
       protocols: node.getProtocols(),
       connectedness: 0,
@@ -441,7 +485,7 @@ export class P2pHost {
         nodeID: nodeId(conn.remotePeer),
         userAgent: meta("AgentVersion"),
         protocolVersion: meta("ProtocolVersion"),
-        ENR: "",
+        ENR: this.#discovery?.enrOf(id) ?? "",
         addresses: (stored?.addresses ?? []).map((a) => `${a.multiaddr.toString()}/p2p/${id}`),
         protocols: stored?.protocols ?? null,
         connectedness: 1, // go-libp2p network.Connected

@@ -4,3 +4,4 @@ export * from "./unsafe_blocks.ts";
 export * from "./payload_by_number.ts";
 export * from "./peers.ts";
 export * from "./identity.ts";
+export * from "./discovery.ts";

@@ -1,8 +1,8 @@
 /**
  * The rollup node's `nodep2p` namespace (interfaces.md 4.3; the peer controls of 3.2): the p2p host's
  * own info, its peers and their counts, and the block, protect, connect and disconnect controls.
- * Without a p2p host (--p2p.disable) every method answers -32000. There is no discovery service, so
- * nodep2p_discoveryTable answers -32000 as op-node does with discovery off.
+ * Without a p2p host (--p2p.disable) every method answers -32000; nodep2p_discoveryTable answers
+ * -32000 "discovery disabled" with --p2p.no-discovery, as op-node does.
  */
 import { BaseError } from "../../common/errors.ts";
 import { defineMethod, type Namespace, RpcError, s } from "../../rpc/mod.ts";
@@ -85,11 +85,7 @@ export function nodep2pNamespace(host: () => P2pHost | undefined): Namespace {
     discoveryTable: defineMethod({
       name: "nodep2p_discoveryTable",
       params: [],
-      handler: () =>
-        guard(() => {
-          h();
-          throw RpcError.server("discovery disabled");
-        }),
+      handler: () => guard(() => h().discoveryTable()),
     }),
     blockPeer: control("nodep2p_blockPeer", "peer", (x, v) => x.blockPeer(v)),
     unblockPeer: control("nodep2p_unblockPeer", "peer", (x, v) => x.unblockPeer(v)),
