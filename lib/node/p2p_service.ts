@@ -77,6 +77,7 @@ export async function startP2p(
     for (let k = n - 1n; k > head; k--) {
       const got = await host.requestPayload(from, k);
       if (bytesToHex(got.payload.blockHash) !== bytesToHex(child.parentHash)) {
+        host.rejectedPayload(from);
         throw new Error(`block ${k} from ${from} is not the parent of block ${k + 1n}`);
       }
       fetched.push(got);
@@ -84,7 +85,10 @@ export async function startP2p(
     }
     for (const b of fetched.reverse()) {
       const r = await insertUnsafeBlock(cfg, engine, l2, heads, { ...b, signature: new Uint8Array(65) });
-      if (r !== "inserted") throw new Error(`block ${b.payload.blockNumber} from ${from}: ${r}`);
+      if (r !== "inserted") {
+        host.rejectedPayload(from);
+        throw new Error(`block ${b.payload.blockNumber} from ${from}: ${r}`);
+      }
     }
     return fetched.length;
   };
@@ -100,6 +104,10 @@ export async function startP2p(
       : undefined,
     redialMs: 5_000,
     peersLo: options.p2pPeersLo,
+    scoring: options.p2pScoring,
+    ban: options.p2pBanPeers
+      ? { threshold: options.p2pBanThreshold, durationMs: options.p2pBanDurationMs }
+      : undefined,
     discovery: options.p2pNoDiscovery ? undefined : {
       listenUdp: options.p2pListenUdp,
       advertiseIp: await advertisedIp(options.p2pAdvertiseIp),

@@ -46,6 +46,7 @@ import {
 } from "./payload_by_number.ts";
 import { Discovery, type DiscoveryOptions } from "./discovery.ts";
 import { loadOrCreateKey } from "./identity.ts";
+import { LIGHT_THRESHOLDS, lightScoreParams, type ReqRespCounters, ReqRespScores } from "./scoring.ts";
 import { emptyScores, ipInSubnet, ipOf, nodeId, type PeerInfo, type PeerStats } from "./peers.ts";
 
 /** "Block validation": more than 5 different blocks at one height are rejected. */
@@ -70,6 +71,10 @@ export interface P2pHostOptions {
   peersLo?: number;
   /** Discv5 (discovery.ts); undefined with --p2p.no-discovery. */
   discovery?: Omit<DiscoveryOptions, "chainId" | "listenIp" | "tcpPort">;
+  /** Peer scoring (--p2p.scoring, scoring.ts; default none). */
+  scoring?: "none" | "light";
+  /** Automatic banning by score (--p2p.ban.*): below `threshold`, a peer is dropped for `durationMs`. */
+  ban?: { threshold: number; durationMs: number };
 }
 
 export interface P2pHostDeps {
@@ -110,12 +115,32 @@ export class P2pHost {
   readonly #seen = new Map<bigint, Set<string>>();
   #redial: ReturnType<typeof setInterval> | undefined;
   #discovery: Discovery | undefined;
+  /** Peers banned by score, until (ms since the epoch). */
+  readonly #banned = new Map<string, number>();
+  #scoreTimer: ReturnType<typeof setInterval> | undefined;
+  #decayTimer: ReturnType<typeof setInterval> | undefined;
+  readonly reqResp: ReqRespScores;
   /** Blocks published and received (accepted), for logs and tests. */
   readonly stats = { published: 0, accepted: 0, rejected: 0, ignored: 0 };
 
   constructor(options: P2pHostOptions, deps: P2pHostDeps) {
     this.options = options;
     this.#deps = deps;
+    this.reqResp = new ReqRespScores(this.#slotMs);
+  }
+
+  get #slotMs(): number {
+    return Number(this.#deps.cfg.blockTime ?? 2n) * 1000;
+  }
+
+  /** Whether `peer` is blocked (nodep2p_blockPeer) or banned by score and the ban has not run out. */
+  #refused(peer: string): boolean {
+    if (this.blockedPeers.has(peer)) return true;
+    const until = this.#banned.get(peer);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.#banned.delete(peer);
+    return false;
   }
 
   get node(): Libp2p {
@@ -149,11 +174,11 @@ export class P2pHost {
       connectionEncrypters: [noise()],
       streamMuxers: [yamux()],
       connectionGater: {
-        denyDialPeer: (peer: PeerId) => this.blockedPeers.has(peer.toString()),
+        denyDialPeer: (peer: PeerId) => this.#refused(peer.toString()),
         denyDialMultiaddr: (addr: Multiaddr) => this.#denied(addr),
         denyInboundConnection: (conn: { remoteAddr: Multiaddr }) => this.#denied(conn.remoteAddr),
-        denyInboundEncryptedConnection: (peer: PeerId) => this.blockedPeers.has(peer.toString()),
-        denyOutboundEncryptedConnection: (peer: PeerId) => this.blockedPeers.has(peer.toString()),
+        denyInboundEncryptedConnection: (peer: PeerId) => this.#refused(peer.toString()),
+        denyOutboundEncryptedConnection: (peer: PeerId) => this.#refused(peer.toString()),
       },
       services: {
         identify: identify(),
@@ -173,6 +198,16 @@ export class P2pHost {
           maxInboundDataLength: MAX_GOSSIP_SIZE + 1024,
           allowPublishToZeroTopicPeers: true,
           emitSelf: false,
+          ...(this.options.scoring === "light"
+            ? {
+              scoreParams: lightScoreParams(
+                this.#slotMs,
+                ([0, 1, 2, 3] as BlocksTopicVersion[]).map((v) => blocksTopic(this.#deps.cfg.l2ChainId, v)),
+                (peer) => this.reqResp.score(peer),
+              ),
+              scoreThresholds: LIGHT_THRESHOLDS,
+            }
+            : {}),
         }),
       },
     });
@@ -192,6 +227,12 @@ export class P2pHost {
     await this.#dialStatic();
     this.#redial = setInterval(() => void this.#dialStatic(), this.options.redialMs);
     if (this.options.discovery !== undefined) await this.#startDiscovery(privateKey);
+    if (this.options.scoring === "light") {
+      this.#decayTimer = setInterval(() => this.reqResp.decay(), this.#slotMs);
+      if (this.options.ban !== undefined) {
+        this.#scoreTimer = setInterval(() => void this.#banLowScores(), 1_000);
+      }
+    }
     this.#log.info("P2P host started", {
       peerId: this.node.peerId.toString(),
       addresses: this.node.getMultiaddrs().map(String).join(","),
@@ -226,9 +267,37 @@ export class P2pHost {
     return new Set(this.node.getConnections().map((c) => c.remotePeer.toString())).size;
   }
 
+  /** interfaces.md 3.2 "Automatic banning": a connected peer scoring below the threshold is dropped and banned. */
+  async #banLowScores(): Promise<void> {
+    const ban = this.options.ban;
+    const node = this.#node;
+    if (ban === undefined || node === undefined) return;
+    for (const conn of node.getConnections()) {
+      const id = conn.remotePeer.toString();
+      const score = Number(this.#pubsub.getScore(id));
+      if (score >= ban.threshold || this.#refused(id)) continue;
+      this.#banned.set(id, Date.now() + ban.durationMs);
+      this.#log.warn("Banned peer for its score", { peer: id, score, untilMs: ban.durationMs });
+      await node.hangUp(conn.remotePeer).catch(() => {});
+    }
+  }
+
+  /** Peers banned by score whose ban runs. */
+  bannedPeers(): string[] {
+    return [...this.#banned.keys()].filter((p) => this.#refused(p) && !this.blockedPeers.has(p));
+  }
+
+  /** Counts a payload_by_number answer of `peer` whose block the node then refused (req-resp score). */
+  rejectedPayload(peer: string): void {
+    this.reqResp.record(peer, "rejectedPayloads");
+  }
+
   async stop(): Promise<void> {
     if (this.#redial !== undefined) clearInterval(this.#redial);
     this.#redial = undefined;
+    clearInterval(this.#scoreTimer);
+    clearInterval(this.#decayTimer);
+    this.#scoreTimer = this.#decayTimer = undefined;
     await this.#discovery?.stop();
     this.#discovery = undefined;
     await this.#node?.stop();
@@ -288,7 +357,13 @@ export class P2pHost {
       return this.#reject(from, `more than ${MAX_BLOCKS_PER_HEIGHT} blocks at height ${p.blockNumber}`);
     }
     const expected = this.#deps.unsafeBlockSigner();
-    if (expected === undefined || !equalBytes(signer, expected)) {
+    if (expected === undefined) {
+      // The signer is not read from L1 yet: not the peer's fault, so no penalty (the block comes again
+      // over L1 or a later message).
+      this.stats.ignored++;
+      return TopicValidatorResult.Ignore;
+    }
+    if (!equalBytes(signer, expected)) {
       return this.#reject(from, `block ${p.blockNumber} signed by ${bytesToHex(signer)}, not the sequencer`);
     }
     if (seen === undefined) {
@@ -359,7 +434,15 @@ export class P2pHost {
       new DataView(request.buffer).setBigUint64(0, number, true);
       stream.send(request);
       const response = await readAll(stream, MAX_GOSSIP_SIZE + 16);
-      return decodePayloadResponse(this.#deps.cfg, response, number);
+      let block;
+      try {
+        block = decodePayloadResponse(this.#deps.cfg, response, number);
+      } catch (e) {
+        this.reqResp.record(peer, "errorResponses");
+        throw e;
+      }
+      this.reqResp.record(peer, "validResponses");
+      return block;
     } finally {
       await stream.close().catch(() => stream.abort(new Error("closed")));
     }
@@ -435,7 +518,7 @@ export class P2pHost {
       table: this.#discovery?.tableSize ?? 0,
       blocksTopic: subscribers(0),
       blocksTopicV2: subscribers(1),
-      banned: this.blockedPeers.size,
+      banned: this.blockedPeers.size + this.bannedPeers().length,
       known: (await this.node.peerStore.all()).length,
     };
   }
@@ -461,6 +544,32 @@ export class P2pHost {
     };
   }
 
+  /** interfaces.md 2.8 `scores` of a peer: GossipSub's (the blocks topics summed) and the req-resp counters. */
+  #scores(id: string): PeerInfo["scores"] {
+    const scores = emptyScores();
+    scores.reqResp = this.reqResp.counters(id) satisfies ReqRespCounters;
+    if (this.options.scoring !== "light") return scores;
+    scores.gossip.total = Number(this.#pubsub.getScore(id));
+    const stats = this.#pubsub.dumpPeerScoreStats()[id];
+    if (stats === undefined) return scores;
+    const b = scores.gossip.blocks;
+    for (
+      const t of Object.values(stats.topics) as {
+        meshTime: number;
+        firstMessageDeliveries: number;
+        meshMessageDeliveries: number;
+        invalidMessageDeliveries: number;
+      }[]
+    ) {
+      b.timeInMesh += t.meshTime / 1000;
+      b.firstMessageDeliveries += t.firstMessageDeliveries;
+      b.meshMessageDeliveries += t.meshMessageDeliveries;
+      b.invalidMessageDeliveries += t.invalidMessageDeliveries;
+    }
+    scores.gossip.behavioralPenalty = stats.behaviourPenalty;
+    return scores;
+  }
+
   /** interfaces.md 2.8 for each connected peer, by peer id. */
   async peersInfo(): Promise<Record<string, PeerInfo>> {
     const node = this.node;
@@ -478,8 +587,7 @@ export class P2pHost {
       const gossipBlocks = topics.some((t) =>
         (this.#pubsub.getSubscribers(t) as PeerId[]).some((p) => p.toString() === id)
       );
-      const scores = emptyScores();
-      scores.gossip.total = Number(this.#pubsub.getScore?.(id) ?? 0);
+      const scores = this.#scores(id);
       out[id] = {
         peerID: id,
         nodeID: nodeId(conn.remotePeer),

@@ -5,3 +5,4 @@ export * from "./payload_by_number.ts";
 export * from "./peers.ts";
 export * from "./identity.ts";
 export * from "./discovery.ts";
+export * from "./scoring.ts";

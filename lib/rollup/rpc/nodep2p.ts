@@ -71,7 +71,7 @@ export function nodep2pNamespace(host: () => P2pHost | undefined): Namespace {
           return {
             totalConnected: Object.keys(peers).length,
             peers,
-            bannedPeers: [...host.blockedPeers],
+            bannedPeers: [...host.blockedPeers, ...host.bannedPeers()],
             bannedIPS: [...host.blockedAddrs],
             bannedSubnets: [...host.blockedSubnets],
           };

@@ -3,17 +3,13 @@
  * record, dial only records of their own chain, keep the records they found and start from them again.
  */
 import { assert, assertEquals, assertThrows } from "../../assert.ts";
-import type { RollupConfig } from "../../../lib/protocol/rollup_config.ts";
 import { ENR } from "@chainsafe/enr";
 import { decodeOpStackEnr, OPSTACK_ENR_KEY } from "../../../lib/protocol/opstack_enr.ts";
-import { P2pHost, type P2pHostOptions } from "../../../lib/rollup/p2p/mod.ts";
+import type { P2pHost, P2pHostOptions } from "../../../lib/rollup/p2p/mod.ts";
+import { testHost, until } from "./p2p_helpers.ts";
 
 function host(chainId: bigint, discovery: Partial<NonNullable<P2pHostOptions["discovery"]>> | undefined) {
-  return new P2pHost({
-    listenIp: "127.0.0.1",
-    listenTcp: 0,
-    staticPeers: [],
-    redialMs: 60_000,
+  return testHost(chainId, {
     peersLo: 20,
     discovery: discovery === undefined ? undefined : {
       listenUdp: 0,
@@ -23,20 +19,7 @@ function host(chainId: bigint, discovery: Partial<NonNullable<P2pHostOptions["di
       intervalMs: 300,
       ...discovery,
     },
-  }, {
-    cfg: { l2ChainId: chainId } as RollupConfig,
-    unsafeBlockSigner: () => undefined,
-    onBlock: () => {},
   });
-}
-
-async function until(what: string, fn: () => Promise<boolean> | boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await fn()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 const connected = async (a: P2pHost, b: P2pHost) => (await a.peersInfo())[b.selfInfo().peerID] !== undefined;

@@ -1,6 +1,5 @@
 import { assert, assertEquals, assertThrows } from "../../assert.ts";
 import { isErrorCode } from "../../../lib/common/errors.ts";
-import type { ExecutionPayload } from "../../../lib/protocol/engine.ts";
 import type { RollupConfig } from "../../../lib/protocol/rollup_config.ts";
 import {
   decodePayloadResponse,
@@ -10,6 +9,7 @@ import {
   UNSAFE_BLOCK_SIGNER_SLOT,
 } from "../../../lib/rollup/p2p/mod.ts";
 import { bytesToHex } from "../../../lib/common/bytes.ts";
+import { testPayload } from "./p2p_helpers.ts";
 
 const cfg = {
   genesis: { l2Time: 1000n, l2: { number: 0n, hash: new Uint8Array(32) } },
@@ -17,28 +17,7 @@ const cfg = {
   forks: { regolith: 0n, canyon: 1010n, delta: 1010n, ecotone: 1020n, fjord: 1020n, isthmus: 1030n },
 } as unknown as RollupConfig;
 
-function payload(number: bigint): ExecutionPayload {
-  const t = 1000n + 2n * number;
-  return {
-    parentHash: new Uint8Array(32).fill(1),
-    feeRecipient: new Uint8Array(20),
-    stateRoot: new Uint8Array(32),
-    receiptsRoot: new Uint8Array(32),
-    logsBloom: new Uint8Array(256),
-    prevRandao: new Uint8Array(32),
-    blockNumber: number,
-    gasLimit: 30_000_000n,
-    gasUsed: 0n,
-    timestamp: t,
-    extraData: new Uint8Array(),
-    baseFeePerGas: 7n,
-    blockHash: new Uint8Array(32).fill(2),
-    transactions: [Uint8Array.of(0x7e, 1)],
-    ...(t >= 1010n ? { withdrawals: [] } : {}),
-    ...(t >= 1020n ? { blobGasUsed: 0n, excessBlobGas: 0n } : {}),
-    ...(t >= 1030n ? { withdrawalsRoot: new Uint8Array(32).fill(3) } : {}),
-  };
-}
+const payload = (number: bigint) => testPayload(number, 1000n + 2n * number);
 
 Deno.test("payload_by_number: protocol id; responses by fork (versions 0, 1, 2) round-trip", () => {
   assertEquals(payloadByNumberProtocol(10n), "/opstack/req/payload_by_number/10/0/");

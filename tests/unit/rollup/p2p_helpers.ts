@@ -1,0 +1,47 @@
+/** Shared by the p2p tests: a host on 127.0.0.1 for a test chain, waiting, and a block payload. */
+import type { ExecutionPayload } from "../../../lib/protocol/engine.ts";
+import type { RollupConfig } from "../../../lib/protocol/rollup_config.ts";
+import { P2pHost, type P2pHostOptions } from "../../../lib/rollup/p2p/mod.ts";
+
+/** A host of chain `chainId` (2-second blocks, no forks) on 127.0.0.1, any free port. */
+export function testHost(chainId: bigint, options: Partial<P2pHostOptions> = {}): P2pHost {
+  return new P2pHost({ listenIp: "127.0.0.1", listenTcp: 0, staticPeers: [], redialMs: 60_000, ...options }, {
+    cfg: { l2ChainId: chainId, blockTime: 2n, forks: {} } as unknown as RollupConfig,
+    unsafeBlockSigner: () => undefined,
+    onBlock: () => {},
+  });
+}
+
+/** Polls `fn` every 100 ms until it holds; throws naming `what` after `ms`. */
+export async function until(what: string, fn: () => Promise<boolean> | boolean, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await fn()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A payload of block `number` at `timestamp` (fields of each fork per the timestamp against 1010/1020/1030). */
+export function testPayload(number: bigint, timestamp: bigint): ExecutionPayload {
+  const t = timestamp;
+  return {
+    parentHash: new Uint8Array(32).fill(1),
+    feeRecipient: new Uint8Array(20),
+    stateRoot: new Uint8Array(32),
+    receiptsRoot: new Uint8Array(32),
+    logsBloom: new Uint8Array(256),
+    prevRandao: new Uint8Array(32),
+    blockNumber: number,
+    gasLimit: 30_000_000n,
+    gasUsed: 0n,
+    timestamp: t,
+    extraData: new Uint8Array(),
+    baseFeePerGas: 7n,
+    blockHash: new Uint8Array(32).fill(2),
+    transactions: [Uint8Array.of(0x7e, 1)],
+    ...(t >= 1010n ? { withdrawals: [] } : {}),
+    ...(t >= 1020n ? { blobGasUsed: 0n, excessBlobGas: 0n } : {}),
+    ...(t >= 1030n ? { withdrawalsRoot: new Uint8Array(32).fill(3) } : {}),
+  };
+}
