@@ -213,6 +213,8 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
         `--http.port=${port}`,
         "--authrpc.port=0",
         `--p2p.priv.path=${d}/${name}/p2p.txt`,
+        `--p2p.peerstore.path=${d}/${name}/peerstore`,
+        `--p2p.discovery.path=${d}/${name}/discovery`,
         "--p2p.listen.ip=127.0.0.1",
         `--log.level=${o.logLevel}`,
         ...extra,

@@ -104,6 +104,7 @@ export async function startP2p(
       : undefined,
     redialMs: 5_000,
     peersLo: options.p2pPeersLo,
+    peerstorePath: options.p2pPeerstorePath === "memory" ? undefined : options.p2pPeerstorePath,
     scoring: options.p2pScoring,
     ban: options.p2pBanPeers
       ? { threshold: options.p2pBanThreshold, durationMs: options.p2pBanDurationMs }

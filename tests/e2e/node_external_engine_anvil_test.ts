@@ -85,6 +85,7 @@ Deno.test({
         `--rpc.port=${rpcPort}`,
         `--datadir=${dir}/node`,
         `--p2p.priv.path=${dir}/p2p.txt`,
+        "--p2p.peerstore.path=memory",
         "--p2p.listen.ip=127.0.0.1",
         "--p2p.listen.tcp=0",
       ], log));

@@ -123,6 +123,7 @@ Deno.test("keel node with an external engine serves rollupnode_version and rollu
       `--rpc.port=${port}`,
       `--datadir=${dir}/data`,
       "--p2p.priv.path=" + `${dir}/p2p.txt`,
+      "--p2p.peerstore.path=memory",
       "--p2p.listen.ip=127.0.0.1",
       "--p2p.listen.tcp=0",
     ]);
@@ -160,6 +161,7 @@ Deno.test("keel node embeds the execution client; its RPC and the node's share o
       `--authrpc.port=${freePort()}`,
       `--datadir=${dir}/data`,
       `--p2p.priv.path=${dir}/p2p.txt`,
+      "--p2p.peerstore.path=memory",
       "--p2p.listen.ip=127.0.0.1",
       "--p2p.listen.tcp=0",
     ]);
@@ -182,6 +184,7 @@ Deno.test("keel node embeds the execution client; its RPC and the node's share o
         `--authrpc.port=${freePort()}`,
         `--datadir=${dir}/data2`,
         `--p2p.priv.path=${dir}/p2p.txt`,
+        "--p2p.peerstore.path=memory",
         "--p2p.listen.ip=127.0.0.1",
         "--p2p.listen.tcp=0",
       ],

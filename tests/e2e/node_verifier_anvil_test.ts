@@ -61,6 +61,7 @@ Deno.test({
             `--authrpc.port=${authPort}`,
             `--datadir=${dir}/data`,
             `--p2p.priv.path=${dir}/p2p.txt`,
+            "--p2p.peerstore.path=memory",
             "--p2p.listen.ip=127.0.0.1",
             "--p2p.listen.tcp=0",
           ],

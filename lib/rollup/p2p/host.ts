@@ -46,6 +46,7 @@ import {
 } from "./payload_by_number.ts";
 import { Discovery, type DiscoveryOptions } from "./discovery.ts";
 import { loadOrCreateKey } from "./identity.ts";
+import { SqliteDatastore } from "./peerstore.ts";
 import { LIGHT_THRESHOLDS, lightScoreParams, type ReqRespCounters, ReqRespScores } from "./scoring.ts";
 import { emptyScores, ipInSubnet, ipOf, nodeId, type PeerInfo, type PeerStats } from "./peers.ts";
 
@@ -75,6 +76,8 @@ export interface P2pHostOptions {
   scoring?: "none" | "light";
   /** Automatic banning by score (--p2p.ban.*): below `threshold`, a peer is dropped for `durationMs`. */
   ban?: { threshold: number; durationMs: number };
+  /** The peerstore's directory (--p2p.peerstore.path, peerstore.ts); undefined keeps it in memory. */
+  peerstorePath?: string;
 }
 
 export interface P2pHostDeps {
@@ -115,6 +118,7 @@ export class P2pHost {
   readonly #seen = new Map<bigint, Set<string>>();
   #redial: ReturnType<typeof setInterval> | undefined;
   #discovery: Discovery | undefined;
+  #datastore: SqliteDatastore | undefined;
   /** Peers banned by score, until (ms since the epoch). */
   readonly #banned = new Map<string, number>();
   #scoreTimer: ReturnType<typeof setInterval> | undefined;
@@ -166,8 +170,13 @@ export class P2pHost {
   async start(): Promise<void> {
     const privateKey = await loadOrCreateKey(this.options.privKeyPath);
     const ip = this.options.listenIp.includes(":") ? "ip6" : "ip4";
+    if (this.options.peerstorePath !== undefined) {
+      this.#datastore = await SqliteDatastore.open(this.options.peerstorePath);
+      this.#datastore.keepSelfKey(privateKey);
+    }
     this.#node = await createLibp2p({
       privateKey,
+      ...(this.#datastore !== undefined ? { datastore: this.#datastore } : {}),
       nodeInfo: { userAgent: USER_AGENT },
       addresses: { listen: [`/${ip}/${this.options.listenIp}/tcp/${this.options.listenTcp}`] },
       transports: [tcp()],
@@ -226,6 +235,7 @@ export class P2pHost {
     );
     await this.#dialStatic();
     this.#redial = setInterval(() => void this.#dialStatic(), this.options.redialMs);
+    if (this.#datastore !== undefined) void this.#dialKnown();
     if (this.options.discovery !== undefined) await this.#startDiscovery(privateKey);
     if (this.options.scoring === "light") {
       this.#decayTimer = setInterval(() => this.reqResp.decay(), this.#slotMs);
@@ -302,6 +312,8 @@ export class P2pHost {
     this.#discovery = undefined;
     await this.#node?.stop();
     this.#node = undefined;
+    this.#datastore?.close();
+    this.#datastore = undefined;
   }
 
   /** The discv5 table's records (nodep2p_discoveryTable); throws when discovery is off. */
@@ -310,6 +322,22 @@ export class P2pHost {
       throw new BaseError("DISCOVERY_DISABLED", "discovery disabled");
     }
     return this.#discovery.table();
+  }
+
+  /** After a restart: dials the peers the peerstore remembers, up to --p2p.peers.lo, in the background. */
+  async #dialKnown(): Promise<void> {
+    const node = this.#node;
+    if (node === undefined) return;
+    const want = this.options.peersLo ?? 20;
+    for (const peer of await node.peerStore.all()) {
+      if (this.#node !== node || this.#connectedPeers() >= want) return;
+      const id = peer.id.toString();
+      if (peer.addresses.length === 0 || this.#refused(id) || id === node.peerId.toString()) continue;
+      if (node.getConnections(peer.id).length > 0) continue;
+      await node.dial(peer.id).catch((e) =>
+        this.#log.debug("Cannot dial a known peer", { peer: id, error: (e as Error).message })
+      );
+    }
   }
 
   async #dialStatic(): Promise<void> {

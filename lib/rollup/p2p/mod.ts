@@ -6,3 +6,4 @@ export * from "./peers.ts";
 export * from "./identity.ts";
 export * from "./discovery.ts";
 export * from "./scoring.ts";
+export * from "./peerstore.ts";

@@ -100,6 +100,7 @@ export async function sequencerOnAnvil(l1Url: string, dir: string, port: number)
     `--authrpc.port=${freePort()}`,
     `--datadir=${dir}/data`,
     `--p2p.priv.path=${dir}/p2p.txt`,
+    "--p2p.peerstore.path=memory",
     "--p2p.listen.ip=127.0.0.1",
     "--p2p.listen.tcp=0",
   ];
