@@ -46,6 +46,10 @@ export async function startP2p(
   payloadByNumber?: (number: bigint) => Promise<PayloadWithRoot | undefined>,
 ): Promise<{ host: P2pHost; stop(): Promise<void> }> {
   const log = getLogger(["rollup", "p2p"]);
+  if (options.p2pNat) {
+    // UPnP/NAT-PMP would need a router to talk to; keel does not attempt it.
+    log.warn("--p2p.nat: NAT traversal is not supported; set --p2p.advertise.ip to the external IP instead");
+  }
   const l1 = new JsonRpcClient(options.l1, { timeoutMs: 30_000 });
   let signer: Uint8Array | undefined;
   const refresh = async () => {
@@ -68,10 +72,16 @@ export async function startP2p(
    * parent must be the head; then inserted oldest first (rollup-node-p2p.md "payload_by_number": build
    * towards a trusted block; the engine checks each block's hash as it inserts it).
    */
-  const fillGap = async (block: GossipBlock, from: string): Promise<number> => {
+  const fillGap = async (block: GossipBlock, sender: string): Promise<number> => {
+    if (!options.p2pSyncReqResp) return 0;
     const head = await l2.headNumber();
     const n = block.payload.blockNumber;
     if (n <= head + 1n || n - head - 1n > MAX_GAP) return 0;
+    // --p2p.sync.onlyreqtostatic: ask the sender only when it is a static peer, else a connected one.
+    const from = !options.p2pSyncOnlyReqToStatic || host.isStatic(sender)
+      ? sender
+      : (await host.peersInfo().then((peers) => Object.keys(peers).find((id) => host.isStatic(id))));
+    if (from === undefined) return 0;
     const fetched: PayloadWithRoot[] = [];
     let child = block.payload;
     for (let k = n - 1n; k > head; k--) {
@@ -105,6 +115,11 @@ export async function startP2p(
     redialMs: 5_000,
     peersLo: options.p2pPeersLo,
     peerstorePath: options.p2pPeerstorePath === "memory" ? undefined : options.p2pPeerstorePath,
+    gossipMaxAgeSeconds: Math.floor(options.p2pGossipTimestampThresholdMs / 1000),
+    reqResp: options.p2pSyncReqResp,
+    netRestrict: options.p2pNetRestrict,
+    peersHi: options.p2pPeersHi,
+    peersGraceMs: options.p2pPeersGraceMs,
     scoring: options.p2pScoring,
     ban: options.p2pBanPeers
       ? { threshold: options.p2pBanThreshold, durationMs: options.p2pBanDurationMs }

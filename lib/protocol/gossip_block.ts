@@ -288,6 +288,8 @@ export interface GossipCheckContext {
   jovian?: boolean;
   /** Seconds since the epoch, for the age and future limits; skipped when omitted. */
   now?: bigint;
+  /** The most a block may be behind `now`, in seconds (--p2p.gossip.timestamp.threshold; default 60). */
+  maxAge?: bigint;
 }
 
 /**
@@ -315,8 +317,9 @@ export function decodeGossipBlock(
   const parentBeaconBlockRoot = version >= 2 ? raw.slice(SIGNATURE_SIZE, head) : undefined;
   const payload = decodePayloadSsz(raw.subarray(head), version);
   if (ctx.now !== undefined) {
-    if (payload.timestamp + MAX_BLOCK_AGE_SECONDS < ctx.now) {
-      throw invalid(`timestamp ${payload.timestamp} is more than 60 s old`);
+    const maxAge = ctx.maxAge ?? MAX_BLOCK_AGE_SECONDS;
+    if (payload.timestamp + maxAge < ctx.now) {
+      throw invalid(`timestamp ${payload.timestamp} is more than ${maxAge} s old`);
     }
     if (payload.timestamp > ctx.now + MAX_BLOCK_FUTURE_SECONDS) {
       throw invalid(`timestamp ${payload.timestamp} is more than 5 s ahead`);

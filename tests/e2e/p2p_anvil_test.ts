@@ -84,6 +84,8 @@ Deno.test({
         ...verArgs,
         `--p2p.static=/ip4/127.0.0.1/tcp/${seqP2p}/p2p/${self.peerID}`,
         "--p2p.no-discovery",
+        // Gap sync still asks the sequencer: it is a static peer.
+        "--p2p.sync.onlyreqtostatic",
       ]);
       const verUrl = `http://127.0.0.1:${verPort}`;
       const status = async (url: string) => (await call(url, "rollupnode_syncStatus")).result;

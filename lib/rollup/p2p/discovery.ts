@@ -41,6 +41,8 @@ export interface DiscoveryOptions {
 export interface DiscoveryDeps {
   /** How many more peers the host wants (0: none, no lookup). */
   wanted: () => number;
+  /** Whether the node may talk to `ip` (--p2p.netrestrict); every IP when omitted. */
+  allowedIp?: (ip: string) => boolean;
   /** Dials a discovered peer: its TCP multiaddr with /p2p/<peer id>. */
   dial: (addr: string, peerId: string) => Promise<void>;
 }
@@ -200,6 +202,8 @@ export class Discovery {
     this.#seen.set(e.nodeId, e.encodeTxt());
     const addr = e.getLocationMultiaddr("tcp") ?? e.getLocationMultiaddr("tcp6");
     if (addr === undefined || this.#deps.wanted() <= 0) return;
+    const ip = e.ip ?? e.ip6;
+    if (ip !== undefined && this.#deps.allowedIp?.(ip) === false) return;
     const peerId = e.peerId.toString();
     const now = Date.now();
     const last = this.#dialled.get(peerId);

@@ -78,6 +78,20 @@ export interface P2pHostOptions {
   ban?: { threshold: number; durationMs: number };
   /** The peerstore's directory (--p2p.peerstore.path, peerstore.ts); undefined keeps it in memory. */
   peerstorePath?: string;
+  /** Gossiped blocks older than this many seconds are rejected (--p2p.gossip.timestamp.threshold; 60). */
+  gossipMaxAgeSeconds?: number;
+  /** Serve payload_by_number (--p2p.sync.req-resp; default true). */
+  reqResp?: boolean;
+  /** Only these IPv4 networks (CIDR) are dialled or accepted (--p2p.netrestrict); empty or undefined: all. */
+  netRestrict?: string[];
+  /**
+   * Above this many peers the host prunes (--p2p.peers.hi): every `pruneMs`, the lowest-scored peers that
+   * are neither protected nor static and have been connected longer than `peersGraceMs` (--p2p.peers.grace)
+   * are dropped down to it.
+   */
+  peersHi?: number;
+  peersGraceMs?: number;
+  pruneMs?: number;
 }
 
 export interface P2pHostDeps {
@@ -122,6 +136,7 @@ export class P2pHost {
   /** Peers banned by score, until (ms since the epoch). */
   readonly #banned = new Map<string, number>();
   #scoreTimer: ReturnType<typeof setInterval> | undefined;
+  #pruneTimer: ReturnType<typeof setInterval> | undefined;
   #decayTimer: ReturnType<typeof setInterval> | undefined;
   readonly reqResp: ReqRespScores;
   /** Blocks published and received (accepted), for logs and tests. */
@@ -164,7 +179,18 @@ export class P2pHost {
     if (ip === undefined) return false;
     if (this.blockedAddrs.has(ip)) return true;
     for (const s of this.blockedSubnets) if (ipInSubnet(ip, s)) return true;
-    return false;
+    return !this.allowedIp(ip);
+  }
+
+  /** Whether --p2p.netrestrict lets the node talk to `ip` (every IP when it names no network). */
+  allowedIp(ip: string): boolean {
+    const nets = this.options.netRestrict ?? [];
+    return nets.length === 0 || nets.some((n) => ipInSubnet(ip, n));
+  }
+
+  /** Whether `peer` is one of the --p2p.static peers. */
+  isStatic(peer: string): boolean {
+    return this.options.staticPeers.some((s) => s.endsWith(`/p2p/${peer}`));
   }
 
   async start(): Promise<void> {
@@ -229,13 +255,18 @@ export class P2pHost {
       );
       pubsub.subscribe(topic);
     }
-    await this.node.handle(
-      payloadByNumberProtocol(this.#deps.cfg.l2ChainId),
-      (stream) => this.#serve(stream),
-    );
+    if (this.options.reqResp !== false) {
+      await this.node.handle(
+        payloadByNumberProtocol(this.#deps.cfg.l2ChainId),
+        (stream) => this.#serve(stream),
+      );
+    }
     await this.#dialStatic();
     this.#redial = setInterval(() => void this.#dialStatic(), this.options.redialMs);
     if (this.#datastore !== undefined) void this.#dialKnown();
+    if (this.options.peersHi !== undefined) {
+      this.#pruneTimer = setInterval(() => void this.#prune(), this.options.pruneMs ?? 30_000);
+    }
     if (this.options.discovery !== undefined) await this.#startDiscovery(privateKey);
     if (this.options.scoring === "light") {
       this.#decayTimer = setInterval(() => this.reqResp.decay(), this.#slotMs);
@@ -264,6 +295,7 @@ export class P2pHost {
       tcpPort,
     }, {
       wanted: () => Math.max(0, (this.options.peersLo ?? 20) - this.#connectedPeers()),
+      allowedIp: (ip) => this.allowedIp(ip),
       dial: async (addr, peerId) => {
         if (this.blockedPeers.has(peerId) || node.getConnections(peerIdFromString(peerId)).length > 0) return;
         await node.dial(multiaddr(addr));
@@ -292,6 +324,32 @@ export class P2pHost {
     }
   }
 
+  /** Drops peers above --p2p.peers.hi: the lowest-scored first, sparing protected, static and new peers. */
+  async #prune(): Promise<void> {
+    const node = this.#node;
+    const hi = this.options.peersHi;
+    if (node === undefined || hi === undefined) return;
+    const grace = this.options.peersGraceMs ?? 30_000;
+    const now = Date.now();
+    const peers = new Map<string, { peer: PeerId; since: number }>();
+    for (const c of node.getConnections()) {
+      const id = c.remotePeer.toString();
+      const since = Math.min(c.timeline.open, peers.get(id)?.since ?? Infinity);
+      peers.set(id, { peer: c.remotePeer, since });
+    }
+    let excess = peers.size - hi;
+    if (excess <= 0) return;
+    const score = (id: string) => this.options.scoring === "light" ? Number(this.#pubsub.getScore(id)) : 0;
+    const candidates = [...peers.entries()]
+      .filter(([id, p]) => !this.#protected.has(id) && !this.isStatic(id) && now - p.since >= grace)
+      .sort(([a], [b]) => score(a) - score(b));
+    for (const [id, p] of candidates) {
+      if (excess-- <= 0) break;
+      this.#log.debug("Pruning peer above the high tide", { peer: id, peers: peers.size, hi });
+      await node.hangUp(p.peer).catch(() => {});
+    }
+  }
+
   /** Peers banned by score whose ban runs. */
   bannedPeers(): string[] {
     return [...this.#banned.keys()].filter((p) => this.#refused(p) && !this.blockedPeers.has(p));
@@ -307,7 +365,8 @@ export class P2pHost {
     this.#redial = undefined;
     clearInterval(this.#scoreTimer);
     clearInterval(this.#decayTimer);
-    this.#scoreTimer = this.#decayTimer = undefined;
+    clearInterval(this.#pruneTimer);
+    this.#scoreTimer = this.#decayTimer = this.#pruneTimer = undefined;
     await this.#discovery?.stop();
     this.#discovery = undefined;
     await this.#node?.stop();
@@ -361,7 +420,11 @@ export class P2pHost {
     let decoded;
     try {
       // Jovian is known from the block's own timestamp, which only decoding tells: check after.
-      decoded = decodeGossipBlock(data, version, this.#deps.cfg.l2ChainId, { now, jovian: true });
+      decoded = decodeGossipBlock(data, version, this.#deps.cfg.l2ChainId, {
+        now,
+        jovian: true,
+        maxAge: BigInt(this.options.gossipMaxAgeSeconds ?? 60),
+      });
     } catch (e) {
       return this.#reject(from, (e as Error).message);
     }

@@ -162,6 +162,11 @@ Deno.test("gossip block: the validation rules of each topic version, in order", 
   decodeGossipBlock(ok, 2, CHAIN, { now: t - 5n });
   assert(reject(() => decodeGossipBlock(ok, 2, CHAIN, { now: t + 61n }), "old").includes("60 s"));
   assert(reject(() => decodeGossipBlock(ok, 2, CHAIN, { now: t - 6n }), "future").includes("5 s"));
+  // --p2p.gossip.timestamp.threshold moves the age limit.
+  decodeGossipBlock(ok, 2, CHAIN, { now: t + 120n, maxAge: 120n });
+  assert(
+    reject(() => decodeGossipBlock(ok, 2, CHAIN, { now: t + 11n, maxAge: 10n }), "old").includes("10 s"),
+  );
   const w = { index: 0n, validatorIndex: 0n, address: new Uint8Array(20), amount: 0n };
   reject(
     () =>
