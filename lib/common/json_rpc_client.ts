@@ -11,6 +11,13 @@ export interface JsonRpcClientOptions {
   timeoutMs: number;
   /** Extra headers, or a function giving them per request (e.g. a fresh JWT). */
   headers?: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
+  /** Requests in flight at most (op-node --l1.max-concurrency); unlimited when omitted. */
+  maxConcurrency?: number;
+  /**
+   * Requests per second at most (op-node --l1.rpc-rate-limit; a batch counts as its number of calls),
+   * with bursts of as many; 0 or omitted: no limit.
+   */
+  rateLimit?: number;
 }
 
 export const DEFAULT_JSON_RPC_CLIENT_OPTIONS: JsonRpcClientOptions = { timeoutMs: 10_000 };
@@ -21,17 +28,93 @@ interface Response {
   error?: { code: number; message: string; data?: unknown };
 }
 
+/** At most `limit` holders at a time; the others wait in order. */
+class Semaphore {
+  readonly #limit: number;
+  #held = 0;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  async acquire(): Promise<void> {
+    if (this.#held < this.#limit) {
+      this.#held++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  release(): void {
+    const next = this.#waiting.shift();
+    if (next !== undefined) next(); // the slot passes on
+    else this.#held--;
+  }
+}
+
+/** A token bucket: `rate` tokens a second, holding at most `burst`; takers wait for their tokens in turn. */
+class RateLimiter {
+  readonly #rate: number;
+  readonly #burst: number;
+  #tokens: number;
+  #last = performance.now();
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(rate: number) {
+    this.#rate = rate;
+    this.#burst = Math.max(1, rate);
+    this.#tokens = this.#burst;
+  }
+
+  take(n: number): Promise<void> {
+    const turn = this.#queue.then(async () => {
+      const want = Math.min(n, this.#burst);
+      for (;;) {
+        const now = performance.now();
+        this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#last) / 1000) * this.#rate);
+        this.#last = now;
+        if (this.#tokens >= want) {
+          this.#tokens -= n; // a batch larger than the burst leaves a debt the next takers wait out
+          return;
+        }
+        await new Promise((r) => setTimeout(r, Math.ceil(((want - this.#tokens) / this.#rate) * 1000)));
+      }
+    });
+    this.#queue = turn;
+    return turn;
+  }
+}
+
 export class JsonRpcClient {
   readonly url: string;
   readonly options: JsonRpcClientOptions;
   #next = 1;
+  readonly #slots: Semaphore | undefined;
+  readonly #rate: RateLimiter | undefined;
 
   constructor(url: string, options: Partial<JsonRpcClientOptions> = {}) {
     this.url = url;
     this.options = { ...DEFAULT_JSON_RPC_CLIENT_OPTIONS, ...options };
+    const { maxConcurrency, rateLimit } = this.options;
+    this.#slots = maxConcurrency !== undefined && maxConcurrency > 0
+      ? new Semaphore(maxConcurrency)
+      : undefined;
+    this.#rate = rateLimit !== undefined && rateLimit > 0 ? new RateLimiter(rateLimit) : undefined;
   }
 
-  async #post(body: unknown, what: string): Promise<unknown> {
+  /** One POST within the client's limits: `calls` counts against the rate limit. */
+  async #post(body: unknown, what: string, calls = 1): Promise<unknown> {
+    await this.#rate?.take(calls);
+    await this.#slots?.acquire();
+    try {
+      return await this.#send(body, what);
+    } finally {
+      this.#slots?.release();
+    }
+  }
+
+  async #send(body: unknown, what: string): Promise<unknown> {
     const h = this.options.headers;
     const extra = typeof h === "function" ? await h() : h ?? {};
     let res: globalThis.Response;
@@ -97,7 +180,7 @@ export class JsonRpcClient {
       method: c.method,
       params: c.params ?? [],
     }));
-    const answer = await this.#post(body, `a batch of ${calls.length}`);
+    const answer = await this.#post(body, `a batch of ${calls.length}`, calls.length);
     if (!Array.isArray(answer)) {
       // A server that refuses batches answers with one error object.
       const r = answer as Response;

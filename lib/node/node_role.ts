@@ -17,6 +17,8 @@ import {
 } from "../protocol/mod.ts";
 import { adminNamespace, nodep2pNamespace, rollupnodeNamespace } from "../rollup/rpc/mod.ts";
 import { startP2p } from "./p2p_service.ts";
+import { l1Rpc } from "./l1_rpc.ts";
+import { checkSupported } from "./unsupported.ts";
 import type { P2pHost } from "../rollup/p2p/mod.ts";
 import { Sequencer } from "../rollup/sequencer/mod.ts";
 import { Driver } from "../rollup/driver/mod.ts";
@@ -79,6 +81,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
   const { options, execution, sources } = request;
   const version = keelVersion();
   const log = getLogger(["node"]);
+  for (const warning of checkSupported(options)) log.warn(warning);
   const rollupConfig = await loadRollupConfig(options, sources);
   const shared = await startSharedServices(options, version);
   const listeners = new ListenerPool({});
@@ -123,8 +126,10 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
     if (engineApi !== undefined && l2 !== undefined) {
       const chain = l2;
       // Derive from L1 into the engine.
-      const l1 = new L1Client(new JsonRpcClient(options.l1, { timeoutMs: 30_000 }), {
+      const l1 = new L1Client(l1Rpc(options), {
         trustRpc: options.l1TrustRpc,
+        rpcKind: options.l1RpcKind,
+        maxBatchSize: options.l1RpcMaxBatchSize,
       });
       const blobs = options.l1Beacon === undefined ? undefined : new BeaconClient(options.l1Beacon, {
         fallbacks: options.l1BeaconFallbacks,
@@ -179,7 +184,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         // keel devnet: the batch submitter beside the sequencer, reading its engine.
         const batcher = new Batcher(rollupConfig, {
           source: engineBatcherSource(embedded, () => running.safeHead.number),
-          l1: new JsonRpcClient(options.l1, { timeoutMs: 30_000 }),
+          l1: l1Rpc(options),
           key: hexToBytes(request.batcherKey),
         }, { pollIntervalMs: Number(rollupConfig.blockTime) * 1000 });
         batcher.start();
@@ -188,7 +193,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
       if (request.proposer !== undefined) {
         // keel devnet: output proposals to the L2OutputOracle, for withdrawals.
         const proposer = new Proposer({
-          l1: new JsonRpcClient(options.l1, { timeoutMs: 30_000 }),
+          l1: l1Rpc(options),
           l1ChainId: rollupConfig.l1ChainId,
           key: hexToBytes(request.proposer.key),
           oracle: hexToBytes(request.proposer.oracle),

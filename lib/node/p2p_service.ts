@@ -1,14 +1,14 @@
 /**
  * The node's p2p service: the host (lib/rollup/p2p) with the node's options, the unsafe block signer
- * read from the SystemConfig on L1 (again every minute: a SystemConfig update may change it), and the
- * validated blocks inserted into the engine one at a time.
+ * read from the SystemConfig on L1 (again every --l1.runtime-config-reload-interval: a SystemConfig update
+ * may change it), and the validated blocks inserted into the engine one at a time.
  */
 import { isIP } from "node:net";
 import { bytesToHex, hexToBytes } from "../common/bytes.ts";
 import { BaseError } from "../common/errors.ts";
-import { JsonRpcClient } from "../common/json_rpc_client.ts";
 import { getLogger } from "../common/logger.ts";
 import type { NodeOptions } from "../config/mod.ts";
+import { l1Rpc } from "./l1_rpc.ts";
 import type { L2BlockRef } from "../protocol/block_ref.ts";
 import type { EngineApi } from "../protocol/engine.ts";
 import type { RollupConfig } from "../protocol/rollup_config.ts";
@@ -21,7 +21,6 @@ import {
   readUnsafeBlockSigner,
 } from "../rollup/p2p/mod.ts";
 
-const SIGNER_REFRESH_MS = 60_000;
 /** Between discovery rounds (lookups while fewer than --p2p.peers.lo peers are connected). */
 const DISCOVERY_INTERVAL_MS = 5_000;
 /** Most blocks fetched from a peer to close a gap before a gossiped block (more: derivation from L1 catches up). */
@@ -50,7 +49,7 @@ export async function startP2p(
     // UPnP/NAT-PMP would need a router to talk to; keel does not attempt it.
     log.warn("--p2p.nat: NAT traversal is not supported; set --p2p.advertise.ip to the external IP instead");
   }
-  const l1 = new JsonRpcClient(options.l1, { timeoutMs: 30_000 });
+  const l1 = l1Rpc(options);
   let signer: Uint8Array | undefined;
   const refresh = async () => {
     try {
@@ -157,11 +156,13 @@ export async function startP2p(
     },
   });
   await host.start();
-  const timer = setInterval(() => void refresh(), SIGNER_REFRESH_MS);
+  // --l1.runtime-config-reload-interval: the signer is part of the runtime config (0: read once).
+  const reload = options.l1RuntimeConfigReloadIntervalMs;
+  const timer = reload > 0 ? setInterval(() => void refresh(), reload) : undefined;
   return {
     host,
     async stop() {
-      clearInterval(timer);
+      if (timer !== undefined) clearInterval(timer);
       await host.stop();
       await queue;
     },

@@ -108,6 +108,9 @@ Deno.test({
         assertEquals(got.type, tx.type, name);
         if (tx.type === 3) assertEquals(got.blobVersionedHashes.length, 1);
         const receipts = await client.receipts(block.header.hash);
+        // --l1.rpckind basic: the same receipts, one eth_getTransactionReceipt each (batches of 1 here).
+        const basic = new L1Client(rpc, { rpcKind: "basic", maxBatchSize: 1 });
+        assertEquals(await basic.receipts(block.header.hash), receipts, name);
         if (name === "creation with a log") {
           const logs = receipts.flatMap((r) => r.logs);
           assertEquals(logs.length, 1);

@@ -58,9 +58,20 @@ interface RpcReceipt {
 export interface L1ClientOptions {
   /** Take the RPC's data without verification (op-node --l1.trustrpc). */
   trustRpc: boolean;
+  /**
+   * The L1 endpoint's kind (--l1.rpckind): "basic" endpoints are asked for receipts one transaction at a
+   * time (eth_getTransactionReceipt, batched); the others for the block's receipts at once.
+   */
+  rpcKind: string;
+  /** Calls per batch at most (--l1.rpc-max-batch-size). */
+  maxBatchSize: number;
 }
 
-export const DEFAULT_L1_CLIENT_OPTIONS: L1ClientOptions = { trustRpc: false };
+export const DEFAULT_L1_CLIENT_OPTIONS: L1ClientOptions = {
+  trustRpc: false,
+  rpcKind: "standard",
+  maxBatchSize: 20,
+};
 
 /** The header of an RPC header object (all fields of its fork). */
 export function headerFromRpc(h: RpcHeader): Header {
@@ -173,10 +184,32 @@ export class L1Client {
     return { header, txs };
   }
 
-  /** A block's receipts, in transaction order (eth_getBlockReceipts). */
+  /** A block's transaction receipts, one call each, in batches of --l1.rpc-max-batch-size ("basic" endpoints). */
+  async #receiptsOneByOne(what: string): Promise<RpcReceipt[] | null> {
+    const block = await this.rpc.call<{ transactions: string[] } | null>("eth_getBlockByHash", [what, false]);
+    if (block === null) return null;
+    const out: RpcReceipt[] = [];
+    const size = Math.max(1, this.options.maxBatchSize);
+    for (let i = 0; i < block.transactions.length; i += size) {
+      const calls = block.transactions.slice(i, i + size).map((h) => ({
+        method: "eth_getTransactionReceipt",
+        params: [h],
+      }));
+      const got = await this.rpc.batch<RpcReceipt | null>(calls);
+      for (const r of got) {
+        if (r === null) return null;
+        out.push(r);
+      }
+    }
+    return out;
+  }
+
+  /** A block's receipts, in transaction order (eth_getBlockReceipts; per transaction for "basic" endpoints). */
   async receipts(hash: Uint8Array): Promise<L1Receipt[]> {
     const what = bytesToHex(hash);
-    const list = await this.rpc.call<RpcReceipt[] | null>("eth_getBlockReceipts", [what]);
+    const list = this.options.rpcKind === "basic"
+      ? await this.#receiptsOneByOne(what)
+      : await this.rpc.call<RpcReceipt[] | null>("eth_getBlockReceipts", [what]);
     if (list === null) throw new BaseError("L1_NOT_FOUND", `Cannot find the receipts of L1 block ${what}`);
     return list.map((r, i) => {
       if (

@@ -61,3 +61,60 @@ Deno.test("json-rpc client: server errors, HTTP errors, timeouts and dead server
   const dead = new JsonRpcClient("http://127.0.0.1:9", { timeoutMs: 500 });
   assert(isErrorCode(await assertRejects(() => dead.call("eth_chainId")), "RPC_TRANSPORT"));
 });
+
+/** A server answering eth_chainId after `delayMs`, counting the requests in flight at once. */
+async function withCountingServer(
+  delayMs: number,
+  fn: (url: string, stats: { peak: number; requests: number }) => Promise<void>,
+) {
+  const stats = { peak: 0, requests: 0 };
+  let inFlight = 0;
+  const ac = new AbortController();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },
+    async (req) => {
+      inFlight++;
+      stats.requests++;
+      stats.peak = Math.max(stats.peak, inFlight);
+      const body = await req.json();
+      await new Promise((r) => setTimeout(r, delayMs));
+      inFlight--;
+      const one = (r: { id: number }) => ({ jsonrpc: "2.0", id: r.id, result: "0x1" });
+      return Response.json(Array.isArray(body) ? body.map(one) : one(body));
+    },
+  );
+  try {
+    await fn(`http://127.0.0.1:${server.addr.port}`, stats);
+  } finally {
+    ac.abort();
+    await server.finished;
+  }
+}
+
+Deno.test("json-rpc client: at most maxConcurrency requests in flight (--l1.max-concurrency)", async () => {
+  await withCountingServer(50, async (url, stats) => {
+    const rpc = new JsonRpcClient(url, { maxConcurrency: 3 });
+    const results = await Promise.all(Array.from({ length: 12 }, () => rpc.call("eth_chainId")));
+    assertEquals(results.length, 12);
+    assertEquals(stats.peak, 3);
+  });
+  await withCountingServer(50, async (url, stats) => {
+    await Promise.all(Array.from({ length: 12 }, () => new JsonRpcClient(url).call("eth_chainId")));
+    assert(stats.peak > 3, `peak ${stats.peak} without a limit`);
+  });
+});
+
+Deno.test("json-rpc client: at most rateLimit requests a second, a batch counting its calls (--l1.rpc-rate-limit)", async () => {
+  await withCountingServer(0, async (url) => {
+    const rpc = new JsonRpcClient(url, { rateLimit: 20 });
+    const t0 = performance.now();
+    // A burst of 20 goes at once; 10 more wait for their tokens (~0.5 s); a batch of 10 another ~0.5 s.
+    await Promise.all(Array.from({ length: 30 }, () => rpc.call("eth_chainId")));
+    const calls = performance.now() - t0;
+    assert(calls >= 400 && calls < 1_500, `30 calls took ${calls.toFixed(0)} ms`);
+    const t1 = performance.now();
+    await rpc.batch(Array.from({ length: 10 }, () => ({ method: "eth_chainId" })));
+    const batch = performance.now() - t1;
+    assert(batch >= 400, `the batch of 10 took ${batch.toFixed(0)} ms`);
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * Options of the interface (interfaces.md 4.5) whose feature keel does not have. Those that would make
+ * the node behave other than asked (derive Alt-DA data, sequence under op-conductor, sign through a
+ * remote signer, serve a supervisor, sequence in recovery mode) stop the start with a clear error;
+ * those that only tune what keel does anyway, or have a safe fallback, are logged once as warnings.
+ */
+import { BaseError } from "../common/errors.ts";
+import type { NodeOptions } from "../config/mod.ts";
+
+export interface UnsupportedOptions {
+  /** Each a full sentence naming the option. */
+  errors: string[];
+  warnings: string[];
+}
+
+export function unsupportedOptions(o: NodeOptions): UnsupportedOptions {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  if (o.altdaEnabled) {
+    errors.push("--altda.enabled: Alt-DA is not supported; keel derives from calldata and blobs only");
+  }
+  if (o.conductorEnabled) {
+    errors.push("--conductor.enabled: sequencing under op-conductor is not supported");
+  }
+  if (o.signerEndpoint !== undefined) {
+    errors.push("--signer.endpoint: a remote signer is not supported; sign gossip with --p2p.sequencer.key");
+  }
+  if (o.interopRpcAddr !== undefined && o.interopRpcAddr !== "") {
+    errors.push("--interop.rpc.addr: the interop supervisor RPC is not supported");
+  }
+  if (o.sequencerRecover) {
+    errors.push("--sequencer.recover: the sequencer's recovery mode is not supported");
+  }
+  if (o.syncMode === "execution-layer") {
+    warnings.push(
+      "--syncmode=execution-layer: the embedded engine cannot snap-sync; the node derives every block from L1 " +
+        "(consensus-layer sync)",
+    );
+  }
+  if (o.rollupHalt !== undefined) {
+    warnings.push(
+      `--rollup.halt=${o.rollupHalt}: protocol versions are not read; the node does not halt on them`,
+    );
+  }
+  if (o.rollupLoadProtocolVersions) {
+    warnings.push("--rollup.load-protocol-versions: the ProtocolVersions contract is not read");
+  }
+  return { errors, warnings };
+}
+
+/** Throws UNSUPPORTED_OPTION naming every refused option; returns the warnings. */
+export function checkSupported(o: NodeOptions): string[] {
+  const { errors, warnings } = unsupportedOptions(o);
+  if (errors.length > 0) {
+    throw new BaseError("UNSUPPORTED_OPTION", `Cannot start keel node: ${errors.join("; ")}`);
+  }
+  return warnings;
+}

@@ -1,0 +1,35 @@
+import { assert, assertEquals, assertThrows } from "../../assert.ts";
+import { isErrorCode } from "../../../lib/common/errors.ts";
+import { parseArgs, type ParsedNode } from "../../../lib/config/mod.ts";
+import { checkSupported, unsupportedOptions } from "../../../lib/node/unsupported.ts";
+
+function node(...argv: string[]): ParsedNode["options"] {
+  const parsed = parseArgs(["node", "--network=op-mainnet", "--l1=http://127.0.0.1:1", ...argv], {});
+  if (parsed.command !== "node") throw new Error(parsed.command);
+  return parsed.options;
+}
+
+Deno.test("unsupported options: the defaults start; features keel lacks stop the start, naming each option", () => {
+  assertEquals(unsupportedOptions(node()), { errors: [], warnings: [] });
+  for (
+    const [args, name] of [
+      [["--altda.enabled", "--altda.da-server=http://127.0.0.1:3100"], "--altda.enabled"],
+      [["--conductor.enabled"], "--conductor.enabled"],
+      [
+        ["--signer.endpoint=http://127.0.0.1:8000", "--signer.address=0x" + "11".repeat(20)],
+        "--signer.endpoint",
+      ],
+      [["--interop.rpc.addr=127.0.0.1"], "--interop.rpc.addr"],
+      [["--sequencer.recover"], "--sequencer.recover"],
+    ] as const
+  ) {
+    const e = assertThrows(() => checkSupported(node(...args)));
+    assert(isErrorCode(e, "UNSUPPORTED_OPTION"), String(e));
+    assert((e as Error).message.includes(name), (e as Error).message);
+  }
+  // Safe fallbacks are warnings.
+  const warnings = checkSupported(node("--syncmode=execution-layer", "--rollup.halt=major"));
+  assertEquals(warnings.length, 2);
+  assert(warnings[0].includes("--syncmode=execution-layer"));
+  assert(warnings[1].includes("--rollup.halt=major"));
+});
