@@ -136,6 +136,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         header: options.l1BeaconHeader,
         fetchAllSidecars: options.l1BeaconFetchAllSidecars,
       });
+      if (blobs !== undefined) await checkBeacon(blobs, options.l1BeaconIgnore, log);
       driver = new Driver(rollupConfig, {
         l1,
         blobs,
@@ -240,4 +241,32 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
       return stopped;
     },
   };
+}
+
+/**
+ * op-node's beacon health check at start: the beacon node must answer its version, unless
+ * --l1.beacon.ignore (then a warning, and blob reads fail later if it stays down).
+ */
+async function checkBeacon(
+  beacon: BeaconClient,
+  ignore: boolean,
+  log: {
+    info(m: string, p?: Record<string, unknown>): void;
+    warn(m: string, p?: Record<string, unknown>): void;
+  },
+): Promise<void> {
+  try {
+    log.info("Beacon node", { version: await beacon.version() });
+  } catch (e) {
+    if (!ignore) {
+      throw new BaseError(
+        "BEACON_UNAVAILABLE",
+        `${(e as Error).message}; the node needs it for blobs (--l1.beacon.ignore starts anyway)`,
+        { cause: e },
+      );
+    }
+    log.warn("The beacon node does not answer; starting anyway (--l1.beacon.ignore)", {
+      error: (e as Error).message,
+    });
+  }
 }

@@ -195,6 +195,40 @@ Deno.test("keel node embeds the execution client; its RPC and the node's share o
     const stderr = new TextDecoder().decode(mismatch.stderr);
     assertEquals(mismatch.code, 1, stderr);
     assertMatch(stderr, /embedded engine's genesis is chain 901, the rollup config is chain 11155420/);
+
+    // Refused at start, each with its reason: a feature keel lacks, and a beacon node that does not answer.
+    for (
+      const [extra, reason] of [
+        [["--conductor.enabled"], /--conductor.enabled: sequencing under op-conductor is not supported/],
+        [["--l1.beacon=http://127.0.0.1:9"], /beacon node.*--l1.beacon.ignore starts anyway/],
+      ] as const
+    ) {
+      const refused = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "-P=keel",
+          `--config=${ROOT}deno.json`,
+          `${ROOT}main.ts`,
+          "node",
+          `--rollup.config=${dir}/rollup.json`,
+          `--genesis=${dir}/genesis.json`,
+          `--rpc.port=${freePort()}`,
+          `--authrpc.port=${freePort()}`,
+          `--datadir=${dir}/data`,
+          `--p2p.priv.path=${dir}/p2p.txt`,
+          "--p2p.peerstore.path=memory",
+          "--p2p.listen.ip=127.0.0.1",
+          "--p2p.listen.tcp=0",
+          ...extra,
+        ],
+        cwd: ROOT,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const err = new TextDecoder().decode(refused.stderr);
+      assertEquals(refused.code, 1, err);
+      assertMatch(err, reason);
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

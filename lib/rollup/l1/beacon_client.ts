@@ -111,6 +111,15 @@ export class BeaconClient {
     );
   }
 
+  /** The beacon node's version (GET /eth/v1/node/version): op-node's start-up health check. */
+  async version(): Promise<string> {
+    const r = await this.#get<{ data?: { version?: string } }>("/eth/v1/node/version");
+    if (typeof r.data?.version !== "string") {
+      throw new BaseError("BEACON_UNAVAILABLE", "Cannot read the beacon node's version: no data.version");
+    }
+    return r.data.version;
+  }
+
   /** The beacon slot of an L1 block. */
   async slotOf(block: L1BlockRef): Promise<bigint> {
     this.#timing ??= (async () => {
