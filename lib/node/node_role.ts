@@ -130,6 +130,10 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         trustRpc: options.l1TrustRpc,
         rpcKind: options.l1RpcKind,
         maxBatchSize: options.l1RpcMaxBatchSize,
+        // --l1.cache-size 0: 3/2 of the sequencing window (op-node).
+        cacheSize: options.l1CacheSize > 0
+          ? options.l1CacheSize
+          : Number((rollupConfig.seqWindowSize * 3n) / 2n),
       });
       const blobs = options.l1Beacon === undefined ? undefined : new BeaconClient(options.l1Beacon, {
         fallbacks: options.l1BeaconFallbacks,

@@ -10,6 +10,7 @@
  */
 import { bytesToHex, equalBytes, fromQuantity, hexToBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
+import { Lru } from "../../common/lru.ts";
 import type { JsonRpcClient } from "../../common/json_rpc_client.ts";
 import { hashHeader, type Header } from "../../protocol/block.ts";
 import type { L1BlockRef, L1Header } from "../../protocol/block_ref.ts";
@@ -65,12 +66,18 @@ export interface L1ClientOptions {
   rpcKind: string;
   /** Calls per batch at most (--l1.rpc-max-batch-size). */
   maxBatchSize: number;
+  /**
+   * Blocks whose header, transactions and receipts are kept by hash (--l1.cache-size; a block's content
+   * never changes under its hash); 0 keeps nothing.
+   */
+  cacheSize: number;
 }
 
 export const DEFAULT_L1_CLIENT_OPTIONS: L1ClientOptions = {
   trustRpc: false,
   rpcKind: "standard",
   maxBatchSize: 20,
+  cacheSize: 0,
 };
 
 /** The header of an RPC header object (all fields of its fork). */
@@ -106,9 +113,17 @@ export class L1Client {
   readonly rpc: JsonRpcClient;
   readonly options: L1ClientOptions;
 
+  readonly #headers: Lru<string, L1Header>;
+  readonly #blocks: Lru<string, { header: L1Header; txs: L1Tx[] }>;
+  readonly #receipts: Lru<string, L1Receipt[]>;
+
   constructor(rpc: JsonRpcClient, options: Partial<L1ClientOptions> = {}) {
     this.rpc = rpc;
     this.options = { ...DEFAULT_L1_CLIENT_OPTIONS, ...options };
+    const size = Math.max(0, this.options.cacheSize);
+    this.#headers = new Lru(size);
+    this.#blocks = new Lru(size);
+    this.#receipts = new Lru(size);
   }
 
   #header(h: RpcHeader | null, what: string): L1Header {
@@ -139,13 +154,19 @@ export class L1Client {
   /** The header of a labelled, numbered or hashed block. */
   async header(at: L1BlockLabel | bigint | Uint8Array): Promise<L1Header> {
     const what = at instanceof Uint8Array ? bytesToHex(at) : String(at);
+    if (at instanceof Uint8Array) {
+      const cached = this.#headers.get(what) ?? this.#blocks.get(what)?.header;
+      if (cached !== undefined) return cached;
+    }
     const h = at instanceof Uint8Array
       ? await this.rpc.call<RpcHeader | null>("eth_getBlockByHash", [what, false])
       : await this.rpc.call<RpcHeader | null>("eth_getBlockByNumber", [
         typeof at === "bigint" ? `0x${at.toString(16)}` : at,
         false,
       ]);
-    return this.#header(h, what);
+    const header = this.#header(h, what);
+    this.#headers.set(bytesToHex(header.hash), header);
+    return header;
   }
 
   /** The reference of a labelled, numbered or hashed block. */
@@ -157,6 +178,8 @@ export class L1Client {
   /** A block's header and transactions (senders verified unless trusted). */
   async blockWithTxs(hash: Uint8Array): Promise<{ header: L1Header; txs: L1Tx[] }> {
     const what = bytesToHex(hash);
+    const cached = this.#blocks.get(what);
+    if (cached !== undefined) return cached;
     const b = await this.rpc.call<RpcBlock | null>("eth_getBlockByHash", [what, true]);
     const header = this.#header(b, what);
     if (!equalBytes(header.hash, hash)) {
@@ -181,7 +204,9 @@ export class L1Client {
       }
       return verifyL1Tx(t);
     });
-    return { header, txs };
+    const block = { header, txs };
+    this.#blocks.set(what, block);
+    return block;
   }
 
   /** A block's transaction receipts, one call each, in batches of --l1.rpc-max-batch-size ("basic" endpoints). */
@@ -207,11 +232,13 @@ export class L1Client {
   /** A block's receipts, in transaction order (eth_getBlockReceipts; per transaction for "basic" endpoints). */
   async receipts(hash: Uint8Array): Promise<L1Receipt[]> {
     const what = bytesToHex(hash);
+    const cached = this.#receipts.get(what);
+    if (cached !== undefined) return cached;
     const list = this.options.rpcKind === "basic"
       ? await this.#receiptsOneByOne(what)
       : await this.rpc.call<RpcReceipt[] | null>("eth_getBlockReceipts", [what]);
     if (list === null) throw new BaseError("L1_NOT_FOUND", `Cannot find the receipts of L1 block ${what}`);
-    return list.map((r, i) => {
+    const receipts = list.map((r, i): L1Receipt => {
       if (
         !this.options.trustRpc &&
         (r.blockHash.toLowerCase() !== what || Number(fromQuantity(r.transactionIndex)) !== i)
@@ -230,5 +257,7 @@ export class L1Client {
         })),
       };
     });
+    this.#receipts.set(what, receipts);
+    return receipts;
   }
 }
