@@ -170,64 +170,48 @@ Deno.test("keel node embeds the execution client; its RPC and the node's share o
     assertEquals(await waitFor(url, "eth_chainId", proc), "0x385");
     assertEquals(await proc.stop(), 0, proc.output());
 
-    // The rollup config and the embedded engine must describe the same chain.
-    const mismatch = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-P=keel",
-        `--config=${ROOT}deno.json`,
-        `${ROOT}main.ts`,
-        "node",
-        "--network=op-sepolia",
-        `--genesis=${dir}/genesis.json`,
-        `--rpc.port=${freePort()}`,
-        `--authrpc.port=${freePort()}`,
-        `--datadir=${dir}/data2`,
-        `--p2p.priv.path=${dir}/p2p.txt`,
-        "--p2p.peerstore.path=memory",
-        "--p2p.listen.ip=127.0.0.1",
-        "--p2p.listen.tcp=0",
-      ],
-      cwd: ROOT,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const stderr = new TextDecoder().decode(mismatch.stderr);
-    assertEquals(mismatch.code, 1, stderr);
-    assertMatch(stderr, /embedded engine's genesis is chain 901, the rollup config is chain 11155420/);
-
-    // Refused at start, each with its reason: a feature keel lacks, and a beacon node that does not answer.
-    for (
-      const [extra, reason] of [
-        [["--conductor.enabled"], /--conductor.enabled: sequencing under op-conductor is not supported/],
-        [["--l1.beacon=http://127.0.0.1:9"], /beacon node.*--l1.beacon.ignore starts anyway/],
-      ] as const
-    ) {
-      const refused = await new Deno.Command(Deno.execPath(), {
+    /** `keel node` that must refuse to start: its exit code and what it said. */
+    const refusedStart = async (args: string[]) => {
+      const out = await new Deno.Command(Deno.execPath(), {
         args: [
           "run",
           "-P=keel",
           `--config=${ROOT}deno.json`,
           `${ROOT}main.ts`,
           "node",
-          `--rollup.config=${dir}/rollup.json`,
           `--genesis=${dir}/genesis.json`,
           `--rpc.port=${freePort()}`,
           `--authrpc.port=${freePort()}`,
-          `--datadir=${dir}/data`,
           `--p2p.priv.path=${dir}/p2p.txt`,
           "--p2p.peerstore.path=memory",
           "--p2p.listen.ip=127.0.0.1",
           "--p2p.listen.tcp=0",
-          ...extra,
+          ...args,
         ],
         cwd: ROOT,
         stdout: "piped",
         stderr: "piped",
       }).output();
-      const err = new TextDecoder().decode(refused.stderr);
-      assertEquals(refused.code, 1, err);
-      assertMatch(err, reason);
+      const stderr = new TextDecoder().decode(out.stderr);
+      assertEquals(out.code, 1, stderr);
+      return stderr;
+    };
+    // The rollup config and the embedded engine must describe the same chain.
+    assertMatch(
+      await refusedStart(["--network=op-sepolia", `--datadir=${dir}/data2`]),
+      /embedded engine's genesis is chain 901, the rollup config is chain 11155420/,
+    );
+    // Refused at start, each with its reason: a feature keel lacks, and a beacon node that does not answer.
+    for (
+      const [extra, reason] of [
+        ["--conductor.enabled", /--conductor.enabled: sequencing under op-conductor is not supported/],
+        ["--l1.beacon=http://127.0.0.1:9", /beacon node.*--l1.beacon.ignore starts anyway/],
+      ] as const
+    ) {
+      assertMatch(
+        await refusedStart([`--rollup.config=${dir}/rollup.json`, `--datadir=${dir}/data`, extra]),
+        reason,
+      );
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
