@@ -20,7 +20,7 @@ import { peerIdFromString } from "@libp2p/peer-id";
 import { tcp } from "@libp2p/tcp";
 import { type Multiaddr, multiaddr } from "@multiformats/multiaddr";
 import { createLibp2p, type Libp2p } from "libp2p";
-import { bytesToHex, concatBytes, equalBytes } from "../../common/bytes.ts";
+import { bytesToHex, equalBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import { getLogger } from "../../common/logger.ts";
 import type { ExecutionPayload } from "../../protocol/engine.ts";
@@ -36,13 +36,10 @@ import {
 } from "../../protocol/gossip_block.ts";
 import { isRollupForkActive, type RollupConfig } from "../../protocol/rollup_config.ts";
 import {
-  decodePayloadResponse,
-  encodePayloadResponse,
   payloadByNumberProtocol,
   type PayloadWithRoot,
-  RESULT_ERROR,
-  RESULT_INVALID_REQUEST,
-  RESULT_UNAVAILABLE,
+  requestPayloadByNumber,
+  servePayloadByNumber,
 } from "./payload_by_number.ts";
 import { Discovery, type DiscoveryOptions } from "./discovery.ts";
 import { loadOrCreateKey } from "./identity.ts";
@@ -104,19 +101,6 @@ export interface P2pHostDeps {
   now?: () => number;
   /** Blocks this node serves over payload_by_number (its canonical chain). */
   payloadByNumber?: (number: bigint) => Promise<PayloadWithRoot | undefined>;
-}
-
-/** Reads a stream to its end, or until `limit` bytes (then stops reading). */
-async function readAll(stream: Stream, limit: number): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const bytes = chunk instanceof Uint8Array ? chunk : chunk.subarray();
-    parts.push(bytes);
-    size += bytes.length;
-    if (size >= limit) break;
-  }
-  return concatBytes(...parts).subarray(0, Math.min(size, limit));
 }
 
 export class P2pHost {
@@ -488,52 +472,24 @@ export class P2pHost {
 
   /** payload_by_number, served: one request, one response, then the stream closes. */
   async #serve(stream: Stream): Promise<void> {
-    let code = RESULT_ERROR;
-    let response: Uint8Array | undefined;
-    try {
-      const request = await readAll(stream, 8);
-      if (request.length !== 8) code = RESULT_INVALID_REQUEST;
-      else {
-        const number = new DataView(request.buffer, request.byteOffset, 8).getBigUint64(0, true);
-        const block = await this.#deps.payloadByNumber?.(number);
-        if (block === undefined) code = RESULT_UNAVAILABLE;
-        else response = encodePayloadResponse(this.#deps.cfg, block);
-      }
-    } catch (e) {
-      this.#log.debug("payload_by_number request failed", { error: (e as Error).message });
-    }
-    try {
-      stream.send(response ?? Uint8Array.of(code));
-      await stream.close();
-    } catch {
-      stream.abort(new Error("payload_by_number response failed"));
-    }
+    const failure = await servePayloadByNumber(stream, this.#deps.cfg, this.#deps.payloadByNumber);
+    if (failure !== undefined) this.#log.debug("payload_by_number request failed", { error: failure });
   }
 
   /** Asks `peer` for block `number` (payload_by_number); throws when it cannot or will not answer. */
   async requestPayload(peer: string, number: bigint, timeoutMs = 10_000): Promise<PayloadWithRoot> {
-    const signal = AbortSignal.timeout(timeoutMs);
     const stream = await this.node.dialProtocol(
       peerIdFromString(peer),
       payloadByNumberProtocol(this.#deps.cfg.l2ChainId),
-      {
-        signal,
-      },
+      { signal: AbortSignal.timeout(timeoutMs) },
     );
     try {
-      const request = new Uint8Array(8);
-      new DataView(request.buffer).setBigUint64(0, number, true);
-      stream.send(request);
-      const response = await readAll(stream, MAX_GOSSIP_SIZE + 16);
-      let block;
-      try {
-        block = decodePayloadResponse(this.#deps.cfg, response, number);
-      } catch (e) {
-        this.reqResp.record(peer, "errorResponses");
-        throw e;
-      }
+      const block = await requestPayloadByNumber(stream, this.#deps.cfg, number);
       this.reqResp.record(peer, "validResponses");
       return block;
+    } catch (e) {
+      this.reqResp.record(peer, "errorResponses");
+      throw e;
     } finally {
       await stream.close().catch(() => stream.abort(new Error("closed")));
     }

@@ -7,6 +7,7 @@
  * (parentBeaconBlockRoot ++ ExecutionPayload V3), 2 the Isthmus envelope (parentBeaconBlockRoot ++
  * ExecutionPayload V4, which carries withdrawalsRoot).
  */
+import type { Stream } from "@libp2p/interface";
 import { concatBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import type { ExecutionPayload } from "../../protocol/engine.ts";
@@ -80,4 +81,62 @@ export function decodePayloadResponse(
     throw invalid(`block ${out.payload.blockNumber} answered for block ${number}`);
   }
   return out;
+}
+
+/** Reads a stream to its end, or until `limit` bytes (then stops reading). */
+async function readAll(stream: Stream, limit: number): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const bytes = chunk instanceof Uint8Array ? chunk : chunk.subarray();
+    parts.push(bytes);
+    size += bytes.length;
+    if (size >= limit) break;
+  }
+  return concatBytes(...parts).subarray(0, Math.min(size, limit));
+}
+
+/**
+ * Answers one request on `stream` from `lookup` (the node's canonical chain) and closes it. Returns why
+ * the request failed, if it did (the peer got the error code).
+ */
+export async function servePayloadByNumber(
+  stream: Stream,
+  cfg: RollupConfig,
+  lookup: ((number: bigint) => Promise<PayloadWithRoot | undefined>) | undefined,
+): Promise<string | undefined> {
+  let code = RESULT_ERROR;
+  let response: Uint8Array | undefined;
+  let failure: string | undefined;
+  try {
+    const request = await readAll(stream, 8);
+    if (request.length !== 8) code = RESULT_INVALID_REQUEST;
+    else {
+      const number = new DataView(request.buffer, request.byteOffset, 8).getBigUint64(0, true);
+      const block = await lookup?.(number);
+      if (block === undefined) code = RESULT_UNAVAILABLE;
+      else response = encodePayloadResponse(cfg, block);
+    }
+  } catch (e) {
+    failure = (e as Error).message;
+  }
+  try {
+    stream.send(response ?? Uint8Array.of(code));
+    await stream.close();
+  } catch {
+    stream.abort(new Error("payload_by_number response failed"));
+  }
+  return failure;
+}
+
+/** Sends the request for block `number` on `stream` and decodes the answer; throws when it is not the block. */
+export async function requestPayloadByNumber(
+  stream: Stream,
+  cfg: RollupConfig,
+  number: bigint,
+): Promise<PayloadWithRoot> {
+  const request = new Uint8Array(8);
+  new DataView(request.buffer).setBigUint64(0, number, true);
+  stream.send(request);
+  return decodePayloadResponse(cfg, await readAll(stream, MAX_GOSSIP_SIZE + 16), number);
 }
