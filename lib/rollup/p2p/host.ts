@@ -44,7 +44,8 @@ import {
 import { Discovery, type DiscoveryOptions } from "./discovery.ts";
 import { loadOrCreateKey } from "./identity.ts";
 import { SqliteDatastore } from "./peerstore.ts";
-import { LIGHT_THRESHOLDS, lightScoreParams, type ReqRespCounters, ReqRespScores } from "./scoring.ts";
+import { LIGHT_THRESHOLDS, lightScoreParams, type ReqRespScores } from "./scoring.ts";
+import { PeerPolicy } from "./peer_policy.ts";
 import { emptyScores, ipInSubnet, ipOf, nodeId, type PeerInfo, type PeerStats } from "./peers.ts";
 
 /** "Block validation": more than 5 different blocks at one height are rejected. */
@@ -117,19 +118,31 @@ export class P2pHost {
   #redial: ReturnType<typeof setInterval> | undefined;
   #discovery: Discovery | undefined;
   #datastore: SqliteDatastore | undefined;
-  /** Peers banned by score, until (ms since the epoch). */
-  readonly #banned = new Map<string, number>();
-  #scoreTimer: ReturnType<typeof setInterval> | undefined;
-  #pruneTimer: ReturnType<typeof setInterval> | undefined;
-  #decayTimer: ReturnType<typeof setInterval> | undefined;
-  readonly reqResp: ReqRespScores;
+  readonly policy: PeerPolicy;
   /** Blocks published and received (accepted), for logs and tests. */
   readonly stats = { published: 0, accepted: 0, rejected: 0, ignored: 0 };
 
   constructor(options: P2pHostOptions, deps: P2pHostDeps) {
     this.options = options;
     this.#deps = deps;
-    this.reqResp = new ReqRespScores(this.#slotMs);
+    this.policy = new PeerPolicy({
+      scored: options.scoring === "light",
+      ban: options.ban,
+      peersHi: options.peersHi,
+      peersGraceMs: options.peersGraceMs,
+      pruneMs: options.pruneMs,
+      slotMs: this.#slotMs,
+    }, {
+      node: () => this.#node,
+      pubsub: () => this.#pubsub,
+      spared: (peer) => this.#protected.has(peer) || this.isStatic(peer),
+      blocked: (peer) => this.blockedPeers.has(peer),
+    });
+  }
+
+  /** The req-resp scores of peers (payload_by_number answers). */
+  get reqResp(): ReqRespScores {
+    return this.policy.reqResp;
   }
 
   get #slotMs(): number {
@@ -138,12 +151,7 @@ export class P2pHost {
 
   /** Whether `peer` is blocked (nodep2p_blockPeer) or banned by score and the ban has not run out. */
   #refused(peer: string): boolean {
-    if (this.blockedPeers.has(peer)) return true;
-    const until = this.#banned.get(peer);
-    if (until === undefined) return false;
-    if (until > Date.now()) return true;
-    this.#banned.delete(peer);
-    return false;
+    return this.blockedPeers.has(peer) || this.policy.isBanned(peer);
   }
 
   get node(): Libp2p {
@@ -248,16 +256,8 @@ export class P2pHost {
     await this.#dialStatic();
     this.#redial = setInterval(() => void this.#dialStatic(), this.options.redialMs);
     if (this.#datastore !== undefined) void this.#dialKnown();
-    if (this.options.peersHi !== undefined) {
-      this.#pruneTimer = setInterval(() => void this.#prune(), this.options.pruneMs ?? 30_000);
-    }
     if (this.options.discovery !== undefined) await this.#startDiscovery(privateKey);
-    if (this.options.scoring === "light") {
-      this.#decayTimer = setInterval(() => this.reqResp.decay(), this.#slotMs);
-      if (this.options.ban !== undefined) {
-        this.#scoreTimer = setInterval(() => void this.#banLowScores(), 1_000);
-      }
-    }
+    this.policy.start();
     this.#log.info("P2P host started", {
       peerId: this.node.peerId.toString(),
       addresses: this.node.getMultiaddrs().map(String).join(","),
@@ -293,50 +293,9 @@ export class P2pHost {
     return new Set(this.node.getConnections().map((c) => c.remotePeer.toString())).size;
   }
 
-  /** interfaces.md 3.2 "Automatic banning": a connected peer scoring below the threshold is dropped and banned. */
-  async #banLowScores(): Promise<void> {
-    const ban = this.options.ban;
-    const node = this.#node;
-    if (ban === undefined || node === undefined) return;
-    for (const conn of node.getConnections()) {
-      const id = conn.remotePeer.toString();
-      const score = Number(this.#pubsub.getScore(id));
-      if (score >= ban.threshold || this.#refused(id)) continue;
-      this.#banned.set(id, Date.now() + ban.durationMs);
-      this.#log.warn("Banned peer for its score", { peer: id, score, untilMs: ban.durationMs });
-      await node.hangUp(conn.remotePeer).catch(() => {});
-    }
-  }
-
-  /** Drops peers above --p2p.peers.hi: the lowest-scored first, sparing protected, static and new peers. */
-  async #prune(): Promise<void> {
-    const node = this.#node;
-    const hi = this.options.peersHi;
-    if (node === undefined || hi === undefined) return;
-    const grace = this.options.peersGraceMs ?? 30_000;
-    const now = Date.now();
-    const peers = new Map<string, { peer: PeerId; since: number }>();
-    for (const c of node.getConnections()) {
-      const id = c.remotePeer.toString();
-      const since = Math.min(c.timeline.open, peers.get(id)?.since ?? Infinity);
-      peers.set(id, { peer: c.remotePeer, since });
-    }
-    let excess = peers.size - hi;
-    if (excess <= 0) return;
-    const score = (id: string) => this.options.scoring === "light" ? Number(this.#pubsub.getScore(id)) : 0;
-    const candidates = [...peers.entries()]
-      .filter(([id, p]) => !this.#protected.has(id) && !this.isStatic(id) && now - p.since >= grace)
-      .sort(([a], [b]) => score(a) - score(b));
-    for (const [id, p] of candidates) {
-      if (excess-- <= 0) break;
-      this.#log.debug("Pruning peer above the high tide", { peer: id, peers: peers.size, hi });
-      await node.hangUp(p.peer).catch(() => {});
-    }
-  }
-
   /** Peers banned by score whose ban runs. */
   bannedPeers(): string[] {
-    return [...this.#banned.keys()].filter((p) => this.#refused(p) && !this.blockedPeers.has(p));
+    return this.policy.bannedPeers();
   }
 
   /** Counts a payload_by_number answer of `peer` whose block the node then refused (req-resp score). */
@@ -347,10 +306,7 @@ export class P2pHost {
   async stop(): Promise<void> {
     if (this.#redial !== undefined) clearInterval(this.#redial);
     this.#redial = undefined;
-    clearInterval(this.#scoreTimer);
-    clearInterval(this.#decayTimer);
-    clearInterval(this.#pruneTimer);
-    this.#scoreTimer = this.#decayTimer = this.#pruneTimer = undefined;
+    this.policy.stop();
     await this.#discovery?.stop();
     this.#discovery = undefined;
     await this.#node?.stop();
@@ -591,32 +547,6 @@ export class P2pHost {
     };
   }
 
-  /** interfaces.md 2.8 `scores` of a peer: GossipSub's (the blocks topics summed) and the req-resp counters. */
-  #scores(id: string): PeerInfo["scores"] {
-    const scores = emptyScores();
-    scores.reqResp = this.reqResp.counters(id) satisfies ReqRespCounters;
-    if (this.options.scoring !== "light") return scores;
-    scores.gossip.total = Number(this.#pubsub.getScore(id));
-    const stats = this.#pubsub.dumpPeerScoreStats()[id];
-    if (stats === undefined) return scores;
-    const b = scores.gossip.blocks;
-    for (
-      const t of Object.values(stats.topics) as {
-        meshTime: number;
-        firstMessageDeliveries: number;
-        meshMessageDeliveries: number;
-        invalidMessageDeliveries: number;
-      }[]
-    ) {
-      b.timeInMesh += t.meshTime / 1000;
-      b.firstMessageDeliveries += t.firstMessageDeliveries;
-      b.meshMessageDeliveries += t.meshMessageDeliveries;
-      b.invalidMessageDeliveries += t.invalidMessageDeliveries;
-    }
-    scores.gossip.behavioralPenalty = stats.behaviourPenalty;
-    return scores;
-  }
-
   /** interfaces.md 2.8 for each connected peer, by peer id. */
   async peersInfo(): Promise<Record<string, PeerInfo>> {
     const node = this.node;
@@ -634,7 +564,7 @@ export class P2pHost {
       const gossipBlocks = topics.some((t) =>
         (this.#pubsub.getSubscribers(t) as PeerId[]).some((p) => p.toString() === id)
       );
-      const scores = this.#scores(id);
+      const scores = this.policy.scores(id);
       out[id] = {
         peerID: id,
         nodeID: nodeId(conn.remotePeer),

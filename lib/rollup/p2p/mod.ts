@@ -7,3 +7,4 @@ export * from "./identity.ts";
 export * from "./discovery.ts";
 export * from "./scoring.ts";
 export * from "./peerstore.ts";
+export * from "./peer_policy.ts";
