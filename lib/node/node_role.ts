@@ -4,7 +4,7 @@
  * The rollup RPC and the execution client's HTTP share one listener when they are given the
  * same address and port.
  */
-import { BaseError, getLogger, hexToBytes, JsonRpcClient } from "../common/mod.ts";
+import { BaseError, getLogger, hexToBytes } from "../common/mod.ts";
 import { Batcher, Proposer } from "../batcher/mod.ts";
 import { keelVersion, type NodeOptions } from "../config/mod.ts";
 import {
