@@ -18,6 +18,7 @@ export * from "./channel.ts";
 export * from "./block_ref.ts";
 export * from "./blob_data.ts";
 export * from "./span_batch.ts";
+export * from "./span_batch_singular.ts";
 export * from "./deposit_event.ts";
 export * from "./system_config.ts";
 export * from "./upgrade_txs.ts";

@@ -42,7 +42,7 @@ import { BaseError } from "../../common/errors.ts";
 import type { DecodedBatch, SingularBatch } from "../../protocol/batch.ts";
 import type { BlockId, L1BlockRef, L2BlockRef } from "../../protocol/block_ref.ts";
 import { isRollupForkActive, type RollupConfig } from "../../protocol/rollup_config.ts";
-import { spanBatchToSingular } from "../../protocol/span_batch.ts";
+import { spanBatchToSingular } from "../../protocol/span_batch_singular.ts";
 import { type BatchCheck, checkSingularBatch } from "./check_batch.ts";
 import { checkSpanBatch, checkSpanBatchHolocene, type SafeChain } from "./check_span_batch.ts";
 

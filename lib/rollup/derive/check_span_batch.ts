@@ -20,7 +20,8 @@
 import type { L1BlockRef, L2BlockRef } from "../../protocol/block_ref.ts";
 import { DEPOSIT_TX_TYPE } from "../../protocol/deposit_tx.ts";
 import { isRollupForkActive, maxSequencerDrift, type RollupConfig } from "../../protocol/rollup_config.ts";
-import { deriveSpanBatchElements, type SpanBatch, type SpanBatchElement } from "../../protocol/span_batch.ts";
+import type { SpanBatch, SpanBatchElement } from "../../protocol/span_batch.ts";
+import { deriveSpanBatchElements } from "../../protocol/span_batch_singular.ts";
 import { type BatchCheck, checkBatchTransactions } from "./check_batch.ts";
 
 /** The safe L2 chain, read by block number (op-node's SafeBlockFetcher). */

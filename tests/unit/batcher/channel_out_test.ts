@@ -9,7 +9,7 @@ import {
   buildChannelFromBatches,
   channelFrames,
 } from "../../../lib/batcher/mod.ts";
-import { spanBatchToSingular } from "../../../lib/protocol/span_batch.ts";
+import { spanBatchToSingular } from "../../../lib/protocol/span_batch_singular.ts";
 import { decodeBatch } from "../../../lib/protocol/batch.ts";
 import { decompressChannel, readChannelBatches } from "../../../lib/protocol/channel.ts";
 import { encodeDepositTx } from "../../../lib/protocol/deposit_tx.ts";

@@ -21,7 +21,7 @@ import {
   spanBatchToSingular,
   spanBatchTxFromSigned,
   spanBatchTxToSigned,
-} from "../../../lib/protocol/span_batch.ts";
+} from "../../../lib/protocol/mod.ts";
 
 type Hex = `0x${string}`;
 const CHAIN_ID = 901n;

@@ -7,7 +7,7 @@ import { BaseError } from "../../../../lib/common/errors.ts";
 import type { DecodedBatch, SingularBatch } from "../../../../lib/protocol/batch.ts";
 import type { L1BlockRef, L2BlockRef } from "../../../../lib/protocol/block_ref.ts";
 import type { RollupConfig } from "../../../../lib/protocol/rollup_config.ts";
-import { spanBatchFromSingular } from "../../../../lib/protocol/span_batch.ts";
+import { spanBatchFromSingular } from "../../../../lib/protocol/span_batch_singular.ts";
 import { BatchQueue } from "../../../../lib/rollup/derive/batch_queue.ts";
 import type { SafeChain } from "../../../../lib/rollup/derive/check_span_batch.ts";
 import { rollupFixture } from "./rollup_fixture.ts";

@@ -6,7 +6,8 @@ import { hexToBytes } from "../../../../lib/common/bytes.ts";
 import type { SingularBatch } from "../../../../lib/protocol/batch.ts";
 import type { L1BlockRef, L2BlockRef } from "../../../../lib/protocol/block_ref.ts";
 import type { RollupConfig } from "../../../../lib/protocol/rollup_config.ts";
-import { type SpanBatch, spanBatchFromSingular } from "../../../../lib/protocol/span_batch.ts";
+import type { SpanBatch } from "../../../../lib/protocol/span_batch.ts";
+import { spanBatchFromSingular } from "../../../../lib/protocol/span_batch_singular.ts";
 import {
   checkSpanBatch,
   checkSpanBatchHolocene,
