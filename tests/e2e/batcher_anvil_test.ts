@@ -12,11 +12,9 @@ import type { ExecutionEngine } from "../../lib/execution/engine/mod.ts";
 import { hashHeader } from "../../lib/protocol/block.ts";
 import { L1Client } from "../../lib/rollup/l1/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
-import { DEV_PRIVATE_KEY, installAnvil, opChainOnAnvil, startAnvil, verifyFromL1 } from "./helpers/mod.ts";
+import { anvilForTest, DEV_PRIVATE_KEY, opChainOnAnvil, startAnvil, verifyFromL1 } from "./helpers/mod.ts";
 
-const tool = await installAnvil();
-if (!tool.ok && !tool.registryUnreachable) throw new Error(tool.message);
-if (!tool.ok) console.warn(`batcher_anvil_test: skipped, the npm registry is unreachable: ${tool.message}`);
+const tool = await anvilForTest("batcher_anvil_test");
 
 /** The sequencer engine as the batcher reads it. */
 function engineSource(engine: ExecutionEngine, safe = 0n): BatcherSource {

@@ -11,12 +11,13 @@ import { bytesToHex } from "../../lib/common/bytes.ts";
 import { ACCOUNTS, GWEI } from "../unit/execution/engine/helpers.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import {
+  anvilForTest,
   BATCHER,
   DEV_PRIVATE_KEY,
   freePort,
   INBOX,
-  installAnvil,
   type KeelProcess,
+  type RpcAnswer,
   rpcCall,
   sequencerOnAnvil,
   spawnKeel,
@@ -24,14 +25,9 @@ import {
   until,
 } from "./helpers/mod.ts";
 
-const tool = await installAnvil();
-if (!tool.ok && !tool.registryUnreachable) throw new Error(tool.message);
-if (!tool.ok) {
-  console.warn(`batcher_command_anvil_test: skipped, the npm registry is unreachable: ${tool.message}`);
-}
+const tool = await anvilForTest("batcher_command_anvil_test");
 
-// deno-lint-ignore no-explicit-any
-type Answer = { result?: any; error?: { code: number; message: string } };
+type Answer = RpcAnswer;
 
 for (const batchType of [0, 1]) {
   Deno.test({

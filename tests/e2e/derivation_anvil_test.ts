@@ -8,13 +8,9 @@ import { bytesToHex } from "../../lib/common/bytes.ts";
 import { JsonRpcClient } from "../../lib/common/json_rpc_client.ts";
 import { BeaconClient, L1Client, versionedHash } from "../../lib/rollup/l1/mod.ts";
 import { assertEquals, assertRejects } from "../assert.ts";
-import { installAnvil, type OpChain, opChainOnAnvil, startAnvil, verifyFromL1 } from "./helpers/mod.ts";
+import { anvilForTest, type OpChain, opChainOnAnvil, startAnvil, verifyFromL1 } from "./helpers/mod.ts";
 
-const tool = await installAnvil();
-if (!tool.ok && !tool.registryUnreachable) throw new Error(tool.message);
-if (!tool.ok) {
-  console.warn(`derivation_anvil_test: skipped, the npm registry is unreachable: ${tool.message}`);
-}
+const tool = await anvilForTest("derivation_anvil_test");
 
 const L2_BLOCKS = 12;
 

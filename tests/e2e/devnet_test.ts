@@ -19,11 +19,10 @@ import { publicActionsL1, publicActionsL2, walletActionsL1, walletActionsL2 } fr
 import { bytesToHex, hexToBytes } from "../../lib/common/bytes.ts";
 import { deriveDevAccounts } from "../../lib/execution/genesis/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
-import { freePort, rpcCall } from "./helpers/mod.ts";
+import { freePort, type RpcAnswer, rpcCall } from "./helpers/mod.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-// deno-lint-ignore no-explicit-any
-type Answer = { result?: any; error?: { code: number; message: string } };
+type Answer = RpcAnswer;
 
 Deno.test({
   name: "keel devnet: a transfer on the sequencer reaches L1 and the verifier derives it",

@@ -17,11 +17,9 @@ import { JsonRpcClient } from "../../lib/common/json_rpc_client.ts";
 import { blobTx } from "../unit/execution/txpool/fixtures.ts";
 import { L1Client } from "../../lib/rollup/l1/l1_client.ts";
 import { assert, assertEquals, assertRejects } from "../assert.ts";
-import { DEV_PRIVATE_KEY, installAnvil, startAnvil, waitForReceipt } from "./helpers/mod.ts";
+import { anvilForTest, DEV_PRIVATE_KEY, startAnvil, waitForReceipt } from "./helpers/mod.ts";
 
-const tool = await installAnvil();
-if (!tool.ok && !tool.registryUnreachable) throw new Error(tool.message);
-if (!tool.ok) console.warn(`l1_client_anvil_test: skipped, the npm registry is unreachable: ${tool.message}`);
+const tool = await anvilForTest("l1_client_anvil_test");
 
 const key = hexToBytes(DEV_PRIVATE_KEY);
 const sender = createAddressFromPrivateKey(key).bytes;

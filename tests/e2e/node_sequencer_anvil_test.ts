@@ -11,9 +11,10 @@ import { bytesToHex } from "../../lib/common/bytes.ts";
 import { ACCOUNTS, GWEI } from "../unit/execution/engine/helpers.ts";
 import { assert, assertEquals } from "../assert.ts";
 import {
+  anvilForTest,
   freePort,
-  installAnvil,
   type KeelProcess,
+  type RpcAnswer,
   rpcCall,
   sequencerOnAnvil,
   spawnKeel,
@@ -21,14 +22,9 @@ import {
   until,
 } from "./helpers/mod.ts";
 
-const tool = await installAnvil();
-if (!tool.ok && !tool.registryUnreachable) throw new Error(tool.message);
-if (!tool.ok) {
-  console.warn(`node_sequencer_anvil_test: skipped, the npm registry is unreachable: ${tool.message}`);
-}
+const tool = await anvilForTest("node_sequencer_anvil_test");
 
-// deno-lint-ignore no-explicit-any
-type Answer = { result?: any; error?: { code: number; message: string } };
+type Answer = RpcAnswer;
 
 Deno.test({
   name: "keel node sequences unsafe blocks from its pool, stops and starts on the admin API",

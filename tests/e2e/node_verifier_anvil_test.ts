@@ -11,20 +11,22 @@ import { JsonRpcClient } from "../../lib/common/json_rpc_client.ts";
 import { rollupConfigToJson } from "../../lib/protocol/rollup_config_json.ts";
 import { L1Client } from "../../lib/rollup/l1/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
-import { freePort, installAnvil, opChainOnAnvil, rpcCall, startAnvil } from "./helpers/mod.ts";
+import {
+  anvilForTest,
+  freePort,
+  opChainOnAnvil,
+  type RpcAnswer,
+  rpcCall,
+  startAnvil,
+} from "./helpers/mod.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-const tool = await installAnvil();
-if (!tool.ok && !tool.registryUnreachable) throw new Error(tool.message);
-if (!tool.ok) {
-  console.warn(`node_verifier_anvil_test: skipped, the npm registry is unreachable: ${tool.message}`);
-}
+const tool = await anvilForTest("node_verifier_anvil_test");
 
 const L2_BLOCKS = 12;
 
 /** A JSON-RPC answer as the tests read it. */
-// deno-lint-ignore no-explicit-any
-type Answer = { result?: any; error?: { code: number; message: string } };
+type Answer = RpcAnswer;
 
 Deno.test({
   name: "keel node derives an L2 chain from anvil and reports it in rollupnode_syncStatus and outputAtBlock",

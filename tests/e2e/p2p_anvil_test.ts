@@ -9,11 +9,12 @@ import { bytesToHex } from "../../lib/common/bytes.ts";
 import { UNSAFE_BLOCK_SIGNER_SLOT } from "../../lib/rollup/p2p/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
 import {
+  anvilForTest,
   DEV_ADDRESS,
   DEV_PRIVATE_KEY,
   freePort,
-  installAnvil,
   type KeelProcess,
+  type RpcAnswer,
   rpcCall,
   sequencerOnAnvil,
   spawnKeel,
@@ -21,12 +22,9 @@ import {
   until,
 } from "./helpers/mod.ts";
 
-const tool = await installAnvil();
-if (!tool.ok && !tool.registryUnreachable) throw new Error(tool.message);
-if (!tool.ok) console.warn(`p2p_anvil_test: skipped, the npm registry is unreachable: ${tool.message}`);
+const tool = await anvilForTest("p2p_anvil_test");
 
-// deno-lint-ignore no-explicit-any
-type Answer = { result?: any; error?: { code: number; message: string } };
+type Answer = RpcAnswer;
 const SYSTEM_CONFIG = "0x5c00000000000000000000000000000000000901";
 
 Deno.test({
