@@ -468,7 +468,7 @@ for (const t of tasks) {
       `ms a block: prefetch ${per(s.prefetchMs)}, apply ${per(s.applyMs)}, hash ahead ${
         per(s.prehashMs)
       }, hash at the end ${per(s.finishMs)}; ` +
-      `importer waited ${per(s.waitMs)}; ${s.failures} failures`,
+      `importer waited ${per(s.waitMs)}; ${per(s.reads)} nodes read a block; ${s.failures} failures`,
   );
 }
 for (const t of tasks) t.close();

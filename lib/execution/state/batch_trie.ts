@@ -12,7 +12,7 @@
 import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { BaseError } from "../../common/errors.ts";
 import { keccak256 } from "../../common/hash.ts";
-import { rlpDecode, rlpEncode } from "../../common/rlp.ts";
+import { rlpDecode } from "../../common/rlp.ts";
 import { EMPTY_TRIE_ROOT } from "../../protocol/block.ts";
 
 /** One update: a (hashed) key and its new value, or null to delete. */
@@ -24,13 +24,13 @@ export interface TrieUpdate {
 type Raw = Uint8Array | Raw[];
 
 /**
- * A node built in memory may carry its reference once computed (its hash, or itself when its encoding
- * is under 32 bytes) and its encoding: nodes are never changed in place (a change rebuilds the path
- * as new objects), so the cache stays right.
+ * A node built in memory carries its encoding once computed, and its hash when the encoding is 32
+ * bytes or more (a shorter node is inlined in its parent): nodes are never changed in place (a change
+ * rebuilds the path as new objects), so the cache stays right.
  */
 interface Cached {
-  ref?: Raw;
   enc?: Uint8Array;
+  hash?: Uint8Array;
   /** Read from the database as it is (its subtree too): nothing under it is written again. */
   stored?: true;
 }
@@ -55,6 +55,20 @@ interface Ref {
 }
 type Node = Leaf | Ext | Branch | Ref;
 
+/**
+ * A committed trie kept in memory (PendingTrie.snapshot): the nodes loaded or built so far, each with
+ * its hash and encoding. A later PendingTrie on the same root starts from it instead of reading its
+ * nodes again (reth keeps the last block's sparse trie for the next block the same way:
+ * crates/engine/tree/src/tree/payload_processor, PreservedSparseTrie).
+ */
+export interface TrieSnapshot {
+  readonly root: Uint8Array;
+  /** @internal */
+  readonly node: TrieNode | null;
+}
+/** @internal */
+export type TrieNode = Node;
+
 interface Item {
   nibbles: Uint8Array;
   value: Uint8Array | null;
@@ -65,9 +79,14 @@ export interface NodeDb {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
   /** May complete synchronously (an in-memory overlay): then the commit does not wait per node. */
   put(key: Uint8Array, value: Uint8Array): Promise<void> | void;
+  /** True when `put` copies the value and keeps no reference to it (encodings may then share memory). */
+  readonly copiesValues?: boolean;
 }
 
-const EMPTY = new Uint8Array();
+/** The chunk encodings are cut from (Batch #alloc), and how much of it is used. */
+const SCRATCH_SIZE = 65_536;
+let scratch = new Uint8Array(SCRATCH_SIZE);
+let scratchUsed = 0;
 
 /** The nibbles of interned keys (internKey), by key object. */
 const NIBBLES = new WeakMap<Uint8Array, Uint8Array>();
@@ -94,16 +113,57 @@ function nibblesOf(key: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Hex-prefix encoding (yellow paper appendix C). */
-function encodePath(nibbles: Uint8Array, leaf: boolean): Uint8Array {
-  const odd = nibbles.length % 2 === 1;
-  const out = new Uint8Array((nibbles.length >> 1) + 1);
-  const flag = (leaf ? 2 : 0) + (odd ? 1 : 0);
+/** Writes the hex-prefix encoding of `nibbles` at `pos` (yellow paper appendix C). */
+function writePath(nibbles: Uint8Array, leaf: boolean, out: Uint8Array, pos: number): void {
+  const odd = nibbles.length & 1;
+  const flag = (leaf ? 2 : 0) + odd;
   let i = 0;
-  if (odd) out[0] = (flag << 4) | nibbles[i++];
-  else out[0] = flag << 4;
-  for (let j = 1; i < nibbles.length; j++, i += 2) out[j] = (nibbles[i] << 4) | nibbles[i + 1];
-  return out;
+  out[pos] = odd === 1 ? (flag << 4) | nibbles[i++] : flag << 4;
+  for (let j = pos + 1; i < nibbles.length; j++, i += 2) out[j] = (nibbles[i] << 4) | nibbles[i + 1];
+}
+
+/** Bytes of the RLP encoding of a byte string. */
+function stringLength(b: Uint8Array): number {
+  const len = b.length;
+  if (len === 1 && b[0] < 0x80) return 1;
+  return len < 56 ? 1 + len : 1 + bytesOfLength(len) + len;
+}
+
+/** Writes the RLP encoding of a byte string at `pos`. */
+function writeString(b: Uint8Array, out: Uint8Array, pos: number): void {
+  const len = b.length;
+  if (len === 1 && b[0] < 0x80) {
+    out[pos] = b[0];
+    return;
+  }
+  if (len < 56) out[pos++] = 0x80 + len;
+  else {
+    const n = bytesOfLength(len);
+    out[pos++] = 0xb7 + n;
+    for (let i = n - 1; i >= 0; i--) out[pos + i] = (len >> (8 * (n - 1 - i))) & 255;
+    pos += n;
+  }
+  out.set(b, pos);
+}
+
+function listHeaderLength(payload: number): number {
+  return payload < 56 ? 1 : 1 + bytesOfLength(payload);
+}
+
+/** Writes an RLP list header for `payload` bytes at 0; returns where the payload starts. */
+function writeListHeader(out: Uint8Array, payload: number): number {
+  if (payload < 56) {
+    out[0] = 0xc0 + payload;
+    return 1;
+  }
+  const n = bytesOfLength(payload);
+  out[0] = 0xf7 + n;
+  for (let i = 0; i < n; i++) out[1 + i] = (payload >> (8 * (n - 1 - i))) & 255;
+  return 1 + n;
+}
+
+function bytesOfLength(len: number): number {
+  return len < 0x100 ? 1 : len < 0x10000 ? 2 : len < 0x1000000 ? 3 : 4;
 }
 
 function decodePath(encoded: Uint8Array): { nibbles: Uint8Array; leaf: boolean } {
@@ -175,10 +235,10 @@ class Batch {
     const raw = rlpDecode(value) as Raw;
     if (raw instanceof Uint8Array) throw corrupt("node is not a list");
     const decoded = decodeNode(raw) as Exclude<Node, Ref>;
-    // Its hash and encoding are known: an unchanged node is neither hashed nor written again. (A root
-    // under 32 bytes is stored under its hash but referenced inline: left to `ref`.)
-    if (value.length >= 32) decoded.ref = node.hash;
-    decoded.enc = value;
+    // Its hash is known: an unchanged node is neither hashed nor written again. (A root under 32 bytes
+    // is stored under its hash but would be inlined: it keeps its encoding instead.)
+    if (value.length >= 32) decoded.hash = node.hash;
+    else decoded.enc = value;
     decoded.stored = true;
     return decoded;
   }
@@ -189,6 +249,11 @@ class Batch {
     if (node === null) return build(items, lo, hi, depth);
     const n = await this.load(node);
     if (n.t === 0) {
+      // The leaf's own key alone changes (the common case: an account updated): a new leaf on its path.
+      if (hi - lo === 1 && sameSuffix(items[lo].nibbles, depth, n.path)) {
+        const value = items[lo].value;
+        return value === null ? null : { t: 0, path: n.path, value };
+      }
       // A leaf holds one entry: merge it with the updates and rebuild.
       const key = concatNibbles(items[lo].nibbles.subarray(0, depth), n.path);
       return build(mergeOne(items, lo, hi, { nibbles: key, value: n.value }), 0, -1, depth);
@@ -236,26 +301,80 @@ class Batch {
     return { t: 1, path: step, child };
   }
 
-  /** The reference of `node` in its parent (its hash, or the node itself under 32 bytes), cached on it. */
-  ref(node: Node): Raw {
-    if (node.t === 3) return node.hash;
-    if (node.ref !== undefined) return node.ref;
-    let raw: Raw;
-    if (node.t === 0) raw = [encodePath(node.path, true), node.value];
-    else if (node.t === 1) raw = [encodePath(node.path, false), this.ref(node.child)];
-    else {
-      const list: Raw[] = new Array(17);
-      for (let i = 0; i < 16; i++) {
-        const c = node.children[i];
-        list[i] = c === null ? EMPTY : this.ref(c);
-      }
-      list[16] = EMPTY;
-      raw = list;
+  /**
+   * Encodes `node` unless done (its children first): a node of 32 bytes or more gets its hash (and its
+   * encoding until written), a shorter one keeps its encoding, which its parent inlines. Written
+   * straight into one buffer: the child references are the 32-byte hashes or, for a child under 32
+   * bytes, its encoding itself (yellow paper appendix D, the node composition c).
+   */
+  encode(node: Exclude<Node, Ref>): void {
+    if (node.hash !== undefined || node.enc !== undefined) return;
+    let out: Uint8Array;
+    if (node.t === 2) {
+      let payload = 1; // the empty value
+      for (let i = 0; i < 16; i++) payload += this.#refLength(node.children[i]);
+      out = this.#alloc(listHeaderLength(payload) + payload);
+      let pos = writeListHeader(out, payload);
+      for (let i = 0; i < 16; i++) pos = this.#writeRef(node.children[i], out, pos);
+      out[pos] = 0x80;
+    } else {
+      const pathBytes = (node.path.length >> 1) + 1;
+      // The hex-prefix path's first byte is under 0x80, so a one-byte path is its own encoding.
+      const pathLen = pathBytes === 1 ? 1 : 1 + pathBytes;
+      const second = node.t === 0 ? stringLength(node.value) : this.#refLength(node.child);
+      const payload = pathLen + second;
+      out = this.#alloc(listHeaderLength(payload) + payload);
+      let pos = writeListHeader(out, payload);
+      if (pathBytes > 1) out[pos++] = 0x80 + pathBytes;
+      writePath(node.path, node.t === 0, out, pos);
+      pos += pathBytes;
+      if (node.t === 0) writeString(node.value, out, pos);
+      else this.#writeRef(node.child, out, pos);
     }
-    const encoded = rlpEncode(raw);
-    node.enc = encoded;
-    node.ref = encoded.length < 32 ? raw : keccak256(encoded);
-    return node.ref;
+    node.enc = out;
+    if (out.length >= 32) node.hash = keccak256(out);
+  }
+
+  /**
+   * Room for an encoding: cut from a shared chunk when the database copies what it is given and the
+   * node is hashed (its encoding is dropped once written, so nothing keeps the chunk), else its own
+   * array. One ArrayBuffer per node cost the state-root worker most of its garbage collection.
+   */
+  #alloc(length: number): Uint8Array {
+    if (length < 32 || this.#db.copiesValues !== true || length > SCRATCH_SIZE >> 4) {
+      return new Uint8Array(length);
+    }
+    if (scratchUsed + length > scratch.length) {
+      scratch = new Uint8Array(SCRATCH_SIZE);
+      scratchUsed = 0;
+    }
+    const out = scratch.subarray(scratchUsed, scratchUsed + length);
+    scratchUsed += length;
+    return out;
+  }
+
+  /** Bytes of a child's reference inside its parent's encoding. */
+  #refLength(c: Node | null): number {
+    if (c === null) return 1;
+    if (c.t === 3) return 33;
+    this.encode(c);
+    return c.hash !== undefined ? 33 : c.enc!.length;
+  }
+
+  #writeRef(c: Node | null, out: Uint8Array, pos: number): number {
+    if (c === null) {
+      out[pos] = 0x80;
+      return pos + 1;
+    }
+    const hash = c.hash;
+    if (hash !== undefined) {
+      out[pos] = 0xa0;
+      out.set(hash, pos + 1);
+      return pos + 33;
+    }
+    const enc = (c as Exclude<Node, Ref>).enc!;
+    out.set(enc, pos);
+    return pos + enc.length;
   }
 
   /** Every node built in memory under `node` that is referenced by hash, children first. */
@@ -265,7 +384,7 @@ class Batch {
     else if (node.t === 2) {
       for (const c of node.children) if (c !== null) this.#collect(c, out);
     }
-    if (node.ref instanceof Uint8Array) out.push(node);
+    if (node.hash !== undefined) out.push(node);
   }
 
   /** Stores every node built in memory under `node` that is referenced by hash. */
@@ -273,16 +392,21 @@ class Batch {
     const nodes: Exclude<Node, Ref>[] = [];
     this.#collect(node, nodes);
     for (const n of nodes) {
-      const done = this.#db.put(n.ref as Uint8Array, n.enc!);
+      const done = this.#db.put(n.hash!, n.enc!);
       if (done !== undefined) await done;
+      // Written with its subtree (children come first): a later commit of a trie still holding it
+      // (a snapshot's) does not write it again, and its parents need only its hash.
+      n.stored = true;
+      n.enc = undefined;
     }
   }
 
-  /** Encodes `node`, storing every node of 32 bytes or more (and the root) under its hash. */
-  async commit(node: Node, root: boolean): Promise<Raw> {
-    const ref = this.ref(node);
+  /** Encodes the root `node`, storing every node of 32 bytes or more and the root under their hashes. */
+  async commit(node: Node): Promise<Uint8Array> {
+    if (node.t === 3) return node.hash;
+    this.encode(node);
     await this.#write(node);
-    if (!root || ref instanceof Uint8Array || node.t === 3) return ref;
+    if (node.hash !== undefined) return node.hash;
     // A root under 32 bytes is still stored under its hash.
     const hash = keccak256(node.enc!);
     await this.#db.put(hash, node.enc!);
@@ -333,6 +457,13 @@ function buildLive(items: Item[], lo: number, hi: number, depth: number): Node {
   return { t: 2, children };
 }
 
+/** True when `key` from nibble `depth` on is `path`. */
+function sameSuffix(key: Uint8Array, depth: number, path: Uint8Array): boolean {
+  if (key.length - depth !== path.length) return false;
+  for (let i = 0; i < path.length; i++) if (key[depth + i] !== path[i]) return false;
+  return true;
+}
+
 function compare(a: Uint8Array, b: Uint8Array): number {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] - b[i];
   return 0;
@@ -376,10 +507,58 @@ export class PendingTrie {
   #node: Node | null;
   #root: Uint8Array | undefined;
 
-  constructor(db: NodeDb, root: Uint8Array) {
+  /** `from`: the root to start on, or a snapshot of that root kept in memory (its nodes then need no reading). */
+  constructor(db: NodeDb, from: Uint8Array | TrieSnapshot) {
     this.#batch = new Batch(db);
-    this.#node = equal(root, EMPTY_TRIE_ROOT) ? null : { t: 3, hash: root };
-    this.#root = root;
+    if (from instanceof Uint8Array) {
+      this.#node = equal(from, EMPTY_TRIE_ROOT) ? null : { t: 3, hash: from };
+      this.#root = from;
+    } else {
+      this.#node = from.node;
+      this.#root = from.root;
+    }
+  }
+
+  /**
+   * The trie as committed, with every node loaded or built so far, to start a later PendingTrie on the
+   * same root from (its nodes must then be in that trie's database: the root was committed there).
+   * Throws when changes are not committed.
+   */
+  snapshot(): TrieSnapshot {
+    if (this.#root === undefined) {
+      throw new BaseError("TRIE_NOT_COMMITTED", "Cannot snapshot trie: it has changes not committed");
+    }
+    return { root: this.#root, node: this.#node };
+  }
+
+  /**
+   * The value under `key` (hashed, full length) in the trie as it stands (pending changes included);
+   * undefined when absent. The nodes read on the way stay loaded.
+   */
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    const nibbles = toNibbles(key);
+    if (this.#node === null) return undefined;
+    if (this.#node.t === 3) this.#node = await this.#batch.load(this.#node);
+    let node: Node = this.#node;
+    let depth = 0;
+    for (;;) {
+      if (node.t === 2) {
+        if (depth >= nibbles.length) return undefined;
+        const i = nibbles[depth++];
+        let next: Node | null = node.children[i];
+        if (next === null) return undefined;
+        if (next.t === 3) node.children[i] = next = await this.#batch.load(next);
+        node = next;
+        continue;
+      }
+      if (depth + node.path.length > nibbles.length) return undefined;
+      if (compare(node.path, nibbles.subarray(depth, depth + node.path.length)) !== 0) return undefined;
+      depth += node.path.length;
+      if (node.t === 0) return depth === nibbles.length ? node.value : undefined;
+      let next: Node = node.child;
+      if (next.t === 3) node.child = next = await this.#batch.load(next);
+      node = next;
+    }
   }
 
   /** Applies `updates` (sorted here; a later update of the same key wins) in memory. */
@@ -445,9 +624,9 @@ export class PendingTrie {
    */
   prehash(level: number): void {
     const visit = (node: Node | null, depth: number) => {
-      if (node === null || node.t === 3 || node.ref !== undefined) return;
+      if (node === null || node.t === 3 || node.hash !== undefined || node.enc !== undefined) return;
       if (depth >= level) {
-        this.#batch.ref(node);
+        this.#batch.encode(node);
         return;
       }
       if (node.t === 1) visit(node.child, depth + 1);
@@ -464,8 +643,8 @@ export class PendingTrie {
     if (next === null) root = EMPTY_TRIE_ROOT;
     else if (next.t === 3) root = next.hash;
     else {
-      root = (await this.#batch.commit(next, true)) as Uint8Array;
-      this.#node = { t: 3, hash: root };
+      // The tree stays: its nodes now carry their hashes (snapshot).
+      root = await this.#batch.commit(next);
     }
     this.#root = root;
     return root;
@@ -503,4 +682,59 @@ function equal(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** Bytes a node held in memory costs, about: its parts (a branch's 16 children, a leaf's value) and their objects. */
+function nodeBytes(node: Exclude<Node, Ref>): number {
+  return node.t === 2 ? 800 : node.t === 0 ? 200 + node.value.length : 200;
+}
+
+/**
+ * Cuts `snapshots` down to about `budget` bytes of nodes held in memory: whole levels are kept from
+ * the roots down while they fit (the top levels are on nearly every path), and the nodes of the first
+ * level that does not fit become references by hash again (read from the database when next needed).
+ * A node referenced inline (its encoding under 32 bytes) stays with its parent. Returns the snapshots
+ * (changed in place).
+ */
+export function pruneSnapshots(snapshots: TrieSnapshot[], budget: number): TrieSnapshot[] {
+  let level: { parent: Branch | Ext; index: number; node: Exclude<Node, Ref> }[] = [];
+  let used = 0;
+  for (const s of snapshots) {
+    const n = s.node;
+    if (n === null || n.t === 3) continue;
+    used += nodeBytes(n);
+    level.push(...children(n));
+  }
+  while (level.length > 0) {
+    let bytes = 0;
+    for (const c of level) bytes += nodeBytes(c.node);
+    if (used + bytes > budget) {
+      for (const c of level) {
+        const ref = c.node.hash;
+        if (ref === undefined || c.node.stored !== true) continue;
+        if (c.parent.t === 2) c.parent.children[c.index] = { t: 3, hash: ref };
+        else c.parent.child = { t: 3, hash: ref };
+      }
+      break;
+    }
+    used += bytes;
+    const next: typeof level = [];
+    for (const c of level) next.push(...children(c.node));
+    level = next;
+  }
+  return snapshots;
+}
+
+/** The loaded children of `node` with where they hang. */
+function children(
+  node: Exclude<Node, Ref>,
+): { parent: Branch | Ext; index: number; node: Exclude<Node, Ref> }[] {
+  if (node.t === 0) return [];
+  if (node.t === 1) return node.child.t === 3 ? [] : [{ parent: node, index: 0, node: node.child }];
+  const out = [];
+  for (let i = 0; i < 16; i++) {
+    const c = node.children[i];
+    if (c !== null && c.t !== 3) out.push({ parent: node, index: i, node: c });
+  }
+  return out;
 }

@@ -57,6 +57,8 @@ export type RootResponse =
     nodes: Uint8Array;
     /** The worker's milliseconds on this block. */
     ms: { prefetch: number; apply: number; prehash: number; finish: number };
+    /** Trie nodes the worker read (from its cache or the database) for this block. */
+    reads: number;
   }
   | { id: number; error: string };
 
@@ -75,6 +77,11 @@ export interface StateRootTaskStats {
   finishMs: number;
   /** Milliseconds the executing thread waited for roots after its last transaction. */
   waitMs: number;
+  /**
+   * Trie nodes the worker read: those of the paths a block changes that it did not keep from the
+   * block before (a block on the last root starts from that block's tries, held in memory).
+   */
+  reads: number;
 }
 
 /**
@@ -107,6 +114,7 @@ export class StateRootTask {
     prehashMs: 0,
     finishMs: 0,
     waitMs: 0,
+    reads: 0,
   };
   #worker: { postMessage(m: unknown): void; terminate(): void } | undefined;
   #connect: (() => RootWorkerChannel) | undefined;
@@ -305,6 +313,7 @@ export class StateRootJob {
     stats.applyMs += r.ms.apply;
     stats.prehashMs += r.ms.prehash;
     stats.finishMs += r.ms.finish;
+    stats.reads += r.reads;
     return { root: r.root, storageRoots: new Map(r.storageRoots), nodes: r.nodes };
   }
 

@@ -6,17 +6,26 @@
  * nodes.
  *
  * Nodes are read from the database file through its own read-only connection (WAL: it sees the last
- * committed block, which is the parent of the block being imported) and written to an in-memory
- * overlay; the executing thread stores them in the block's own write group.
+ * committed block, which is the parent of the block being imported) and written to one packed buffer;
+ * the executing thread stores them in the block's own write group. The tries of the last block stay
+ * in memory (`hot`): a block on its root, the usual case, starts from them and reads only the nodes
+ * they do not hold.
  */
 /// <reference lib="deno.worker" />
-import { bytesToBigInt, bytesToHex, hexToBytes } from "../../common/bytes.ts";
+import { bytesToBigInt, bytesToHex, equalBytes, hexToBytes } from "../../common/bytes.ts";
 import { keccak256 } from "../../common/hash.ts";
 import { Lru } from "../../common/lru.ts";
 import { rlpDecode, rlpEncode } from "../../common/rlp.ts";
 import { SqliteStore } from "../../db/mod.ts";
-import { internKey, lookupAt, type NodeDb, PendingTrie, type TrieUpdate } from "./batch_trie.ts";
-import { type DeltaAccount, packNodes, type StateDelta } from "./state_manager.ts";
+import {
+  internKey,
+  type NodeDb,
+  PendingTrie,
+  pruneSnapshots,
+  type TrieSnapshot,
+  type TrieUpdate,
+} from "./batch_trie.ts";
+import type { DeltaAccount, StateDelta } from "./state_manager.ts";
 import { TrieDb } from "./trie_db.ts";
 import type { RootRequest, RootResponse } from "./root_task.ts";
 
@@ -34,6 +43,16 @@ let recentNodes = new Lru<string, Uint8Array>(0);
 /** Bytes an entry of `recentNodes` costs beside the node: its 66-character key, the map entry, the array. */
 const NODE_OVERHEAD = 100;
 
+/**
+ * The tries of the last block finished, as committed (PendingTrie.snapshot): the state trie and the
+ * storage tries it changed, by address. The next block nearly always begins on that root, and then
+ * starts from these nodes instead of reading and decoding them again. Its nodes are all reachable from
+ * its root, and a block begins only on a committed root, so they are all in the database. Kept to the
+ * size of the node cache (pruneSnapshots).
+ */
+let hot: { state: TrieSnapshot; storage: Map<string, TrieSnapshot> } | undefined;
+let hotBudget = 0;
+
 /** keccak256 of addresses and storage slots (the trie keys), for the accounts and slots that recur. */
 const hashedKeys = new Lru<string, Uint8Array>(65_536);
 
@@ -44,18 +63,27 @@ function trieKey(hex: string): Uint8Array {
   return key;
 }
 
+/**
+ * Where a block's tries read and write: reads go to the recent nodes, then the database; writes are
+ * appended to one buffer in packNodes' layout (hash, u32 length, RLP), handed over at the end.
+ */
 class Overlay implements NodeDb {
-  readonly nodes = new Map<string, [Uint8Array, Uint8Array]>();
+  readonly copiesValues = true;
+  /** Nodes read (from the recent nodes or the database). */
+  reads = 0;
   readonly #db: TrieDb;
+  #packed = new Uint8Array(262_144);
+  #view = new DataView(this.#packed.buffer);
+  #length = 0;
 
   constructor(db: TrieDb) {
     this.#db = db;
   }
 
   get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    // Nodes written in this block are never read back: the tries hold what they build as objects.
+    this.reads++;
     const hex = bytesToHex(key);
-    const own = this.nodes.get(hex);
-    if (own !== undefined) return Promise.resolve(own[1]);
     let node = recentNodes.get(hex);
     if (node === undefined) {
       node = this.#db.getNode(key);
@@ -65,9 +93,22 @@ class Overlay implements NodeDb {
   }
 
   put(key: Uint8Array, value: Uint8Array): void {
-    const hex = bytesToHex(key);
-    this.nodes.set(hex, [key, value]);
-    recentNodes.set(hex, value);
+    const need = this.#length + 36 + value.length;
+    if (need > this.#packed.length) {
+      const grown = new Uint8Array(Math.max(need, this.#packed.length * 2));
+      grown.set(this.#packed.subarray(0, this.#length));
+      this.#packed = grown;
+      this.#view = new DataView(grown.buffer);
+    }
+    this.#packed.set(key, this.#length);
+    this.#view.setUint32(this.#length + 32, value.length);
+    this.#packed.set(value, this.#length + 36);
+    this.#length = need;
+  }
+
+  /** The nodes written, packed (packNodes' layout), in a buffer of their own. */
+  packed(): Uint8Array {
+    return this.#packed.slice(0, this.#length);
   }
 }
 
@@ -79,7 +120,8 @@ class Overlay implements NodeDb {
 class Job {
   readonly overlay: Overlay;
   readonly state: PendingTrie;
-  readonly #parentRoot: Uint8Array;
+  /** Storage tries of the block before (hot), by address: a storage trie on the same root starts from it. */
+  readonly #hotStorage: Map<string, TrieSnapshot>;
   /** Account fields last received (null: absent). */
   readonly accounts = new Map<string, Fields | null>();
   /** Storage tries changed in this block, per address. */
@@ -89,15 +131,16 @@ class Job {
 
   constructor(db: TrieDb, root: Uint8Array) {
     this.overlay = new Overlay(db);
-    this.state = new PendingTrie(this.overlay, root);
-    this.#parentRoot = root;
+    const reuse = hot !== undefined && equalBytes(hot.state.root, root) ? hot : undefined;
+    this.state = new PendingTrie(this.overlay, reuse?.state ?? root);
+    this.#hotStorage = reuse?.storage ?? new Map();
   }
 
   async #fields(a: string): Promise<Fields | null> {
     const known = this.accounts.get(a);
     if (known !== undefined) return known;
     // Not sent: unchanged since the parent (the state trie's pending changes never touch it).
-    const rlp = await lookupAt(this.overlay, this.#parentRoot, trieKey(a));
+    const rlp = await this.state.get(trieKey(a));
     if (rlp === undefined) return null;
     const [nonce, balance, storageRoot, codeHash] = rlpDecode(rlp) as Uint8Array[];
     return [bytesToBigInt(nonce), bytesToBigInt(balance), storageRoot, codeHash];
@@ -146,7 +189,11 @@ class Job {
       const fields = await this.#fields(a);
       if (fields === null) continue; // as the flush: storage of an absent account is not written
       let trie = this.storage.get(a);
-      if (trie === undefined) this.storage.set(a, trie = new PendingTrie(this.overlay, fields[2]));
+      if (trie === undefined) {
+        const kept = this.#hotStorage.get(a);
+        const from = kept !== undefined && equalBytes(kept.root, fields[2]) ? kept : fields[2];
+        this.storage.set(a, trie = new PendingTrie(this.overlay, from));
+      }
       await trie.update(updates);
       this.#touchedTries.add(trie);
       this.deferred.add(a);
@@ -173,10 +220,26 @@ class Job {
     return { root: await this.state.commit(), storageRoots };
   }
 
+  /**
+   * The tries as committed (after finish), for the next block: the storage tries changed here and those
+   * kept from before (a kept one is used only while its root is the account's).
+   */
+  snapshots(): { state: TrieSnapshot; storage: Map<string, TrieSnapshot> } {
+    const storage = new Map(this.#hotStorage);
+    for (const [a, trie] of this.storage) storage.set(a, trie.snapshot());
+    return { state: this.state.snapshot(), storage };
+  }
+
   /** The nodes made, packed (packNodes): only committed tries write, so all of them are reachable. */
   newNodes(): Uint8Array {
-    return packNodes(this.overlay.nodes.values());
+    return this.overlay.packed();
   }
+}
+
+/** Keeps a finished block's tries for the next block, cut to the budget (after answering: off the critical path). */
+function keepHot(next: { state: TrieSnapshot; storage: Map<string, TrieSnapshot> }): void {
+  hot = next;
+  queueMicrotask(() => pruneSnapshots([next.state, ...next.storage.values()], hotBudget));
 }
 
 /** Where answers go: the creating thread, or the port it attached (a worker started on its behalf). */
@@ -192,6 +255,7 @@ async function handle(msg: RootRequest): Promise<void> {
   if (msg.kind === "open") {
     db = new TrieDb(SqliteStore.open(msg.path, { readOnly: true, cacheSizeKiB: msg.cacheSizeKiB }));
     recentNodes = new Lru(msg.nodeCacheKiB * 1024, (node) => node.length + NODE_OVERHEAD);
+    hotBudget = msg.nodeCacheKiB * 1024;
     pending = new Int32Array(msg.pending);
     return;
   }
@@ -248,7 +312,8 @@ async function handle(msg: RootRequest): Promise<void> {
         const { root, storageRoots } = await j.job.finish();
         const nodes = j.job.newNodes();
         time.finish += performance.now() - t0;
-        response = { id: j.id, root, storageRoots, nodes, ms: { ...time } };
+        keepHot(j.job.snapshots());
+        response = { id: j.id, root, storageRoots, nodes, ms: { ...time }, reads: j.job.overlay.reads };
         out.postMessage(response, [nodes.buffer as ArrayBuffer]);
         return;
       } catch (e) {

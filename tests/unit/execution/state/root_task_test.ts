@@ -283,3 +283,31 @@ Deno.test("root task: the worker keeps the nodes of the blocks before (it does n
     }
   });
 });
+
+Deno.test("root task: a block on the last block's root starts from its tries, reading only nodes it did not keep", async () => {
+  const config = opConfig("isthmus");
+  await withStores(async (a, b) => {
+    const { genesis, chain } = await buildChain(config, "isthmus", await genesisState(a), a);
+    const smB = await genesisState(b);
+    const task = new StateRootTask(b.path, { minChanges: 1 });
+    const reads: number[] = [];
+    try {
+      let parent = genesis;
+      for (const s of chain) {
+        const before = task.stats.reads;
+        const imported = await b.transactionAsync(() =>
+          importBlock(config, parent, s.block, { stateManager: smB, stateRoot: task })
+        );
+        assertEquals(imported.hash, s.hash);
+        reads.push(task.stats.reads - before);
+        parent = s.block.header;
+      }
+    } finally {
+      task.close();
+    }
+    // The first block reads the genesis nodes on its paths; the next ones find every node they need
+    // in the tries kept from the block before (the paths of new accounts end in kept nodes too).
+    assert(reads[0] > 0, `${reads[0]} reads`);
+    assertEquals(reads.slice(1), chain.slice(1).map(() => 0));
+  });
+});
