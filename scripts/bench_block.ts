@@ -4,7 +4,7 @@
  *   deno task bench [options]   (= deno run -A with the binary's V8 heap flags, lib/node/permissions.ts)
  *   deno run -A scripts/bench_block.ts [--memory] [--sqlite DIR] [--blocks N] [--transfers N]
  *                                      [--only eth|erc20] [--cold] [--cold-inline] [--no-import] [--no-root-task] [--verbose]
- *                                      [--cpu-profile FILE]
+ *                                      [--cpu-profile FILE] [--timeline]
  *
  * Builds and seals blocks of 1,000 ETH transfers and of 500 ERC-20 transfers (BenchToken from
  * ../shared/bench/rpc-bench.mjs) on an OP chain at Isthmus with the L1 fee charged, transactions as the
@@ -22,8 +22,11 @@
  * Prints a table: transfers/s and Mgas/s of build and import, the import/build ratio (of the totals,
  * and the median of the per-block ratios), and the RSS of this process (builder and importers
  * together) after the run; `--no-import` runs the builder node alone (its RSS alone).
+ * `--timeline` prints, per imported block, when this thread sent each message to the state-root worker
+ * and when the worker handled it (milliseconds from the block's start).
  * `--cpu-profile FILE` writes a V8 CPU profile of this thread over the timed workloads (node:inspector;
- * Chrome DevTools and VS Code open it).
+ * Chrome DevTools and VS Code open it), with `keelWindows`: when each block was built and imported
+ * (microseconds from the profile's start), to tell the two apart.
  */
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { createFeeMarket1559Tx, type TypedTransaction } from "@ethereumjs/tx";
@@ -78,6 +81,7 @@ const SQLITE = MEMORY ? undefined : (arg("--sqlite") ?? await Deno.makeTempDir({
 const TEMP_DIR = !MEMORY && arg("--sqlite") === undefined ? SQLITE : undefined;
 const ONLY = arg("--only"); // "eth" or "erc20"
 const VERBOSE = Deno.args.includes("--verbose");
+const TIMELINE = Deno.args.includes("--timeline");
 const COLD = Deno.args.includes("--cold");
 /** Build only: one node in the process (its RSS alone). */
 const NO_IMPORT = Deno.args.includes("--no-import");
@@ -279,6 +283,21 @@ async function importChain(node: Node, blocks: Block[]) {
           timings,
         }),
     );
+    const tl = TIMELINE ? node.rootTask?.timeline : undefined;
+    if (tl !== undefined) {
+      const ms = (x: number) => x.toFixed(1);
+      console.log(
+        `  sent: ${tl.sent.map((s) => `${s.kind}@${ms(s.at)}`).join(" ")}; answer@${ms(tl.answered)}`,
+      );
+      console.log(
+        `  worker: ${
+          tl.worker.map((w) =>
+            `${w.kind}(${w.size}) ${ms(Number.isNaN(w.started) ? w.arrived : w.started)}-${ms(w.ended)}`
+          )
+            .join(" ")
+        }`,
+      );
+    }
     if (VERBOSE) {
       const phases = Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ");
       console.log(
@@ -337,8 +356,12 @@ async function nodes() {
     // Block by block, build then import, so that a change of load on the shared machine weighs on
     // both alike.
     for (const one of blocks) {
+      const t0 = profileTime();
       const built = await buildChain(builder, [one]);
+      const t1 = profileTime();
       const importMs = importer === undefined ? NaN : await importChain(importer, built.blocks);
+      windows.build.push([t0, t1]);
+      windows.import.push([t1, profileTime()]);
       let coldMs = 0;
       if (cold !== undefined) {
         sharedSenderCache.clear();
@@ -378,11 +401,17 @@ console.log(
 );
 
 const profiler = CPU_PROFILE === undefined ? undefined : new Session();
+/** When the profiler started (performance.now()), and the windows of building and importing blocks. */
+let profileStart = 0;
+const windows = { build: [] as [number, number][], import: [] as [number, number][] };
+/** Microseconds since the profiler started. */
+const profileTime = () => Math.round((performance.now() - profileStart) * 1000);
 if (profiler !== undefined) {
   profiler.connect();
   await profiler.post("Profiler.enable");
   await profiler.post("Profiler.setSamplingInterval", { interval: 200 });
   await profiler.post("Profiler.start");
+  profileStart = performance.now();
 }
 
 // 1. ETH transfers: ETH_BLOCKS blocks of 1,000 transfers, each sender once per block, signed in
@@ -434,7 +463,7 @@ if (ONLY !== "eth") {
 
 if (profiler !== undefined) {
   const { profile } = await profiler.post("Profiler.stop");
-  await Deno.writeTextFile(CPU_PROFILE!, JSON.stringify(profile));
+  await Deno.writeTextFile(CPU_PROFILE!, JSON.stringify({ ...profile, keelWindows: windows }));
   profiler.disconnect();
 }
 

@@ -197,6 +197,40 @@ export function rlpEncodeTyped(type: number, input: RlpInput): Uint8Array {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Pieces, for encoders that write nodes straight into one buffer (trie nodes)
+
+/** Bytes of the RLP encoding of the byte string `b`. */
+export function rlpStringLength(b: Uint8Array): number {
+  const len = b.length;
+  if (len === 1 && b[0] < 0x80) return 1;
+  return len < 56 ? 1 + len : 1 + lengthOfLength(len) + len;
+}
+
+/** Writes the RLP encoding of the byte string `b` at `pos`; returns the next position. */
+export function writeRlpString(b: Uint8Array, out: Uint8Array, pos: number): number {
+  const len = b.length;
+  if (len === 1 && b[0] < 0x80) {
+    out[pos] = b[0];
+    return pos + 1;
+  }
+  pos = writeHeader(out, pos, len, 0x80);
+  if (len < 16) {
+    for (let i = 0; i < len; i++) out[pos + i] = b[i];
+  } else out.set(b, pos);
+  return pos + len;
+}
+
+/** Bytes of an RLP list whose items take `payload` bytes, header included. */
+export function rlpListLength(payload: number): number {
+  return payload < 56 ? 1 + payload : 1 + lengthOfLength(payload) + payload;
+}
+
+/** Writes the header of an RLP list whose items take `payload` bytes at `pos`; returns where they start. */
+export function writeRlpListHeader(payload: number, out: Uint8Array, pos: number): number {
+  return writeHeader(out, pos, payload, 0xc0);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Decoding
 
 /** Position just after the item the last `decodeItem` call read. */

@@ -5,10 +5,9 @@
  * the entries are sorted by key and each subtree is hashed once.
  */
 import { keccak256 } from "../common/hash.ts";
-import { rlpEncode } from "../common/rlp.ts";
+import { rlpListLength, rlpStringLength, writeRlpListHeader, writeRlpString } from "../common/rlp.ts";
+import { hexPrefixRlpLength, writeHexPrefixRlp } from "./hex_prefix.ts";
 import { EMPTY_TRIE_ROOT } from "./block.ts";
-
-type Raw = Uint8Array | Raw[];
 
 interface Entry {
   nibbles: Uint8Array;
@@ -24,56 +23,70 @@ function toNibbles(key: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Hex-prefix encoding (yellow paper appendix C). */
-function hexPrefix(nibbles: Uint8Array, from: number, to: number, leaf: boolean): Uint8Array {
-  const len = to - from;
-  const odd = len % 2 === 1;
-  const out = new Uint8Array(Math.floor(len / 2) + 1);
-  let flag = leaf ? 2 : 0;
-  let i = from;
-  if (odd) {
-    flag += 1;
-    out[0] = (flag << 4) | nibbles[i++];
-  } else {
-    out[0] = flag << 4;
-  }
-  for (let j = 1; i < to; j++, i += 2) out[j] = (nibbles[i] << 4) | nibbles[i + 1];
+/** A child's reference in its parent: its encoding when under 32 bytes, else the RLP string of its hash. */
+function reference(enc: Uint8Array): Uint8Array {
+  if (enc.length < 32) return enc;
+  const out = new Uint8Array(33);
+  out[0] = 0xa0;
+  out.set(keccak256(enc), 1);
   return out;
 }
 
-/** A child reference: the node itself when its encoding is shorter than 32 bytes, else its hash. */
-function ref(node: Raw): Raw {
-  const enc = rlpEncode(node);
-  return enc.length < 32 ? node : keccak256(enc);
-}
-
-function build(entries: Entry[], lo: number, hi: number, depth: number): Raw {
+/**
+ * The encoding of the subtree holding entries[lo, hi) (sorted, distinct) below nibble `depth`, each
+ * node written straight into one buffer (no intermediate lists to encode).
+ */
+function encodeSubtree(entries: Entry[], lo: number, hi: number, depth: number): Uint8Array {
+  const first = entries[lo].nibbles;
   if (hi - lo === 1) {
-    const e = entries[lo];
-    return [hexPrefix(e.nibbles, depth, e.nibbles.length, true), e.value];
+    const value = entries[lo].value;
+    const payload = hexPrefixRlpLength(first.length - depth) + rlpStringLength(value);
+    const out = new Uint8Array(rlpListLength(payload));
+    const pos = writeRlpListHeader(payload, out, 0);
+    writeRlpString(value, out, writeHexPrefixRlp(first, depth, first.length, true, out, pos));
+    return out;
   }
   // Longest common prefix (entries are sorted: compare the first and the last).
-  const first = entries[lo].nibbles;
   const last = entries[hi - 1].nibbles;
   let common = depth;
   while (common < first.length && common < last.length && first[common] === last[common]) common++;
   if (common > depth) {
-    return [hexPrefix(first, depth, common, false), ref(build(entries, lo, hi, common))];
+    const child = reference(encodeSubtree(entries, lo, hi, common));
+    const payload = hexPrefixRlpLength(common - depth) + child.length;
+    const out = new Uint8Array(rlpListLength(payload));
+    const pos = writeRlpListHeader(payload, out, 0);
+    out.set(child, writeHexPrefixRlp(first, depth, common, false, out, pos));
+    return out;
   }
-  const branch: Raw[] = new Array(17).fill(new Uint8Array());
+  const children: (Uint8Array | undefined)[] = new Array(16);
+  let value: Uint8Array | undefined;
   let i = lo;
   if (first.length === depth) {
-    branch[16] = entries[lo].value;
+    value = entries[lo].value;
     i++;
   }
   while (i < hi) {
     const nib = entries[i].nibbles[depth];
     let j = i + 1;
     while (j < hi && entries[j].nibbles[depth] === nib) j++;
-    branch[nib] = ref(build(entries, i, j, depth + 1));
+    children[nib] = reference(encodeSubtree(entries, i, j, depth + 1));
     i = j;
   }
-  return branch;
+  let payload = value === undefined ? 1 : rlpStringLength(value);
+  for (let k = 0; k < 16; k++) payload += children[k]?.length ?? 1;
+  const out = new Uint8Array(rlpListLength(payload));
+  let pos = writeRlpListHeader(payload, out, 0);
+  for (let k = 0; k < 16; k++) {
+    const c = children[k];
+    if (c === undefined) out[pos++] = 0x80;
+    else {
+      out.set(c, pos);
+      pos += c.length;
+    }
+  }
+  if (value === undefined) out[pos] = 0x80;
+  else writeRlpString(value, out, pos);
+  return out;
 }
 
 function compareNibbles(a: Uint8Array, b: Uint8Array): number {
@@ -86,7 +99,7 @@ function compareNibbles(a: Uint8Array, b: Uint8Array): number {
 function rootOf(entries: Entry[]): Uint8Array {
   entries.sort((a, b) => compareNibbles(a.nibbles, b.nibbles));
   if (entries.length === 0) return EMPTY_TRIE_ROOT;
-  return keccak256(rlpEncode(build(entries, 0, entries.length, 0)));
+  return keccak256(encodeSubtree(entries, 0, entries.length, 0));
 }
 
 /** Trie root of arbitrary distinct keys (the last value wins for a repeated key); empty values are absent. */

@@ -12,7 +12,14 @@
 import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { BaseError } from "../../common/errors.ts";
 import { keccak256 } from "../../common/hash.ts";
-import { rlpDecode } from "../../common/rlp.ts";
+import {
+  rlpDecode,
+  rlpListLength,
+  rlpStringLength,
+  writeRlpListHeader,
+  writeRlpString,
+} from "../../common/rlp.ts";
+import { hexPrefixRlpLength, writeHexPrefixRlp } from "../../protocol/hex_prefix.ts";
 import { EMPTY_TRIE_ROOT } from "../../protocol/block.ts";
 
 /** One update: a (hashed) key and its new value, or null to delete. */
@@ -111,59 +118,6 @@ function nibblesOf(key: Uint8Array): Uint8Array {
     out[2 * i + 1] = key[i] & 15;
   }
   return out;
-}
-
-/** Writes the hex-prefix encoding of `nibbles` at `pos` (yellow paper appendix C). */
-function writePath(nibbles: Uint8Array, leaf: boolean, out: Uint8Array, pos: number): void {
-  const odd = nibbles.length & 1;
-  const flag = (leaf ? 2 : 0) + odd;
-  let i = 0;
-  out[pos] = odd === 1 ? (flag << 4) | nibbles[i++] : flag << 4;
-  for (let j = pos + 1; i < nibbles.length; j++, i += 2) out[j] = (nibbles[i] << 4) | nibbles[i + 1];
-}
-
-/** Bytes of the RLP encoding of a byte string. */
-function stringLength(b: Uint8Array): number {
-  const len = b.length;
-  if (len === 1 && b[0] < 0x80) return 1;
-  return len < 56 ? 1 + len : 1 + bytesOfLength(len) + len;
-}
-
-/** Writes the RLP encoding of a byte string at `pos`. */
-function writeString(b: Uint8Array, out: Uint8Array, pos: number): void {
-  const len = b.length;
-  if (len === 1 && b[0] < 0x80) {
-    out[pos] = b[0];
-    return;
-  }
-  if (len < 56) out[pos++] = 0x80 + len;
-  else {
-    const n = bytesOfLength(len);
-    out[pos++] = 0xb7 + n;
-    for (let i = n - 1; i >= 0; i--) out[pos + i] = (len >> (8 * (n - 1 - i))) & 255;
-    pos += n;
-  }
-  out.set(b, pos);
-}
-
-function listHeaderLength(payload: number): number {
-  return payload < 56 ? 1 : 1 + bytesOfLength(payload);
-}
-
-/** Writes an RLP list header for `payload` bytes at 0; returns where the payload starts. */
-function writeListHeader(out: Uint8Array, payload: number): number {
-  if (payload < 56) {
-    out[0] = 0xc0 + payload;
-    return 1;
-  }
-  const n = bytesOfLength(payload);
-  out[0] = 0xf7 + n;
-  for (let i = 0; i < n; i++) out[1 + i] = (payload >> (8 * (n - 1 - i))) & 255;
-  return 1 + n;
-}
-
-function bytesOfLength(len: number): number {
-  return len < 0x100 ? 1 : len < 0x10000 ? 2 : len < 0x1000000 ? 3 : 4;
 }
 
 function decodePath(encoded: Uint8Array): { nibbles: Uint8Array; leaf: boolean } {
@@ -313,22 +267,18 @@ class Batch {
     if (node.t === 2) {
       let payload = 1; // the empty value
       for (let i = 0; i < 16; i++) payload += this.#refLength(node.children[i]);
-      out = this.#alloc(listHeaderLength(payload) + payload);
-      let pos = writeListHeader(out, payload);
+      out = this.#alloc(rlpListLength(payload));
+      let pos = writeRlpListHeader(payload, out, 0);
       for (let i = 0; i < 16; i++) pos = this.#writeRef(node.children[i], out, pos);
       out[pos] = 0x80;
     } else {
-      const pathBytes = (node.path.length >> 1) + 1;
-      // The hex-prefix path's first byte is under 0x80, so a one-byte path is its own encoding.
-      const pathLen = pathBytes === 1 ? 1 : 1 + pathBytes;
-      const second = node.t === 0 ? stringLength(node.value) : this.#refLength(node.child);
-      const payload = pathLen + second;
-      out = this.#alloc(listHeaderLength(payload) + payload);
-      let pos = writeListHeader(out, payload);
-      if (pathBytes > 1) out[pos++] = 0x80 + pathBytes;
-      writePath(node.path, node.t === 0, out, pos);
-      pos += pathBytes;
-      if (node.t === 0) writeString(node.value, out, pos);
+      const path = node.path;
+      const second = node.t === 0 ? rlpStringLength(node.value) : this.#refLength(node.child);
+      const payload = hexPrefixRlpLength(path.length) + second;
+      out = this.#alloc(rlpListLength(payload));
+      let pos = writeRlpListHeader(payload, out, 0);
+      pos = writeHexPrefixRlp(path, 0, path.length, node.t === 0, out, pos);
+      if (node.t === 0) writeRlpString(node.value, out, pos);
       else this.#writeRef(node.child, out, pos);
     }
     node.enc = out;

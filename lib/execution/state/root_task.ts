@@ -59,8 +59,32 @@ export type RootResponse =
     ms: { prefetch: number; apply: number; prehash: number; finish: number };
     /** Trie nodes the worker read (from its cache or the database) for this block. */
     reads: number;
+    /** The messages of the job before "finish" as the worker handled them. */
+    timeline: WorkerStep[];
   }
   | { id: number; error: string };
+
+/** One message as the worker handled it: its kind, its size (accounts, addresses, items) and when (absolute ms). */
+export interface WorkerStep {
+  kind: RootRequest["kind"];
+  size: number;
+  arrived: number;
+  started: number;
+  ended: number;
+}
+
+/**
+ * The last block's exchange with the worker, in milliseconds from its "begin" (for benchmarks: where
+ * the executing thread and the worker wait on each other).
+ */
+export interface StateRootTimeline {
+  /** What this thread sent, and when. */
+  sent: { kind: RootRequest["kind"]; at: number }[];
+  /** What the worker did, and when (the finish: from its arrival to the answer). */
+  worker: WorkerStep[];
+  /** When the answer arrived here. */
+  answered: number;
+}
 
 /** Counters since the task was made. */
 export interface StateRootTaskStats {
@@ -116,7 +140,7 @@ export class StateRootTask {
     waitMs: 0,
     reads: 0,
   };
-  #worker: { postMessage(m: unknown): void; terminate(): void } | undefined;
+  #worker: { postMessage(m: unknown, transfer?: Transferable[]): void; terminate(): void } | undefined;
   #connect: (() => RootWorkerChannel) | undefined;
   #channel: RootWorkerChannel | undefined;
   /** Deltas sent and not yet applied by the worker (shared with it). */
@@ -126,6 +150,10 @@ export class StateRootTask {
   #closed = false;
   /** Bumped when the worker fails: jobs begun on an earlier one can only fail. */
   #generation = 0;
+  /** What was sent for the current job, and when (absolute ms). */
+  #sent: { kind: RootRequest["kind"]; at: number }[] = [];
+  /** The last finished job's exchange (timeline). */
+  #timeline: StateRootTimeline | undefined;
 
   /** `path`: the sqlite database file the executing thread commits blocks to. */
   constructor(path: string, options: Partial<StateRootTaskOptions> = {}, deps: StateRootTaskDeps = {}) {
@@ -154,12 +182,15 @@ export class StateRootTask {
 
   #post(msg: RootRequest): void {
     if (this.#worker === undefined) {
-      let w: { postMessage(m: unknown): void; terminate(): void };
+      let w: { postMessage(m: unknown, transfer?: Transferable[]): void; terminate(): void };
       const channel = this.#channel = this.#connect?.();
       if (channel !== undefined) {
         channel.port.onmessage = this.#answer;
         channel.onFailure((message) => this.#failed(message));
-        w = { postMessage: (m) => channel.port.postMessage(m), terminate: () => channel.close() };
+        w = {
+          postMessage: (m, transfer) => channel.port.postMessage(m, transfer ?? []),
+          terminate: () => channel.close(),
+        };
       } else {
         const worker = new Worker(ROOT_WORKER_MODULE.href, { type: "module" });
         worker.onmessage = this.#answer;
@@ -181,7 +212,37 @@ export class StateRootTask {
       this.#worker = w;
     }
     if (msg.kind === "delta" || msg.kind === "finish") Atomics.add(this.#pending, 0, 1);
+    if (msg.kind === "begin") this.#sent = [];
+    if (msg.kind !== "open") {
+      this.#sent.push({ kind: msg.kind, at: performance.timeOrigin + performance.now() });
+    }
     this.#worker.postMessage(msg);
+  }
+
+  /** The last block's exchange with the worker (undefined before the first root). */
+  get timeline(): StateRootTimeline | undefined {
+    return this.#timeline;
+  }
+
+  /** @internal Records the exchange of the job just answered. */
+  answered(worker: WorkerStep[]): void {
+    const answered = performance.timeOrigin + performance.now();
+    const base = this.#sent[0]?.at ?? answered;
+    const last = this.#sent.at(-1);
+    const steps = worker.map((w) => ({
+      ...w,
+      arrived: w.arrived - base,
+      started: w.started - base,
+      ended: w.ended - base,
+    }));
+    if (last?.kind === "finish") {
+      steps.push({ kind: "finish", size: 0, arrived: last.at - base, started: NaN, ended: answered - base });
+    }
+    this.#timeline = {
+      sent: this.#sent.map((s) => ({ kind: s.kind, at: s.at - base })),
+      worker: steps,
+      answered: answered - base,
+    };
   }
 
   /** True while the worker has no delta to apply. */
@@ -309,6 +370,7 @@ export class StateRootJob {
       );
     }
     stats.roots++;
+    this.#task.answered(r.timeline);
     stats.prefetchMs += r.ms.prefetch;
     stats.applyMs += r.ms.apply;
     stats.prehashMs += r.ms.prehash;

@@ -27,7 +27,7 @@ import {
 } from "./batch_trie.ts";
 import type { DeltaAccount, StateDelta } from "./state_manager.ts";
 import { TrieDb } from "./trie_db.ts";
-import type { RootRequest, RootResponse } from "./root_task.ts";
+import type { RootRequest, RootResponse, WorkerStep } from "./root_task.ts";
 
 type Fields = [bigint, bigint, Uint8Array, Uint8Array];
 
@@ -250,6 +250,8 @@ let job: { id: number; job: Job; failed?: string } | undefined;
 let queue: Promise<void> = Promise.resolve();
 /** Milliseconds of the current job: loading paths ahead, applying deltas, hashing ahead, the final hashing. */
 const time = { prefetch: 0, apply: 0, prehash: 0, finish: 0 };
+/** The current job's messages: when each arrived, started and ended (RootResponse.timeline). */
+let timeline: WorkerStep[] = [];
 
 async function handle(msg: RootRequest): Promise<void> {
   if (msg.kind === "open") {
@@ -261,6 +263,7 @@ async function handle(msg: RootRequest): Promise<void> {
   }
   if (msg.kind === "begin") {
     job = { id: msg.id, job: new Job(db!, msg.root) };
+    timeline = [];
     time.prefetch =
       time.apply =
       time.prehash =
@@ -313,7 +316,16 @@ async function handle(msg: RootRequest): Promise<void> {
         const nodes = j.job.newNodes();
         time.finish += performance.now() - t0;
         keepHot(j.job.snapshots());
-        response = { id: j.id, root, storageRoots, nodes, ms: { ...time }, reads: j.job.overlay.reads };
+        response = {
+          id: j.id,
+          root,
+          storageRoots,
+          nodes,
+          ms: { ...time },
+          reads: j.job.overlay.reads,
+          // The finish itself is not in it yet: it ends with this answer.
+          timeline,
+        };
         out.postMessage(response, [nodes.buffer as ArrayBuffer]);
         return;
       } catch (e) {
@@ -324,8 +336,23 @@ async function handle(msg: RootRequest): Promise<void> {
   }
 }
 
+/** Absolute milliseconds (comparable between threads). */
+const now = () => performance.timeOrigin + performance.now();
+
 function receive(msg: RootRequest): void {
-  queue = queue.then(() => handle(msg)).finally(() => {
+  const arrived = now();
+  queue = queue.then(async () => {
+    const started = now();
+    await handle(msg);
+    if (msg.kind !== "open" && msg.kind !== "begin") {
+      const size = msg.kind === "delta" || msg.kind === "finish"
+        ? msg.delta.accounts.length
+        : msg.kind === "prefetch"
+        ? msg.addresses.length
+        : 0;
+      timeline.push({ kind: msg.kind, size, arrived, started, ended: now() });
+    }
+  }).finally(() => {
     if (msg.kind === "delta" || msg.kind === "finish") Atomics.sub(pending!, 0, 1);
   });
 }

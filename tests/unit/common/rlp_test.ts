@@ -10,7 +10,11 @@ import {
   rlpEncode,
   rlpEncodeTyped,
   type RlpInput,
+  rlpListLength,
+  rlpStringLength,
   type RlpValue,
+  writeRlpListHeader,
+  writeRlpString,
 } from "../../../lib/common/mod.ts";
 import { encodeReceipt, type Log, type Receipt } from "../../../lib/protocol/receipt.ts";
 
@@ -367,5 +371,32 @@ Deno.test("callers: encodeReceipt on rlpEncode equals @ethereumjs/vm's encodeRec
       const expected = "0x7e" + bytesToHex(RLP.encode(fields as Uint8Array[])).slice(2);
       assertEquals(bytesToHex(encodeReceipt(receipt)), expected, `deposit receipt ${i}`);
     }
+  }
+});
+
+Deno.test("rlp pieces: strings and list headers written in place give rlpEncode's bytes", () => {
+  for (const len of [0, 1, 2, 55, 56, 57, 255, 256, 70_000]) {
+    for (const first of [0x00, 0x7f, 0x80, 0xff]) {
+      const b = new Uint8Array(len).fill(7);
+      if (len > 0) b[0] = first;
+      const expected = rlpEncode(b);
+      assertEquals(rlpStringLength(b), expected.length, `string of ${len}`);
+      const out = new Uint8Array(expected.length + 2);
+      assertEquals(writeRlpString(b, out, 1), expected.length + 1);
+      assertEquals(out.subarray(1, expected.length + 1), expected);
+    }
+  }
+  for (const payload of [0, 1, 55, 56, 300, 70_000]) {
+    // A list of one string whose encoding takes exactly `payload` bytes (or none for 0).
+    let m = payload;
+    while (m > 0 && rlpStringLength(new Uint8Array(m).fill(9)) > payload) m--;
+    const items = payload === 0 ? [] : [new Uint8Array(m).fill(9)];
+    assertEquals(items.length === 0 ? 0 : rlpStringLength(items[0]), payload);
+    const expected = rlpEncode(items);
+    assertEquals(rlpListLength(payload), expected.length, `list of ${payload}`);
+    const out = new Uint8Array(expected.length);
+    const at = writeRlpListHeader(payload, out, 0);
+    if (items.length > 0) writeRlpString(items[0], out, at);
+    assertEquals(out, expected);
   }
 });

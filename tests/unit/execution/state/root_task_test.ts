@@ -301,6 +301,14 @@ Deno.test("root task: a block on the last block's root starts from its tries, re
         assertEquals(imported.hash, s.hash);
         reads.push(task.stats.reads - before);
         parent = s.block.header;
+        // The exchange of the block: begin first, finish last, each step of the worker in order.
+        const tl = task.timeline!;
+        assertEquals([tl.sent[0].kind, tl.sent[0].at, tl.sent.at(-1)!.kind], ["begin", 0, "finish"]);
+        assert(tl.worker.some((w) => w.kind === "delta"), "deltas mid-block");
+        for (const w of tl.worker.filter((w) => w.kind !== "finish")) {
+          assert(w.arrived <= w.started && w.started <= w.ended && w.ended <= tl.answered, JSON.stringify(w));
+        }
+        assertEquals(tl.worker.at(-1)!.kind, "finish");
       }
     } finally {
       task.close();
