@@ -128,20 +128,7 @@ function writeHeader(out: Uint8Array, pos: number, len: number, offset: number):
 }
 
 function write(item: RlpInput, out: Uint8Array, pos: number): number {
-  if (item instanceof Uint8Array) {
-    const len = item.length;
-    if (len === 1 && item[0] < 0x80) {
-      out[pos] = item[0];
-      return pos + 1;
-    }
-    pos = writeHeader(out, pos, len, 0x80);
-    if (len < 16) {
-      for (let i = 0; i < len; i++) out[pos + i] = item[i];
-    } else {
-      out.set(item, pos);
-    }
-    return pos + len;
-  }
+  if (item instanceof Uint8Array) return writeRlpString(item, out, pos);
   if (typeof item === "bigint") return writeInteger(item, out, pos);
   const list = item as readonly RlpInput[];
   pos = writeHeader(out, pos, listLengths[listIndex++], 0xc0);
