@@ -12,7 +12,7 @@
  * read-only connection, so the store must be a file (SqliteStore) and the parent state committed.
  * The result is adopted by the state manager at the block's commit (adoptExternal).
  */
-import { bytesToUnprefixedHex } from "../../common/bytes.ts";
+import { bytesToUnprefixedHex, equalBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import type { ExternalState, KeelStateManager, StateDelta } from "./state_manager.ts";
 
@@ -154,6 +154,12 @@ export class StateRootTask {
   #sent: { kind: RootRequest["kind"]; at: number }[] = [];
   /** The last finished job's exchange (timeline). */
   #timeline: StateRootTimeline | undefined;
+  /**
+   * The state root of the last block the worker computed, and the accounts (unprefixed address hex)
+   * that block named: the worker keeps that block's tries, so a block on this root need not have
+   * their paths loaded ahead again.
+   */
+  #kept: { root: Uint8Array; addresses: Set<string> } | undefined;
 
   /** `path`: the sqlite database file the executing thread commits blocks to. */
   constructor(path: string, options: Partial<StateRootTaskOptions> = {}, deps: StateRootTaskDeps = {}) {
@@ -266,7 +272,16 @@ export class StateRootTask {
       return undefined;
     }
     sm.startStream();
-    return new StateRootJob(this, id, sm, this.#generation);
+    const kept = this.#kept !== undefined && equalBytes(this.#kept.root, root)
+      ? this.#kept.addresses
+      : undefined;
+    this.#kept = undefined;
+    return new StateRootJob(this, id, sm, this.#generation, kept);
+  }
+
+  /** @internal The job on `root` named `addresses` and the worker keeps its tries. */
+  keep(root: Uint8Array, addresses: Set<string>): void {
+    this.#kept = { root, addresses };
   }
 
   /** @internal */
@@ -319,23 +334,40 @@ export class StateRootJob {
   readonly #id: number;
   readonly #sm: KeelStateManager;
   readonly #generation: number;
+  /** Accounts whose paths the worker holds from the block before (named by it): not loaded ahead again. */
+  readonly #kept: Set<string> | undefined;
+  /** Accounts this block named. */
+  readonly #named = new Set<string>();
   #done = false;
 
-  constructor(task: StateRootTask, id: number, sm: KeelStateManager, generation: number) {
+  constructor(
+    task: StateRootTask,
+    id: number,
+    sm: KeelStateManager,
+    generation: number,
+    kept?: Set<string>,
+  ) {
     this.#task = task;
     this.#generation = generation;
     this.#id = id;
     this.#sm = sm;
+    this.#kept = kept;
   }
 
   /**
    * Names accounts the block is about to change (senders, recipients, fee vaults): the worker loads
-   * their trie paths while the block is still being decoded, instead of when their changes arrive.
+   * their trie paths while the block is still being decoded, instead of when their changes arrive;
+   * those the block before named are skipped (the worker holds them).
    */
   prefetch(addresses: Iterable<Uint8Array>): void {
     if (this.#done) return;
     const hex: string[] = [];
-    for (const a of addresses) hex.push(bytesToUnprefixedHex(a));
+    for (const a of addresses) {
+      const h = bytesToUnprefixedHex(a);
+      if (this.#named.has(h)) continue;
+      this.#named.add(h);
+      if (this.#kept?.has(h) !== true) hex.push(h);
+    }
     this.#task.prefetch(this.#id, this.#generation, hex);
   }
 
@@ -371,6 +403,7 @@ export class StateRootJob {
     }
     stats.roots++;
     this.#task.answered(r.timeline);
+    this.#task.keep(r.root, this.#named);
     stats.prefetchMs += r.ms.prefetch;
     stats.applyMs += r.ms.apply;
     stats.prehashMs += r.ms.prehash;

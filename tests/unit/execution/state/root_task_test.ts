@@ -291,6 +291,8 @@ Deno.test("root task: a block on the last block's root starts from its tries, re
     const smB = await genesisState(b);
     const task = new StateRootTask(b.path, { minChanges: 1 });
     const reads: number[] = [];
+    /** Accounts named to the worker ahead, per block. */
+    const named: number[] = [];
     try {
       let parent = genesis;
       for (const s of chain) {
@@ -309,6 +311,7 @@ Deno.test("root task: a block on the last block's root starts from its tries, re
           assert(w.arrived <= w.started && w.started <= w.ended && w.ended <= tl.answered, JSON.stringify(w));
         }
         assertEquals(tl.worker.at(-1)!.kind, "finish");
+        named.push(tl.worker.filter((w) => w.kind === "prefetch").reduce((n, w) => n + w.size, 0));
       }
     } finally {
       task.close();
@@ -317,5 +320,8 @@ Deno.test("root task: a block on the last block's root starts from its tries, re
     // in the tries kept from the block before (the paths of new accounts end in kept nodes too).
     assert(reads[0] > 0, `${reads[0]} reads`);
     assertEquals(reads.slice(1), chain.slice(1).map(() => 0));
+    // Accounts the block before named (the sender, the deposit's accounts, the fee vaults) are not
+    // named again: only the block's new recipients are.
+    assert(named[0] > 0 && named.slice(1).every((n) => n < named[0]), `${named}`);
   });
 });
