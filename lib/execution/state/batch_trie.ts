@@ -634,6 +634,25 @@ function equal(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
+/**
+ * The snapshots to keep, by key: all of `changed`, then those of `before` not in it, most recently
+ * kept first, up to `max` in all (so that tries not used for long are let go).
+ */
+export function keepSnapshots<K>(
+  changed: Map<K, TrieSnapshot>,
+  before: Map<K, TrieSnapshot>,
+  max: number,
+): Map<K, TrieSnapshot> {
+  const out = new Map<K, TrieSnapshot>();
+  for (const [k, s] of changed) out.set(k, s);
+  // `before` lists the changed of its block first: those of older blocks follow, so the order is recency.
+  for (const [k, s] of before) {
+    if (out.size >= max) break;
+    if (!out.has(k)) out.set(k, s);
+  }
+  return out;
+}
+
 /** Bytes a node held in memory costs, about: its parts (a branch's 16 children, a leaf's value) and their objects. */
 function nodeBytes(node: Exclude<Node, Ref>): number {
   return node.t === 2 ? 800 : node.t === 0 ? 200 + node.value.length : 200;

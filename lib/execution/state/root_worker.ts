@@ -19,6 +19,7 @@ import { rlpDecode, rlpEncode } from "../../common/rlp.ts";
 import { SqliteStore } from "../../db/mod.ts";
 import {
   internKey,
+  keepSnapshots,
   type NodeDb,
   PendingTrie,
   pruneSnapshots,
@@ -51,6 +52,8 @@ const NODE_OVERHEAD = 100;
  * size of the node cache (pruneSnapshots).
  */
 let hot: { state: TrieSnapshot; storage: Map<string, TrieSnapshot> } | undefined;
+/** Storage tries kept at most (those the last block changed first, then the most recent before). */
+const KEPT_STORAGE_TRIES = 1024;
 let hotBudget = 0;
 
 /** keccak256 of addresses and storage slots (the trie keys), for the accounts and slots that recur. */
@@ -225,9 +228,12 @@ class Job {
    * kept from before (a kept one is used only while its root is the account's).
    */
   snapshots(): { state: TrieSnapshot; storage: Map<string, TrieSnapshot> } {
-    const storage = new Map(this.#hotStorage);
-    for (const [a, trie] of this.storage) storage.set(a, trie.snapshot());
-    return { state: this.state.snapshot(), storage };
+    const changed = new Map<string, TrieSnapshot>();
+    for (const [a, trie] of this.storage) changed.set(a, trie.snapshot());
+    return {
+      state: this.state.snapshot(),
+      storage: keepSnapshots(changed, this.#hotStorage, KEPT_STORAGE_TRIES),
+    };
   }
 
   /** The nodes made, packed (packNodes): only committed tries write, so all of them are reachable. */

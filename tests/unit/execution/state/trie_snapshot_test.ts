@@ -7,6 +7,7 @@ import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { assert, assertEquals, assertThrows } from "../../../assert.ts";
 import { keccak256 } from "../../../../lib/common/hash.ts";
 import {
+  keepSnapshots,
   type NodeDb,
   PendingTrie,
   pruneSnapshots,
@@ -153,4 +154,17 @@ Deno.test("PendingTrie.get: values with the pending changes, absent keys undefin
     else assertEquals(got, want);
   }
   assertEquals(await next.get(new Uint8Array(32).fill(0xee)), undefined);
+});
+
+Deno.test("keepSnapshots: the changed tries first, then the most recent before, up to the bound", () => {
+  const snap = (n: number): TrieSnapshot => ({ root: Uint8Array.of(n), node: null });
+  const before = new Map([["a", snap(1)], ["b", snap(2)], ["c", snap(3)]]);
+  const changed = new Map([["b", snap(9)], ["d", snap(4)]]);
+  const kept = keepSnapshots(changed, before, 3);
+  assertEquals([...kept.keys()], ["b", "d", "a"]);
+  assertEquals(kept.get("b")!.root, Uint8Array.of(9));
+  // Over rounds the bound holds and the oldest go first.
+  let hot = kept;
+  for (let r = 0; r < 5; r++) hot = keepSnapshots(new Map([[`n${r}`, snap(r)]]), hot, 3);
+  assertEquals([...hot.keys()], ["n4", "n3", "n2"]);
 });
