@@ -12,13 +12,9 @@ import { bytesToHex as hex } from "../lib/common/bytes.ts";
 import { keccak256, keccakReady } from "../lib/common/hash.ts";
 import { rlpEncode } from "../lib/common/rlp.ts";
 import { EMPTY_TRIE_ROOT } from "../lib/protocol/block.ts";
-import {
-  internKey,
-  type NodeDb,
-  PendingTrie,
-  type TrieSnapshot,
-  type TrieUpdate,
-} from "../lib/execution/state/batch_trie.ts";
+import { type NodeDb, PendingTrie, type TrieUpdate } from "../lib/execution/state/batch_trie.ts";
+import { internKey } from "../lib/execution/state/trie_node.ts";
+import type { TrieSnapshot } from "../lib/execution/state/trie_snapshot.ts";
 
 function arg(name: string): string | undefined {
   const i = Deno.args.indexOf(name);

@@ -3,6 +3,16 @@
  * carrying the leaf flag and the parity (an odd path puts its first nibble there too).
  */
 
+/** The nibbles of `key`, high half of each byte first (a trie path). */
+export function nibblesOf(key: Uint8Array): Uint8Array {
+  const out = new Uint8Array(key.length * 2);
+  for (let i = 0; i < key.length; i++) {
+    out[2 * i] = key[i] >> 4;
+    out[2 * i + 1] = key[i] & 15;
+  }
+  return out;
+}
+
 /** Bytes of the hex-prefix encoding of `count` nibbles. */
 export function hexPrefixLength(count: number): number {
   return (count >> 1) + 1;

@@ -6,21 +6,12 @@
  */
 import { keccak256 } from "../common/hash.ts";
 import { rlpListLength, rlpStringLength, writeRlpListHeader, writeRlpString } from "../common/rlp.ts";
-import { hexPrefixRlpLength, writeHexPrefixRlp } from "./hex_prefix.ts";
+import { hexPrefixRlpLength, nibblesOf, writeHexPrefixRlp } from "./hex_prefix.ts";
 import { EMPTY_TRIE_ROOT } from "./block.ts";
 
 interface Entry {
   nibbles: Uint8Array;
   value: Uint8Array;
-}
-
-function toNibbles(key: Uint8Array): Uint8Array {
-  const out = new Uint8Array(key.length * 2);
-  for (let i = 0; i < key.length; i++) {
-    out[2 * i] = key[i] >> 4;
-    out[2 * i + 1] = key[i] & 15;
-  }
-  return out;
 }
 
 /** A child's reference in its parent: its encoding when under 32 bytes, else the RLP string of its hash. */
@@ -109,7 +100,7 @@ export function trieRoot(pairs: Iterable<[Uint8Array, Uint8Array]>): Uint8Array 
     let id = "";
     for (let i = 0; i < k.length; i++) id += String.fromCharCode(k[i]);
     if (v.length === 0) byKey.delete(id);
-    else byKey.set(id, { nibbles: toNibbles(k), value: v });
+    else byKey.set(id, { nibbles: nibblesOf(k), value: v });
   }
   return rootOf([...byKey.values()]);
 }

@@ -21,60 +21,15 @@ import {
 } from "../../common/rlp.ts";
 import { hexPrefixRlpLength, writeHexPrefixRlp } from "../../protocol/hex_prefix.ts";
 import { EMPTY_TRIE_ROOT } from "../../protocol/block.ts";
+import { equalBytes } from "../../common/bytes.ts";
+import { concatNibbles, corrupt, decodeNode, type Node, type Raw, type Ref, toNibbles } from "./trie_node.ts";
+import type { TrieSnapshot } from "./trie_snapshot.ts";
 
 /** One update: a (hashed) key and its new value, or null to delete. */
 export interface TrieUpdate {
   key: Uint8Array;
   value: Uint8Array | null;
 }
-
-type Raw = Uint8Array | Raw[];
-
-/**
- * A node built in memory carries its encoding once computed, and its hash when the encoding is 32
- * bytes or more (a shorter node is inlined in its parent): nodes are never changed in place (a change
- * rebuilds the path as new objects), so the cache stays right.
- */
-interface Cached {
-  enc?: Uint8Array;
-  hash?: Uint8Array;
-  /** Read from the database as it is (its subtree too): nothing under it is written again. */
-  stored?: true;
-}
-interface Leaf extends Cached {
-  t: 0;
-  path: Uint8Array;
-  value: Uint8Array;
-}
-interface Ext extends Cached {
-  t: 1;
-  path: Uint8Array;
-  child: Node;
-}
-interface Branch extends Cached {
-  t: 2;
-  children: (Node | null)[];
-}
-/** A subtree not loaded (yet): its 32-byte hash. */
-interface Ref {
-  t: 3;
-  hash: Uint8Array;
-}
-type Node = Leaf | Ext | Branch | Ref;
-
-/**
- * A committed trie kept in memory (PendingTrie.snapshot): the nodes loaded or built so far, each with
- * its hash and encoding. A later PendingTrie on the same root starts from it instead of reading its
- * nodes again (reth keeps the last block's sparse trie for the next block the same way:
- * crates/engine/tree/src/tree/payload_processor, PreservedSparseTrie).
- */
-export interface TrieSnapshot {
-  readonly root: Uint8Array;
-  /** @internal */
-  readonly node: TrieNode | null;
-}
-/** @internal */
-export type TrieNode = Node;
 
 interface Item {
   nibbles: Uint8Array;
@@ -94,86 +49,6 @@ export interface NodeDb {
 const SCRATCH_SIZE = 65_536;
 let scratch = new Uint8Array(SCRATCH_SIZE);
 let scratchUsed = 0;
-
-/** The nibbles of interned keys (internKey), by key object. */
-const NIBBLES = new WeakMap<Uint8Array, Uint8Array>();
-
-/**
- * Marks `key` as never to change, so that its nibbles are computed once however often it is used
- * (the state-root worker hands the same key object for an account in every prefetch and update).
- */
-export function internKey(key: Uint8Array): Uint8Array {
-  if (!NIBBLES.has(key)) NIBBLES.set(key, nibblesOf(key));
-  return key;
-}
-
-function toNibbles(key: Uint8Array): Uint8Array {
-  return NIBBLES.get(key) ?? nibblesOf(key);
-}
-
-function nibblesOf(key: Uint8Array): Uint8Array {
-  const out = new Uint8Array(key.length * 2);
-  for (let i = 0; i < key.length; i++) {
-    out[2 * i] = key[i] >> 4;
-    out[2 * i + 1] = key[i] & 15;
-  }
-  return out;
-}
-
-function decodePath(encoded: Uint8Array): { nibbles: Uint8Array; leaf: boolean } {
-  const flag = encoded[0] >> 4;
-  const odd = (flag & 1) === 1;
-  const len = (encoded.length - 1) * 2 + (odd ? 1 : 0);
-  const out = new Uint8Array(len);
-  let j = 0;
-  if (odd) out[j++] = encoded[0] & 15;
-  for (let i = 1; i < encoded.length; i++) {
-    out[j++] = encoded[i] >> 4;
-    out[j++] = encoded[i] & 15;
-  }
-  return { nibbles: out, leaf: flag >= 2 };
-}
-
-function concatNibbles(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}
-
-function corrupt(message: string): BaseError {
-  return new BaseError("TRIE_CORRUPT", `Cannot update trie: ${message}`);
-}
-
-/** A child reference inside a decoded node: a hash, an inlined node, or empty. */
-function fromRaw(raw: Raw): Node | null {
-  if (raw instanceof Uint8Array) {
-    if (raw.length === 0) return null;
-    if (raw.length !== 32) throw corrupt(`child reference of ${raw.length} bytes`);
-    return { t: 3, hash: raw };
-  }
-  return decodeNode(raw);
-}
-
-function decodeNode(raw: Raw[]): Node {
-  if (raw.length === 17) {
-    if ((raw[16] as Uint8Array).length !== 0) {
-      throw corrupt("a branch carries a value (keys of unequal length)");
-    }
-    const children: (Node | null)[] = new Array(16);
-    for (let i = 0; i < 16; i++) children[i] = fromRaw(raw[i]);
-    return { t: 2, children };
-  }
-  if (raw.length !== 2 || !(raw[0] instanceof Uint8Array)) throw corrupt("malformed node");
-  const { nibbles, leaf } = decodePath(raw[0]);
-  if (leaf) {
-    if (!(raw[1] instanceof Uint8Array)) throw corrupt("leaf value is a list");
-    return { t: 0, path: nibbles, value: raw[1] };
-  }
-  const child = fromRaw(raw[1]);
-  if (child === null) throw corrupt("extension without child");
-  return { t: 1, path: nibbles, child };
-}
 
 class Batch {
   readonly #db: NodeDb;
@@ -461,7 +336,7 @@ export class PendingTrie {
   constructor(db: NodeDb, from: Uint8Array | TrieSnapshot) {
     this.#batch = new Batch(db);
     if (from instanceof Uint8Array) {
-      this.#node = equal(from, EMPTY_TRIE_ROOT) ? null : { t: 3, hash: from };
+      this.#node = equalBytes(from, EMPTY_TRIE_ROOT) ? null : { t: 3, hash: from };
       this.#root = from;
     } else {
       this.#node = from.node;
@@ -599,111 +474,4 @@ export class PendingTrie {
     this.#root = root;
     return root;
   }
-}
-
-/** The value under `key` (full length, as stored) in the trie whose root is `root`; undefined if absent. */
-export async function lookupAt(
-  db: NodeDb,
-  root: Uint8Array,
-  key: Uint8Array,
-): Promise<Uint8Array | undefined> {
-  if (equal(root, EMPTY_TRIE_ROOT)) return undefined;
-  const nibbles = toNibbles(key);
-  const batch = new Batch(db);
-  let node: Node | null = { t: 3, hash: root };
-  let depth = 0;
-  while (node !== null) {
-    const n = await batch.load(node);
-    if (n.t === 2) {
-      if (depth >= nibbles.length) return undefined;
-      node = n.children[nibbles[depth++]];
-      continue;
-    }
-    if (depth + n.path.length > nibbles.length) return undefined;
-    if (compare(n.path, nibbles.subarray(depth, depth + n.path.length)) !== 0) return undefined;
-    depth += n.path.length;
-    if (n.t === 0) return depth === nibbles.length ? n.value : undefined;
-    node = n.child;
-  }
-  return undefined;
-}
-
-function equal(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/**
- * The snapshots to keep, by key: all of `changed`, then those of `before` not in it, most recently
- * kept first, up to `max` in all (so that tries not used for long are let go).
- */
-export function keepSnapshots<K>(
-  changed: Map<K, TrieSnapshot>,
-  before: Map<K, TrieSnapshot>,
-  max: number,
-): Map<K, TrieSnapshot> {
-  const out = new Map<K, TrieSnapshot>();
-  for (const [k, s] of changed) out.set(k, s);
-  // `before` lists the changed of its block first: those of older blocks follow, so the order is recency.
-  for (const [k, s] of before) {
-    if (out.size >= max) break;
-    if (!out.has(k)) out.set(k, s);
-  }
-  return out;
-}
-
-/** Bytes a node held in memory costs, about: its parts (a branch's 16 children, a leaf's value) and their objects. */
-function nodeBytes(node: Exclude<Node, Ref>): number {
-  return node.t === 2 ? 800 : node.t === 0 ? 200 + node.value.length : 200;
-}
-
-/**
- * Cuts `snapshots` down to about `budget` bytes of nodes held in memory: whole levels are kept from
- * the roots down while they fit (the top levels are on nearly every path), and the nodes of the first
- * level that does not fit become references by hash again (read from the database when next needed).
- * A node referenced inline (its encoding under 32 bytes) stays with its parent. Returns the snapshots
- * (changed in place).
- */
-export function pruneSnapshots(snapshots: TrieSnapshot[], budget: number): TrieSnapshot[] {
-  let level: { parent: Branch | Ext; index: number; node: Exclude<Node, Ref> }[] = [];
-  let used = 0;
-  for (const s of snapshots) {
-    const n = s.node;
-    if (n === null || n.t === 3) continue;
-    used += nodeBytes(n);
-    level.push(...children(n));
-  }
-  while (level.length > 0) {
-    let bytes = 0;
-    for (const c of level) bytes += nodeBytes(c.node);
-    if (used + bytes > budget) {
-      for (const c of level) {
-        const ref = c.node.hash;
-        if (ref === undefined || c.node.stored !== true) continue;
-        if (c.parent.t === 2) c.parent.children[c.index] = { t: 3, hash: ref };
-        else c.parent.child = { t: 3, hash: ref };
-      }
-      break;
-    }
-    used += bytes;
-    const next: typeof level = [];
-    for (const c of level) next.push(...children(c.node));
-    level = next;
-  }
-  return snapshots;
-}
-
-/** The loaded children of `node` with where they hang. */
-function children(
-  node: Exclude<Node, Ref>,
-): { parent: Branch | Ext; index: number; node: Exclude<Node, Ref> }[] {
-  if (node.t === 0) return [];
-  if (node.t === 1) return node.child.t === 3 ? [] : [{ parent: node, index: 0, node: node.child }];
-  const out = [];
-  for (let i = 0; i < 16; i++) {
-    const c = node.children[i];
-    if (c !== null && c.t !== 3) out.push({ parent: node, index: i, node: c });
-  }
-  return out;
 }

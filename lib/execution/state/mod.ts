@@ -2,4 +2,5 @@
 export * from "./trie_db.ts";
 export * from "./state_manager.ts";
 export * from "./batch_trie.ts";
+export * from "./trie_snapshot.ts";
 export * from "./root_task.ts";

@@ -17,15 +17,9 @@ import { keccak256 } from "../../common/hash.ts";
 import { Lru } from "../../common/lru.ts";
 import { rlpDecode, rlpEncode } from "../../common/rlp.ts";
 import { SqliteStore } from "../../db/mod.ts";
-import {
-  internKey,
-  keepSnapshots,
-  type NodeDb,
-  PendingTrie,
-  pruneSnapshots,
-  type TrieSnapshot,
-  type TrieUpdate,
-} from "./batch_trie.ts";
+import { type NodeDb, PendingTrie, type TrieUpdate } from "./batch_trie.ts";
+import { internKey } from "./trie_node.ts";
+import { keepSnapshots, pruneSnapshots, type TrieSnapshot } from "./trie_snapshot.ts";
 import type { DeltaAccount, StateDelta } from "./state_manager.ts";
 import { TrieDb } from "./trie_db.ts";
 import type { RootRequest, RootResponse, WorkerStep } from "./root_task.ts";
