@@ -78,6 +78,17 @@ export function bytesToBigInt(bytes: Uint8Array): bigint {
 /** bigint to big-endian bytes, left-padded to `length` (minimal when omitted). */
 export function bigIntToBytes(value: bigint, length?: number): Uint8Array {
   if (value < 0n) throw new BaseError("INVALID_QUANTITY", `Cannot encode negative integer ${value}`);
+  if (value <= 0xffffffffffffn) {
+    // Up to 6 bytes (gas, nonces, indexes): number arithmetic, no hex string.
+    let n = Number(value);
+    let len = 0;
+    for (let m = n; m > 0; m = Math.floor(m / 256)) len++;
+    const size = length ?? len;
+    if (len > size) throw new BaseError("INVALID_QUANTITY", `Cannot fit ${len} bytes into ${size}`);
+    const out = new Uint8Array(size);
+    for (let i = size - 1; n > 0; i--, n = Math.floor(n / 256)) out[i] = n % 256;
+    return out;
+  }
   let hex = value.toString(16);
   if (hex.length % 2) hex = "0" + hex;
   if (value === 0n && length === undefined) return new Uint8Array();

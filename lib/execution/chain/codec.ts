@@ -2,9 +2,9 @@
  * Storage encodings of the chain: header RLP decoding, block bodies, stored receipts (a version
  * byte, then RLP) and the per-block log index (fixed prefix for a cheap bloom check, then RLP).
  */
-import { RLP } from "@ethereumjs/rlp";
-import { bigIntToBytes, bytesToBigInt } from "../../common/bytes.ts";
+import { bytesToBigInt } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
+import { rlpDecode, rlpEncode, type RlpInput } from "../../common/rlp.ts";
 import type { Block, Header } from "../../protocol/block.ts";
 import type { Log } from "../../protocol/receipt.ts";
 import { BLOOM_BYTES } from "./bloom.ts";
@@ -40,13 +40,9 @@ function num(b: Uint8Array): number {
   return n;
 }
 
-function numBytes(n: number): Uint8Array {
-  return bigIntToBytes(BigInt(n));
-}
-
 /** Decodes a consensus header RLP (the inverse of encodeHeader). */
 export function decodeHeader(rlp: Uint8Array): Header {
-  const f = asList(RLP.decode(rlp) as Nested, "header");
+  const f = asList(rlpDecode(rlp) as Nested, "header");
   if (f.length < 15) throw new BaseError("CHAIN_CORRUPT", `Cannot decode header: ${f.length} fields`);
   const b = (i: number) => bytesAt(f, i, "header");
   const h: Header = {
@@ -77,13 +73,13 @@ export function decodeHeader(rlp: Uint8Array): Header {
 
 /** rlp([txs]) or rlp([txs, withdrawals]). */
 export function encodeBody(block: Block): Uint8Array {
-  return RLP.encode(
+  return rlpEncode(
     block.withdrawals === undefined ? [block.transactions] : [block.transactions, block.withdrawals],
   );
 }
 
 export function decodeBody(rlp: Uint8Array): Pick<Block, "transactions" | "withdrawals"> {
-  const f = asList(RLP.decode(rlp) as Nested, "body");
+  const f = asList(rlpDecode(rlp) as Nested, "body");
   const transactions = listAt(f, 0, "body").map((t, i) => {
     if (!(t instanceof Uint8Array)) {
       throw new BaseError("CHAIN_CORRUPT", `Cannot decode body: tx ${i} is a list`);
@@ -126,33 +122,34 @@ function isZero(b: Uint8Array): boolean {
 
 /** Version byte 1, then rlp of one field list per receipt. A zero bloom is stored empty. */
 export function encodeReceipts(receipts: StoredReceipt[]): Uint8Array {
-  const list = receipts.map((r) => {
+  // Integers go in as bigints: rlpEncode writes their minimal big-endian bytes (0 as empty).
+  const list: RlpInput[] = receipts.map((r) => {
     let mask = 0;
-    const optional: Uint8Array[] = [];
-    OPTIONAL_FIELDS.forEach((name, i) => {
-      const v = r[name];
-      if (v === undefined) return;
+    const optional: RlpInput[] = [];
+    for (let i = 0; i < OPTIONAL_FIELDS.length; i++) {
+      const v = r[OPTIONAL_FIELDS[i]];
+      if (v === undefined) continue;
       mask |= 1 << i;
-      optional.push(typeof v === "string" ? utf8.encode(v) : bigIntToBytes(v));
-    });
+      optional.push(typeof v === "string" ? utf8.encode(v) : v);
+    }
     return [
-      numBytes(r.type),
-      numBytes(r.status),
-      bigIntToBytes(r.cumulativeGasUsed),
+      BigInt(r.type),
+      BigInt(r.status),
+      r.cumulativeGasUsed,
       isZero(r.logsBloom) ? EMPTY : r.logsBloom,
       r.logs.map((l) => [l.address, l.topics, l.data]),
-      bigIntToBytes(r.gasUsed),
+      r.gasUsed,
       r.contractAddress ?? EMPTY,
       r.from,
       r.to ?? EMPTY,
-      bigIntToBytes(r.effectiveGasPrice),
+      r.effectiveGasPrice,
       r.txHash,
-      numBytes(r.logIndexStart),
-      numBytes(mask),
+      BigInt(r.logIndexStart),
+      BigInt(mask),
       optional,
     ];
   });
-  const body = RLP.encode(list);
+  const body = rlpEncode(list);
   const out = new Uint8Array(body.length + 1);
   out[0] = RECEIPTS_VERSION;
   out.set(body, 1);
@@ -174,7 +171,7 @@ export function decodeReceipts(raw: Uint8Array): StoredReceipt[] {
   if (raw.length === 0 || raw[0] !== RECEIPTS_VERSION) {
     throw new BaseError("CHAIN_CORRUPT", `Cannot decode receipts: unknown version ${raw[0]}`);
   }
-  const list = asList(RLP.decode(raw.subarray(1)) as Nested, "receipts");
+  const list = asList(rlpDecode(raw.subarray(1)) as Nested, "receipts");
   return list.map((item) => {
     const f = asList(item, "receipt");
     const b = (i: number) => bytesAt(f, i, "receipt");

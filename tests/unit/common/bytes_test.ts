@@ -49,3 +49,25 @@ Deno.test("bytesToUnprefixedHex: lower-case hex without the prefix, as bytesToHe
     assertEquals(bytesToUnprefixedHex(b), bytesToHex(b).slice(2));
   }
 });
+
+Deno.test("bigIntToBytes: minimal and padded forms agree with the hex form around every byte boundary", () => {
+  const viaHex = (v: bigint, length?: number) => {
+    let hex = v.toString(16);
+    if (hex.length % 2) hex = "0" + hex;
+    const raw = v === 0n ? new Uint8Array() : hexToBytes(`0x${hex}`);
+    if (length === undefined) return raw;
+    const out = new Uint8Array(length);
+    out.set(raw, length - raw.length);
+    return out;
+  };
+  for (let bits = 0n; bits <= 80n; bits++) {
+    for (const v of [(1n << bits) - 1n, 1n << bits, (1n << bits) + 1n]) {
+      if (v < 0n) continue;
+      assertEquals(bigIntToBytes(v), viaHex(v), `${v}`);
+      assertEquals(bigIntToBytes(v, 32), viaHex(v, 32), `${v} in 32`);
+    }
+  }
+  assertThrows(() => bigIntToBytes(256n, 1), Error, "Cannot fit 2 bytes into 1");
+  assertThrows(() => bigIntToBytes(1n << 70n, 8), Error, "Cannot fit 9 bytes into 8");
+  assertThrows(() => bigIntToBytes(-1n), Error, "negative");
+});

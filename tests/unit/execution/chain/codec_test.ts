@@ -1,4 +1,6 @@
+import { RLP } from "@ethereumjs/rlp";
 import { assertEquals, assertThrows } from "../../../assert.ts";
+import { hexToBytes } from "../../../../lib/common/bytes.ts";
 import type { BaseError } from "../../../../lib/common/errors.ts";
 import {
   decodeBody,
@@ -90,4 +92,66 @@ Deno.test("codec: log index entries keep the bloom at a fixed offset", () => {
   const raw = encodeLogIndex(entry);
   assertEquals(raw.subarray(40, 296), entry.bloom);
   assertEquals(decodeLogIndex(raw), entry);
+});
+
+Deno.test("codec: the stored receipts and bodies keep their byte layout (written with @ethereumjs/rlp)", () => {
+  const { block, receipts } = makeBlock(undefined, [
+    { salt: "x", logs: [transferLog(TOKEN, addr(1), addr(2), 5n)] },
+    { salt: "y" },
+  ]);
+  const int = (v: bigint | number) => {
+    const n = BigInt(v);
+    return n === 0n
+      ? new Uint8Array()
+      : hexToBytes(`0x${n.toString(16).padStart(n.toString(16).length + (n.toString(16).length % 2), "0")}`);
+  };
+  const fields = [
+    "depositNonce",
+    "depositReceiptVersion",
+    "l1GasUsed",
+    "l1GasPrice",
+    "l1Fee",
+    "l1FeeScalar",
+    "l1BaseFeeScalar",
+    "l1BlobBaseFee",
+    "l1BlobBaseFeeScalar",
+    "operatorFeeScalar",
+    "operatorFeeConstant",
+    "daFootprintGasScalar",
+    "blobGasUsed",
+    "blobGasPrice",
+  ] as const;
+  const all: StoredReceipt[] = [...receipts, {
+    ...receipts[1],
+    l1FeeScalar: "0.684",
+    blobGasPrice: 1n << 70n,
+  }];
+  const expected = RLP.encode(all.map((r) => {
+    let mask = 0;
+    const optional: Uint8Array[] = [];
+    fields.forEach((name, i) => {
+      const v = r[name];
+      if (v === undefined) return;
+      mask |= 1 << i;
+      optional.push(typeof v === "string" ? new TextEncoder().encode(v) : int(v));
+    });
+    return [
+      int(r.type),
+      int(r.status),
+      int(r.cumulativeGasUsed),
+      r.logsBloom.every((b) => b === 0) ? new Uint8Array() : r.logsBloom,
+      r.logs.map((l) => [l.address, l.topics, l.data]),
+      int(r.gasUsed),
+      r.contractAddress ?? new Uint8Array(),
+      r.from,
+      r.to ?? new Uint8Array(),
+      int(r.effectiveGasPrice),
+      r.txHash,
+      int(r.logIndexStart),
+      int(mask),
+      optional,
+    ];
+  }));
+  assertEquals(encodeReceipts(all), Uint8Array.of(1, ...expected));
+  assertEquals(encodeBody(block), RLP.encode([block.transactions, []]));
 });
