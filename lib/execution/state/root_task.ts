@@ -140,7 +140,7 @@ export class StateRootTask {
     waitMs: 0,
     reads: 0,
   };
-  #worker: { postMessage(m: unknown, transfer?: Transferable[]): void; terminate(): void } | undefined;
+  #worker: { postMessage(m: unknown): void; terminate(): void } | undefined;
   #connect: (() => RootWorkerChannel) | undefined;
   #channel: RootWorkerChannel | undefined;
   /** Deltas sent and not yet applied by the worker (shared with it). */
@@ -188,15 +188,12 @@ export class StateRootTask {
 
   #post(msg: RootRequest): void {
     if (this.#worker === undefined) {
-      let w: { postMessage(m: unknown, transfer?: Transferable[]): void; terminate(): void };
+      let w: { postMessage(m: unknown): void; terminate(): void };
       const channel = this.#channel = this.#connect?.();
       if (channel !== undefined) {
         channel.port.onmessage = this.#answer;
         channel.onFailure((message) => this.#failed(message));
-        w = {
-          postMessage: (m, transfer) => channel.port.postMessage(m, transfer ?? []),
-          terminate: () => channel.close(),
-        };
+        w = { postMessage: (m) => channel.port.postMessage(m), terminate: () => channel.close() };
       } else {
         const worker = new Worker(ROOT_WORKER_MODULE.href, { type: "module" });
         worker.onmessage = this.#answer;
