@@ -10,9 +10,9 @@ import {
   createStateManager,
   LazyAccountCache,
   PendingTrie,
-  type TrieUpdate,
 } from "../../../../lib/execution/state/mod.ts";
 import { EMPTY_TRIE_ROOT } from "../../../../lib/protocol/block.ts";
+import { trieRounds } from "./trie_rounds.ts";
 
 /** Deterministic pseudo-random numbers (xorshift32). */
 function rng(seed: number) {
@@ -30,27 +30,13 @@ function bytes(rand: () => number, n: number): Uint8Array {
 }
 
 Deno.test("applyTrieUpdates: same roots as put/del one by one, over rounds of inserts, updates and deletes", async () => {
-  const rand = rng(7);
   const reference = new MerklePatriciaTrie();
   const batched = new MerklePatriciaTrie();
   const keys: Uint8Array[] = [];
-  // Small key pools make shared prefixes, extensions and collapsing branches likely.
-  for (let round = 0; round < 40; round++) {
-    const updates: TrieUpdate[] = [];
-    const n = 1 + Math.floor(rand() * 60);
-    for (let i = 0; i < n; i++) {
-      const r = rand();
-      let key: Uint8Array;
-      if (keys.length > 0 && r < 0.5) key = keys[Math.floor(rand() * keys.length)];
-      else if (keys.length > 0 && r < 0.7) {
-        key = keys[Math.floor(rand() * keys.length)].slice();
-        key[31] ^= 1 + Math.floor(rand() * 255); // a sibling sharing 31 bytes
-      } else key = bytes(rand, 32);
-      keys.push(key);
-      // Values of 1..40 bytes: both inlined (< 32 bytes encoded) and hashed nodes.
-      const value = rand() < 0.3 ? null : bytes(rand, 1 + Math.floor(rand() * 40));
-      updates.push({ key, value });
-    }
+  for (
+    const [round, updates] of trieRounds(7, 40, { maxUpdates: 60, deletes: 0.3, maxValue: 40 }).entries()
+  ) {
+    keys.push(...updates.map((u) => u.key));
     for (const u of updates) {
       if (u.value === null) await reference.del(u.key);
       else await reference.put(u.key, u.value);
@@ -227,19 +213,10 @@ Deno.test("PendingTrie: prefetched paths change no root, and the same nodes are 
   let rootPlain = EMPTY_TRIE_ROOT;
   let rootFetched = EMPTY_TRIE_ROOT;
   const keys: Uint8Array[] = [];
-  for (let round = 0; round < 40; round++) {
-    const updates: TrieUpdate[] = [];
-    for (let i = 0; i < 1 + Math.floor(rand() * 40); i++) {
-      const r = rand();
-      let key: Uint8Array;
-      if (keys.length > 0 && r < 0.5) key = keys[Math.floor(rand() * keys.length)];
-      else if (keys.length > 0 && r < 0.7) {
-        key = keys[Math.floor(rand() * keys.length)].slice();
-        key[31] ^= 1 + Math.floor(rand() * 255);
-      } else key = bytes(rand, 32);
-      keys.push(key);
-      updates.push({ key, value: rand() < 0.35 ? null : bytes(rand, 1 + Math.floor(rand() * 40)) });
-    }
+  for (
+    const [round, updates] of trieRounds(11, 40, { maxUpdates: 40, deletes: 0.35, maxValue: 40 }).entries()
+  ) {
+    keys.push(...updates.map((u) => u.key));
     const a = new PendingTrie(plain, rootPlain);
     const b = new PendingTrie(fetched, rootFetched);
     // Paths to keys about to change, to keys that stay, and to absent keys.

@@ -15,7 +15,7 @@ import {
   type TrieUpdate,
 } from "../../../../lib/execution/state/mod.ts";
 import { EMPTY_TRIE_ROOT } from "../../../../lib/protocol/block.ts";
-import { prng } from "../../../prng.ts";
+import { trieRounds } from "./trie_rounds.ts";
 
 /** A node store counting reads and writes; `copies`: it declares copiesValues and copies what it gets. */
 function countingDb(copies: boolean) {
@@ -38,29 +38,9 @@ function countingDb(copies: boolean) {
   return db;
 }
 
-/** Rounds of random updates over a small key pool (shared prefixes, collapsing branches, deletes). */
+/** Rounds of random updates (trie_rounds.ts): values of 1..60 bytes, inlined and hashed nodes. */
 function rounds(seed: number, count: number): TrieUpdate[][] {
-  const rand = prng(seed);
-  const keys: Uint8Array[] = [];
-  const out: TrieUpdate[][] = [];
-  const bytes = (n: number) => Uint8Array.from({ length: n }, () => Math.floor(rand() * 256));
-  for (let r = 0; r < count; r++) {
-    const updates: TrieUpdate[] = [];
-    for (let i = 0; i < 1 + Math.floor(rand() * 50); i++) {
-      const x = rand();
-      let key: Uint8Array;
-      if (keys.length > 0 && x < 0.5) key = keys[Math.floor(rand() * keys.length)];
-      else if (keys.length > 0 && x < 0.7) {
-        key = keys[Math.floor(rand() * keys.length)].slice();
-        key[31] ^= 1 + Math.floor(rand() * 255); // a sibling sharing 31 bytes
-      } else key = bytes(32);
-      keys.push(key);
-      // Values of 1..60 bytes: nodes inlined in their parent (< 32 bytes) and hashed ones.
-      updates.push({ key, value: rand() < 0.3 ? null : bytes(1 + Math.floor(rand() * 60)) });
-    }
-    out.push(updates);
-  }
-  return out;
+  return trieRounds(seed, count, { maxUpdates: 50, deletes: 0.3, maxValue: 60 });
 }
 
 Deno.test("PendingTrie from a snapshot: the roots of a trie read from its root, no node read again or written twice", async () => {
