@@ -12,13 +12,15 @@
  *
  * `installFastOpcodes` swaps the handlers in one EVM's opcode table in place (the entries the
  * interpreter's jump analysis caches are the same objects). Entries whose handler is not the
- * stock one (custom opcodes) are left alone.
+ * stock one (custom opcodes) are left alone. It also opts the EVM into the interpreter loop that
+ * awaits only asynchronous steps (fast_loop.ts).
  *
  * `installDeadlineCheck` wraps JUMP and JUMPI of one EVM (the eth_call VMs) with a wall-clock
  * deadline check, so a pure compute loop stops at rpc.evmtimeout; other EVMs pay nothing.
  */
 import { type EVMInterface, getOpcodesForHF } from "@ethereumjs/evm";
 import { BaseError, bytesToHex, keccak256 } from "../../common/mod.ts";
+import { installFastLoop, patchInterpreter } from "./fast_loop.ts";
 
 interface RunState {
   stack: {
@@ -113,6 +115,7 @@ interface InterpreterLike {
 
 function memoizeJumpAnalysis(interpreter: unknown): void {
   jumpAnalysisMemoized = true;
+  patchInterpreter(interpreter);
   const proto = Object.getPrototypeOf(interpreter) as InterpreterLike;
   const analyse = proto._getValidJumpDestinations;
   if (typeof analyse !== "function") return;
@@ -232,7 +235,7 @@ export const DEFAULT_FAST_OPCODES_OPTIONS: FastOpcodesOptions = { keccakMemo: tr
 
 /**
  * Replaces the stock MSTORE, MLOAD, KECCAK256, CALLDATALOAD and SLOAD handlers in `evm`'s opcode
- * table by the faster ones; call before the EVM runs. An entry whose handler is not the stock
+ * table by the faster ones and lets its frames run the fast loop; call before the EVM runs. An entry whose handler is not the stock
  * one (a custom opcode) is kept. Returns how many handlers were replaced.
  */
 export function installFastOpcodes(
@@ -245,6 +248,7 @@ export function installFastOpcodes(
     (evm as unknown as { common: Parameters<typeof getOpcodesForHF>[0] }).common,
   )
     .handlers as Map<number, unknown>;
+  installFastLoop(evm);
   let replaced = 0;
   for (const [op, [name, handler, isAsync]] of FAST) {
     const entry = table[op];
