@@ -1,10 +1,10 @@
 /**
- * Faster handlers for a few hot @ethereumjs/evm opcodes: the stock MSTORE, MLOAD, KECCAK256,
- * CALLDATALOAD and SLOAD convert 256-bit words through hex strings (`bigIntToBytes`,
- * `bytesToBigInt`); these move them with DataView 64-bit limbs instead (MSTORE about 18x, MLOAD
- * about 3x faster, measured). Only the word conversion differs: the gas (charged by the stock
- * gas handlers before a handler runs), memory growth, stack checks and errors are the stock
- * ones, and tests/unit/execution/evm/fast_opcodes_test.ts compares both on a corpus.
+ * Faster handlers for the hot @ethereumjs/evm opcodes: the stock MSTORE, MLOAD, KECCAK256,
+ * CALLDATALOAD, SLOAD, SSTORE and LOG convert 256-bit words through hex strings (`bigIntToBytes`,
+ * `bytesToBigInt`); these move them with DataView 64-bit limbs instead (words.ts; MSTORE about 18x,
+ * MLOAD about 3x faster, measured). Only the word conversion differs: the gas (charged by the gas
+ * handlers before a handler runs, fast_gas.ts), memory growth, stack checks and errors are the
+ * stock ones, and tests/unit/execution/evm/fast_opcodes_test.ts compares both on a corpus.
  *
  * KECCAK256 of inputs up to 96 bytes is memoized (see keccakMemo) unless installed with
  * `keccakMemo: false` (block VMs: block_builder.ts). The interpreter's jump analysis is memoized per
@@ -12,8 +12,9 @@
  *
  * `installFastOpcodes` swaps the handlers in one EVM's opcode table in place (the entries the
  * interpreter's jump analysis caches are the same objects). Entries whose handler is not the
- * stock one (custom opcodes) are left alone. It also opts the EVM into the interpreter loop that
- * awaits only asynchronous steps (fast_loop.ts).
+ * stock one (custom opcodes) are left alone. It also installs the synchronous gas handlers
+ * (fast_gas.ts) and opts the EVM into the interpreter loop that awaits only asynchronous steps
+ * (fast_loop.ts).
  *
  * `installDeadlineCheck` wraps JUMP and JUMPI of one EVM (the eth_call VMs) with a wall-clock
  * deadline check, so a pure compute loop stops at rpc.evmtimeout; other EVMs pay nothing.
@@ -21,15 +22,24 @@
 import { type EVMInterface, getOpcodesForHF } from "@ethereumjs/evm";
 import { BaseError, bytesToHex, keccak256 } from "../../common/mod.ts";
 import { installFastLoop, patchInterpreter } from "./fast_loop.ts";
+import { installFastGas } from "./fast_gas.ts";
+import { bytesWord, minimalBytes, readWord, wordBytes, writeWord } from "./words.ts";
 
 interface RunState {
+  opCode: number;
   stack: {
     pop(): bigint;
     popN(n: number): bigint[];
     push(v: bigint): void;
   };
-  memory: { _store: Uint8Array; extend(offset: number, size: number): void };
+  memory: {
+    _store: Uint8Array;
+    extend(offset: number, size: number): void;
+    read(offset: number, size: number): Uint8Array;
+  };
   interpreter: {
+    storageStore(key: Uint8Array, value: Uint8Array): Promise<void>;
+    log(data: Uint8Array, topicCount: number, topics: Uint8Array[]): void;
     getCallData(): Uint8Array;
     getCallDataSize(): bigint;
     storageLoad(key: Uint8Array, original?: boolean): Promise<Uint8Array>;
@@ -38,6 +48,7 @@ interface RunState {
 
 interface CommonLike {
   customCrypto: { keccak256?: (data: Uint8Array) => Uint8Array };
+  isActivatedEIP(eip: number): boolean;
 }
 
 type Handler = (runState: RunState, common: CommonLike) => void | Promise<void>;
@@ -57,42 +68,6 @@ function viewOf(bytes: Uint8Array): DataView {
     viewOfStore = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
   return viewOfStore;
-}
-
-/** Writes the 256-bit word `w` big-endian at `offset` (the view must hold offset + 32 bytes). */
-export function writeWord(view: DataView, offset: number, w: bigint): void {
-  view.setBigUint64(offset, w >> 192n);
-  view.setBigUint64(offset + 8, w >> 128n);
-  view.setBigUint64(offset + 16, w >> 64n);
-  view.setBigUint64(offset + 24, w);
-}
-
-/** Reads the 256-bit big-endian word at `offset`. */
-export function readWord(view: DataView, offset: number): bigint {
-  return (view.getBigUint64(offset) << 192n) | (view.getBigUint64(offset + 8) << 128n) |
-    (view.getBigUint64(offset + 16) << 64n) | view.getBigUint64(offset + 24);
-}
-
-const scratch = new Uint8Array(32);
-const scratchView = new DataView(scratch.buffer);
-
-/**
- * The big-endian word of bytes[start, start + 32), bytes outside the array read as 0 (so a
- * negative start left-pads a short value, and a read past the end right-pads call data).
- */
-export function bytesWord(bytes: Uint8Array, start: number): bigint {
-  for (let i = 0; i < 32; i++) {
-    const j = start + i;
-    scratch[i] = j >= 0 && j < bytes.length ? bytes[j] : 0;
-  }
-  return readWord(scratchView, 0);
-}
-
-/** A 32-byte big-endian copy of a stack word (a fresh array: callers may keep it). */
-export function wordBytes(w: bigint): Uint8Array {
-  const out = new Uint8Array(32);
-  writeWord(new DataView(out.buffer), 0, w);
-  return out;
 }
 
 /**
@@ -161,7 +136,7 @@ const KECCAK_MEMO_INPUT = 96;
 /** The KECCAK256 input: `length` bytes of memory at `offset` (memory grown as the stock one). */
 function keccakInput(runState: RunState): Uint8Array {
   const [offset, length] = runState.stack.popN(2);
-  if (length === 0n) return scratch.subarray(0, 0);
+  if (length === 0n) return new Uint8Array(0);
   const start = Number(offset);
   const size = Number(length);
   const memory = runState.memory;
@@ -210,6 +185,21 @@ async function sload(runState: RunState): Promise<void> {
   runState.stack.push(value.length === 0 ? 0n : bytesWord(value, value.length - 32));
 }
 
+/** SSTORE; EIP-8037's state gas (metered in the handler) is left to the stock one. */
+function sstore(runState: RunState, common: CommonLike): Promise<void> {
+  if (common.isActivatedEIP(8037)) return stockHandlers!.get(0x55)!(runState, common) as Promise<void>;
+  const [key, value] = runState.stack.popN(2);
+  return runState.interpreter.storageStore(wordBytes(key), minimalBytes(value));
+}
+
+function logOp(runState: RunState): void {
+  const [offset, length] = runState.stack.popN(2);
+  const count = runState.opCode - 0xa0;
+  const topics = runState.stack.popN(count).map((t) => wordBytes(t));
+  const data = length === 0n ? new Uint8Array(0) : runState.memory.read(Number(offset), Number(length));
+  runState.interpreter.log(data, count, topics);
+}
+
 /** Opcode -> [stock name, fast handler, async]. */
 const FAST: ReadonlyMap<number, [string, Handler, boolean]> = new Map<number, [string, Handler, boolean]>([
   [0x20, ["KECCAK256", keccakOp, false]],
@@ -217,10 +207,14 @@ const FAST: ReadonlyMap<number, [string, Handler, boolean]> = new Map<number, [s
   [0x51, ["MLOAD", mload, false]],
   [0x52, ["MSTORE", mstore, false]],
   [0x54, ["SLOAD", sload, true]],
+  [0x55, ["SSTORE", sstore, true]],
+  ...[0xa0, 0xa1, 0xa2, 0xa3, 0xa4].map((
+    op,
+  ): [number, [string, Handler, boolean]] => [op, ["LOG", logOp, false]]),
 ]);
 
 /** The library's stock handlers (no custom opcodes). */
-let stockHandlers: Map<number, unknown> | undefined;
+let stockHandlers: Map<number, Handler> | undefined;
 
 export interface FastOpcodesOptions {
   /**
@@ -234,8 +228,9 @@ export interface FastOpcodesOptions {
 export const DEFAULT_FAST_OPCODES_OPTIONS: FastOpcodesOptions = { keccakMemo: true };
 
 /**
- * Replaces the stock MSTORE, MLOAD, KECCAK256, CALLDATALOAD and SLOAD handlers in `evm`'s opcode
- * table by the faster ones and lets its frames run the fast loop; call before the EVM runs. An entry whose handler is not the stock
+ * Replaces the stock MSTORE, MLOAD, KECCAK256, CALLDATALOAD, SLOAD, SSTORE and LOG handlers and the
+ * gas handlers of fast_gas.ts in `evm`'s opcode table by the faster ones and lets its frames run
+ * the fast loop; call before the EVM runs. An entry whose handler is not the stock
  * one (a custom opcode) is kept. Returns how many handlers were replaced.
  */
 export function installFastOpcodes(
@@ -247,7 +242,7 @@ export function installFastOpcodes(
   stockHandlers ??= getOpcodesForHF(
     (evm as unknown as { common: Parameters<typeof getOpcodesForHF>[0] }).common,
   )
-    .handlers as Map<number, unknown>;
+    .handlers as unknown as Map<number, Handler>;
   installFastLoop(evm);
   let replaced = 0;
   for (const [op, [name, handler, isAsync]] of FAST) {
@@ -259,7 +254,7 @@ export function installFastOpcodes(
     entry.opHandler = op === 0x20 && !memo ? keccakPlainOp : handler;
     replaced++;
   }
-  return replaced;
+  return replaced + installFastGas(evm);
 }
 
 /** BaseError code of a run stopped at its deadline (rpc.evmtimeout). */

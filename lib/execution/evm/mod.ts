@@ -10,6 +10,7 @@ export * from "./block_builder.ts";
 export * from "./block_importer.ts";
 export * from "./sender_cache.ts";
 export * from "./fast_opcodes.ts";
+export * from "./words.ts";
 export { fastLoopStats } from "./fast_loop.ts";
 export * from "./requests.ts";
 export * from "./kzg.ts";

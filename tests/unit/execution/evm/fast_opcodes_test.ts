@@ -1,8 +1,10 @@
 /**
- * The fast MSTORE, MLOAD, KECCAK256, CALLDATALOAD and SLOAD handlers against the stock ones: each
- * program of the corpus runs on a stock EVM and on ones with installFastOpcodes (with and without
- * the KECCAK256 memo), on equal fresh states; every step (stack, memory, gas left), the result, the gas used, the error and the
- * storage written must be the same.
+ * The fast MSTORE, MLOAD, KECCAK256, CALLDATALOAD, SLOAD, SSTORE and LOG handlers and the fast gas
+ * handlers (fast_gas.ts) against the stock ones: each program of the corpus runs on a stock EVM and
+ * on ones with installFastOpcodes (with and without the KECCAK256 memo), on equal fresh states;
+ * every step (stack, memory, gas left), the result, the gas used and refunded, the error, the logs
+ * and the storage written must be the same. (A step listener keeps the stock interpreter loop:
+ * fast_loop_test.ts compares the loops.)
  */
 import { createEVM, type EVM } from "@ethereumjs/evm";
 import { Address } from "@ethereumjs/util";
@@ -23,6 +25,8 @@ const MAX = (1n << 256n) - 1n;
 const CONTRACT = new Address(new Uint8Array(20).fill(0xc0));
 const CALLER = new Address(new Uint8Array(20).fill(0xca));
 const SLOT_VALUE = 0xdeadbeefn << 200n | 0x1234n;
+/** A contract that writes one empty LOG0 (called from a static frame). */
+const LOGGER = new Address(new Uint8Array(20).fill(0xc2));
 
 /** PUSH32 of a word. */
 function push(v: bigint): Uint8Array {
@@ -47,9 +51,14 @@ interface Trace {
   steps: string[];
   returnValue: string;
   gasUsed: bigint;
+  refund: bigint;
   error?: string;
+  logs: string;
   slots: string[];
 }
+
+/** Fast handlers installed on an Isthmus EVM: 11 opcode handlers and 16 gas handlers. */
+const INSTALLED = 27;
 
 /** Which handlers: stock, fast with the KECCAK256 memo (eth_call), fast without it (blocks). */
 type Mode = "stock" | "fast" | "fast-no-memo";
@@ -65,8 +74,9 @@ async function run(
   await setStorage(sm, CONTRACT.bytes, 1n, SLOT_VALUE);
   await setStorage(sm, CONTRACT.bytes, 2n, 1n);
   await setStorage(sm, CONTRACT.bytes, MAX, MAX);
+  await sm.putCode(LOGGER, new Uint8Array([0x60, 0, 0x60, 0, 0xa0, 0]));
   const evm: EVM = await createEVM({ common, stateManager: sm });
-  if (mode !== "stock") assertEquals(installFastOpcodes(evm, { keccakMemo: mode === "fast" }), 5);
+  if (mode !== "stock") assertEquals(installFastOpcodes(evm, { keccakMemo: mode === "fast" }), INSTALLED);
   const steps: string[] = [];
   evm.events.on("step", (s, resolve) => {
     steps.push(
@@ -91,7 +101,13 @@ async function run(
     steps,
     returnValue: bytesToHex(r.execResult.returnValue),
     gasUsed: r.execResult.executionGasUsed,
+    refund: r.execResult.gasRefund ?? 0n,
     error: r.execResult.exceptionError?.error,
+    logs: JSON.stringify(
+      (r.execResult.logs ?? []).map((l) =>
+        l.map((p) => Array.isArray(p) ? p.map(bytesToHex) : bytesToHex(p))
+      ),
+    ),
     slots,
   };
 }
@@ -206,6 +222,74 @@ Deno.test("fast opcodes: SLOAD of set, unset and full-width slots; SSTORE after"
   }
 });
 
+/** SSTORE(slot, value) for each pair, then RETURN. */
+function stores(...pairs: [bigint, bigint][]): Uint8Array {
+  return prog(...pairs.map(([slot, value]) => concatBytes(push(value), push(slot), op(0x55))));
+}
+
+Deno.test("fast opcodes: SSTORE through every EIP-2200 case, cold and warm, with refunds", async () => {
+  // Slot 3 is unset at the start, slot 2 holds 1, slot 1 holds SLOT_VALUE.
+  const cases: [string, [bigint, bigint][]][] = [
+    ["create, reset to unset (init refund), set, noop", [[3n, 5n], [3n, 0n], [3n, 7n], [3n, 7n]]],
+    ["noop, delete (clear refund), noop, recreate (refund taken back), reset (clean refund)", [
+      [2n, 1n],
+      [2n, 0n],
+      [2n, 0n],
+      [2n, 3n],
+      [2n, 1n],
+    ]],
+    ["clean write, dirty write, delete a dirty slot, back to original", [
+      [1n, 9n],
+      [1n, 10n],
+      [1n, 0n],
+      [1n, SLOT_VALUE],
+    ]],
+    ["zero into an unset slot (noop, cold)", [[3n, 0n]]],
+    ["full-width key and value", [[MAX, 0n], [MAX, MAX], [MAX - 1n, MAX]]],
+  ];
+  for (const [name, pairs] of cases) {
+    const r = await same(name, stores(...pairs));
+    assertEquals(r.error, undefined, name);
+  }
+  // Refunds differ by case, so the comparison is not vacuous.
+  const refunds = new Set<bigint>();
+  for (const [, pairs] of cases) refunds.add((await run("fast", stores(...pairs), new Uint8Array())).refund);
+  assert(refunds.size >= 3, `refunds ${[...refunds]}`);
+  // The EIP-2200 sentry: 2,300 gas or less left at an SSTORE is out of gas.
+  for (const gas of [2_306n, 2_307n, 5_000n, 22_107n, 22_106n]) {
+    await same(`sstore with ${gas} gas`, concatBytes(push(1n), push(3n), op(0x55)), new Uint8Array(), gas);
+  }
+});
+
+Deno.test("fast opcodes: LOG0 to LOG4 with data across memory, and in a static frame", async () => {
+  for (let n = 0; n <= 4; n++) {
+    const topics = Array.from({ length: n }, (_, i) => push(i === 0 ? MAX : BigInt(i) << 200n));
+    for (const [off, len] of [[0n, 0n], [0n, 32n], [5n, 70n], [8180n, 40n]]) {
+      const r = await same(
+        `log${n} ${off} ${len}`,
+        prog(push(SLOT_VALUE), push(0n), op(0x52), ...topics, push(len), push(off), op(0xa0 + n)),
+      );
+      assertEquals(r.error, undefined);
+      assert(r.logs.length > 2, "a log was written");
+    }
+  }
+  // STATICCALL into a contract that logs: the inner frame fails, the outer returns the flag 0.
+  const outer = prog(
+    push(0n),
+    push(0n),
+    push(0n),
+    push(0n),
+    push(BigInt(LOGGER.toString())),
+    op(0x5a, 0xfa),
+    push(0n),
+    op(0x52),
+  );
+  const r = await same("log in a static frame", outer, new Uint8Array(), 200_000n);
+  assertEquals(r.error, undefined);
+  assertEquals(BigInt(r.returnValue.slice(0, 66)), 0n);
+  assert(r.steps.some((s) => / LOG0? /.test(s)), "the LOG ran and failed");
+});
+
 Deno.test("fast opcodes: BenchToken balanceOf, transfer and its revert; a precompile call; a REVERT", async () => {
   const sel = (s: string) => hexToBytes(s);
   const word = (v: bigint) => wordBytes(v);
@@ -257,7 +341,7 @@ Deno.test("fast opcodes: word helpers round-trip; bytesWord pads left and right"
 Deno.test("fast opcodes: installed once per EVM; a second install finds no stock handler left", async () => {
   const common = forkRules(opConfig("isthmus"), 0n).common;
   const evm = await createEVM({ common, stateManager: newState() });
-  assertEquals(installFastOpcodes(evm, { keccakMemo: false }), 5);
+  assertEquals(installFastOpcodes(evm, { keccakMemo: false }), INSTALLED);
   assertEquals(installFastOpcodes(evm), 0);
 });
 
