@@ -206,6 +206,8 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
         `--datadir=${d}/${name}`,
         `--l1=${l1Url}`,
         "--l1.http-poll-interval=500ms",
+        // The dev L1 finalizes each block as it seals it: read safe and finalized every L1 block.
+        `--l1.epoch-poll-interval=${o.l1BlockTime}s`,
         "--rpc.addr=127.0.0.1",
         `--rpc.port=${port}`,
         "--http",

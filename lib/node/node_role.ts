@@ -147,7 +147,11 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         engine: engineApi,
         l2: chain,
         l1BlobFeeSchedule: knownL1BlobFeeSchedule(rollupConfig.l1ChainId),
-      }, { pollIntervalMs: options.l1HttpPollIntervalMs, l1Confs: Number(options.verifierL1Confs) });
+      }, {
+        pollIntervalMs: options.l1HttpPollIntervalMs,
+        l1Confs: Number(options.verifierL1Confs),
+        epochPollIntervalMs: options.l1EpochPollIntervalMs,
+      });
       driver.start();
       const running = driver;
       stops.push(() => running.stop());

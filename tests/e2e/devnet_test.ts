@@ -115,6 +115,13 @@ Deno.test({
         return st?.safe_l2?.number >= Number(onVerifier.blockNumber) ? st : undefined;
       });
       assert(status.current_l1.number >= 1);
+      // The dev L1 finalizes each block it seals and the devnet reads L1's safe and finalized blocks
+      // every L1 block (--l1.epoch-poll-interval), so the transfer's block becomes finalized.
+      const final = await until("the verifier's finalized head past the transfer", async () => {
+        const st = (await call(verifierPort, "rollupnode_syncStatus")).result;
+        return st?.finalized_l2?.number >= Number(onVerifier.blockNumber) ? st : undefined;
+      });
+      assert(final.finalized_l1.number >= 1);
       const batches = await call(l1Port, "eth_getBlockByNumber", ["latest", false]);
       assert(Number(batches.result.number) >= 1);
       // A deposit through the OptimismPortal on L1 mints on L2 (deposits.md), on both nodes.

@@ -23,6 +23,7 @@ import {
   systemConfigFromL2Block,
 } from "../derive/mod.ts";
 import type { L1Client } from "../l1/mod.ts";
+import { L1Heads } from "./l1_heads.ts";
 
 /** What the driver needs of the L2 execution client besides the Engine API. */
 export interface L2Chain {
@@ -41,9 +42,18 @@ export interface DriverOptions {
   pollIntervalMs: number;
   /** L1 blocks derived from must be this deep under the L1 head (op-node --verifier.l1-confs). */
   l1Confs: number;
+  /**
+   * Milliseconds between reads of the L1 safe and finalized blocks (op-node --l1.epoch-poll-interval);
+   * 0 or negative: never (l1_heads.ts).
+   */
+  epochPollIntervalMs: number;
 }
 
-export const DEFAULT_DRIVER_OPTIONS: DriverOptions = { pollIntervalMs: 12_000, l1Confs: 0 };
+export const DEFAULT_DRIVER_OPTIONS: DriverOptions = {
+  pollIntervalMs: 12_000,
+  l1Confs: 0,
+  epochPollIntervalMs: 384_000,
+};
 
 export interface DriverDeps {
   l1: L1Client;
@@ -125,7 +135,7 @@ export class Driver {
   #finalized: L2BlockRef = ZERO_L2;
   /** Safe blocks not yet finalized, with the L1 block each was derived from. */
   #derived: { block: L2BlockRef; from: bigint }[] = [];
-  #heads = { head: ZERO_L1, safe: ZERO_L1, finalized: ZERO_L1 };
+  readonly #heads: L1Heads;
   #unsafe: L2BlockRef = ZERO_L2;
   #resetRequested = false;
   #stopped = false;
@@ -138,6 +148,7 @@ export class Driver {
     this.cfg = cfg;
     this.#deps = deps;
     this.options = { ...DEFAULT_DRIVER_OPTIONS, ...options };
+    this.#heads = new L1Heads(deps.l1, ZERO_L1, { epochPollIntervalMs: this.options.epochPollIntervalMs });
   }
 
   /** Starts deriving in the background: finds the safe head (retried until L1 and L2 answer), then steps. */
@@ -299,15 +310,7 @@ export class Driver {
   }
 
   async #refreshL1(): Promise<void> {
-    const l1 = this.#deps.l1;
-    this.#heads.head = await l1.blockRef("latest");
-    for (const label of ["safe", "finalized"] as const) {
-      try {
-        this.#heads[label] = await l1.blockRef(label);
-      } catch {
-        // an L1 without the label (e.g. before the merge): keep the last
-      }
-    }
+    await this.#heads.refresh();
     this.#finalize();
     const head = await this.#deps.l2.headNumber();
     if (head !== this.#unsafe.number || this.#unsafe === ZERO_L2) this.#unsafe = await this.#ref(head);
