@@ -151,6 +151,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         pollIntervalMs: options.l1HttpPollIntervalMs,
         l1Confs: Number(options.verifierL1Confs),
         epochPollIntervalMs: options.l1EpochPollIntervalMs,
+        fetchWithdrawalRootFromState: options.fetchWithdrawalRootFromState,
       });
       driver.start();
       const running = driver;

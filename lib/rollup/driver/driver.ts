@@ -47,12 +47,18 @@ export interface DriverOptions {
    * 0 or negative: never (l1_heads.ts).
    */
   epochPollIntervalMs: number;
+  /**
+   * Output roots take the L2ToL1MessagePasser storage root from the state even where the header
+   * carries it (Isthmus withdrawalsRoot), as before Isthmus (op-node --fetch-withdrawal-root-from-state).
+   */
+  fetchWithdrawalRootFromState: boolean;
 }
 
 export const DEFAULT_DRIVER_OPTIONS: DriverOptions = {
   pollIntervalMs: 12_000,
   l1Confs: 0,
   epochPollIntervalMs: 384_000,
+  fetchWithdrawalRootFromState: false,
 };
 
 export interface DriverDeps {
@@ -389,13 +395,19 @@ export class Driver {
     };
   }
 
-  /** rollupnode_outputAtBlock: [version, output root] of L2 block `number`. */
+  /**
+   * rollupnode_outputAtBlock: [version, output root] of L2 block `number` (specs/protocol/proposals.md
+   * "L2 Output Commitment Construction"; the message passer root from the Isthmus header when it has
+   * one, specs/protocol/isthmus/exec-engine.md "L2ToL1MessagePasser Storage Root in Header").
+   */
   async outputAtBlock(number: bigint): Promise<[Uint8Array, Uint8Array]> {
     const p = await this.#deps.l2.payloadByNumber(number);
     if (p === undefined) {
       throw new BaseError("L2_NOT_FOUND", `Cannot compute the output at block ${number}: unknown block`);
     }
-    const mp = p.withdrawalsRoot ?? await this.#deps.l2.messagePasserStorageRoot(p.blockHash);
+    const mp = p.withdrawalsRoot !== undefined && !this.options.fetchWithdrawalRootFromState
+      ? p.withdrawalsRoot
+      : await this.#deps.l2.messagePasserStorageRoot(p.blockHash);
     return [OUTPUT_VERSION_V0, outputRootV0(p.stateRoot, mp, p.blockHash)];
   }
 }
