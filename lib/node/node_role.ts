@@ -10,7 +10,7 @@ import { keelVersion, type NodeOptions } from "../config/mod.ts";
 import {
   applyForkOverrides,
   type ForkOverrides,
-  knownL1BlobFeeSchedule,
+  l1BlobFeeScheduleFor,
   parseRollupConfigJson,
   type RollupConfig,
   rollupConfigFromPreset,
@@ -77,12 +77,27 @@ export async function loadRollupConfig(
   return Object.keys(overrides).length > 0 ? applyForkOverrides(cfg, overrides) : cfg;
 }
 
+/** The text of `--rollup.l1-chain-config`, if given. */
+async function readL1ChainConfig(options: NodeOptions): Promise<string | undefined> {
+  const path = options.rollupL1ChainConfig;
+  if (path === undefined) return undefined;
+  try {
+    return await Deno.readTextFile(path);
+  } catch (e) {
+    throw new BaseError(
+      "INVALID_CHAIN_CONFIG",
+      `Cannot read --rollup.l1-chain-config ${path}: ${(e as Error).message}`,
+    );
+  }
+}
+
 export async function startNodeRole(request: Extract<RoleRequest, { role: "node" }>): Promise<RunningRole> {
   const { options, execution, sources } = request;
   const version = keelVersion();
   const log = getLogger(["node"]);
   for (const warning of checkSupported(options)) log.warn(warning);
   const rollupConfig = await loadRollupConfig(options, sources);
+  const l1BlobFees = l1BlobFeeScheduleFor(rollupConfig.l1ChainId, await readL1ChainConfig(options));
   const shared = await startSharedServices(options, version);
   const listeners = new ListenerPool({});
   const stops: (() => Promise<void>)[] = [() => shared.stop()];
@@ -146,7 +161,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         blobs,
         engine: engineApi,
         l2: chain,
-        l1BlobFeeSchedule: knownL1BlobFeeSchedule(rollupConfig.l1ChainId),
+        l1BlobFeeSchedule: l1BlobFees,
       }, {
         pollIntervalMs: options.l1HttpPollIntervalMs,
         l1Confs: Number(options.verifierL1Confs),
@@ -176,7 +191,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
           engine: engineApi,
           l2: chain,
           heads,
-          l1BlobFeeSchedule: knownL1BlobFeeSchedule(rollupConfig.l1ChainId),
+          l1BlobFeeSchedule: l1BlobFees,
           onBlock: host === undefined
             ? undefined
             : (payload, root) => void host.publish(payload, root).catch(() => {}),

@@ -15,6 +15,7 @@
 import { BaseError } from "../common/errors.ts";
 import type { L1Header } from "./block_ref.ts";
 import { isPectraBlobScheduleActive, type RollupConfig } from "./rollup_config.ts";
+import { parseChainConfig, parseJsonUint } from "./chain_config.ts";
 
 /** EIP-4844 `MIN_BASE_FEE_PER_BLOB_GAS`, also the value used when the L1 block has no blobs. */
 export const MIN_BLOB_BASE_FEE = 1n;
@@ -157,6 +158,68 @@ const KNOWN_SCHEDULES: ReadonlyMap<bigint, L1BlobFeeSchedule> = new Map([
 /** The built-in schedule of a public L1 by chain id (op-node `eth.L1ChainConfigByChainID`), if known. */
 export function knownL1BlobFeeSchedule(l1ChainId: bigint): L1BlobFeeSchedule | undefined {
   return KNOWN_SCHEDULES.get(l1ChainId);
+}
+
+/** The L1s whose built-in schedule wins over an L1 chain config file (op-node: mainnet and Sepolia). */
+const BUILT_IN_ONLY: ReadonlySet<bigint> = new Set([1n, 11_155_111n]);
+
+/**
+ * The blob fee schedule in an L1 chain config (op-node --rollup.l1-chain-config): a go-ethereum chain
+ * config, as the file's top-level object or under `config` (a genesis file). Fork times are
+ * `cancunTime`, `pragueTime`, `osakaTime` and `bpo1Time`..`bpo5Time`; fractions come from
+ * `blobSchedule.<fork>.baseFeeUpdateFraction`, defaulting to the mainnet values. Throws
+ * INVALID_CHAIN_CONFIG or INVALID_BLOB_SCHEDULE naming the field.
+ */
+export function l1BlobFeeScheduleFromChainConfig(
+  json: unknown,
+): { chainId: bigint; schedule: L1BlobFeeSchedule } {
+  const outer = json as Record<string, unknown> | null;
+  const raw = typeof outer === "object" && outer !== null && !Array.isArray(outer) &&
+      typeof outer.config === "object" && outer.config !== null
+    ? outer.config
+    : json;
+  const parsed = parseChainConfig(raw);
+  const fields = raw as Record<string, unknown>;
+  const times: L1BlobForkTimes = {};
+  for (const fork of L1_BLOB_FORKS) {
+    const v = fields[`${fork}Time`];
+    if (v !== undefined && v !== null) times[`${fork}Time`] = parseJsonUint(v, `${fork}Time`);
+  }
+  const fractions: Record<string, bigint> = {};
+  for (const [fork, params] of Object.entries(parsed.extras.blobSchedule ?? {})) {
+    fractions[fork.toLowerCase()] = params.baseFeeUpdateFraction;
+  }
+  return { chainId: parsed.chainId, schedule: l1BlobFeeSchedule(times, fractions) };
+}
+
+/**
+ * The L1 blob fee schedule a node uses: the built-in one for mainnet and Sepolia (a file is ignored
+ * there, as by op-node), else the one of the L1 chain config file `text` when given (its chain id must
+ * be the rollup config's L1 chain id), else the built-in one if the L1 is known (Holesky, Hoodi).
+ */
+export function l1BlobFeeScheduleFor(
+  l1ChainId: bigint,
+  chainConfigText?: string,
+): L1BlobFeeSchedule | undefined {
+  if (chainConfigText === undefined || BUILT_IN_ONLY.has(l1ChainId)) return knownL1BlobFeeSchedule(l1ChainId);
+  let json: unknown;
+  try {
+    json = JSON.parse(chainConfigText);
+  } catch (e) {
+    throw new BaseError(
+      "INVALID_CHAIN_CONFIG",
+      `Invalid L1 chain config: not JSON (${(e as Error).message})`,
+    );
+  }
+  const { chainId, schedule } = l1BlobFeeScheduleFromChainConfig(json);
+  if (chainId !== l1ChainId) {
+    throw new BaseError(
+      "INVALID_CHAIN_CONFIG",
+      `Invalid L1 chain config: it is for chain ${chainId}, the rollup config's L1 is chain ${l1ChainId}`,
+      { meta: { field: "chainId" } },
+    );
+  }
+  return schedule;
 }
 
 /**

@@ -10,13 +10,15 @@ import {
   HOODI_L1_BLOB_FEE_SCHEDULE,
   knownL1BlobFeeSchedule,
   l1BlobFeeSchedule,
+  l1BlobFeeScheduleFor,
+  l1BlobFeeScheduleFromChainConfig,
   l1HeaderBlobBaseFee,
   MAINNET_L1_BLOB_FEE_SCHEDULE,
   MIN_BLOB_BASE_FEE,
   SEPOLIA_L1_BLOB_FEE_SCHEDULE,
 } from "../../../lib/protocol/l1_blob_fee.ts";
 import { rollupFixture } from "../rollup/derive/rollup_fixture.ts";
-import { assert, assertEquals, assertThrows } from "../../assert.ts";
+import { assert, assertEquals, assertStringIncludes, assertThrows } from "../../assert.ts";
 
 const CANCUN = 3_338_477n;
 const PRAGUE = 5_007_716n;
@@ -212,4 +214,76 @@ Deno.test("l1HeaderBlobBaseFee: 1 without excessBlobGas, else the fee under the 
   assertEquals(cancun, referenceFakeExponential(1n, excess, CANCUN));
   assertEquals(prague, referenceFakeExponential(1n, excess, PRAGUE));
   assert(cancun > prague * 1_000_000n, "Cancun's fraction makes the fee far larger at this excess");
+});
+
+/** A devnet L1's chain config as geth prints it (direct form). */
+const L1_CONFIG = {
+  chainId: 900,
+  homesteadBlock: 0,
+  eip150Block: 0,
+  eip155Block: 0,
+  eip158Block: 0,
+  byzantiumBlock: 0,
+  constantinopleBlock: 0,
+  petersburgBlock: 0,
+  istanbulBlock: 0,
+  berlinBlock: 0,
+  londonBlock: 0,
+  terminalTotalDifficulty: 0,
+  shanghaiTime: 0,
+  cancunTime: 0,
+  pragueTime: 100,
+  osakaTime: 200,
+  bpo1Time: 300,
+  blobSchedule: {
+    cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
+    prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+    osaka: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+    bpo1: { target: 9, max: 12, baseFeeUpdateFraction: 7000000 },
+  },
+};
+
+Deno.test("L1 chain config: the blob schedule of a chain config, direct or under .config (a genesis)", () => {
+  const want = [
+    { fork: "cancun", time: 0n, updateFraction: 3_338_477n },
+    { fork: "prague", time: 100n, updateFraction: 5_007_716n },
+    { fork: "osaka", time: 200n, updateFraction: 5_007_716n },
+    { fork: "bpo1", time: 300n, updateFraction: 7_000_000n },
+  ];
+  assertEquals(l1BlobFeeScheduleFromChainConfig(L1_CONFIG), { chainId: 900n, schedule: want });
+  assertEquals(l1BlobFeeScheduleFromChainConfig({ config: L1_CONFIG, alloc: {} }).schedule, want);
+  // Without blobSchedule entries the mainnet fractions apply.
+  const { blobSchedule: _, ...bare } = L1_CONFIG;
+  assertEquals(l1BlobFeeScheduleFromChainConfig(bare).schedule[3], {
+    fork: "bpo1",
+    time: 300n,
+    updateFraction: 8_346_193n,
+  });
+});
+
+Deno.test("L1 chain config: a file is used for other L1s and ignored for mainnet and Sepolia", () => {
+  const text = JSON.stringify(L1_CONFIG);
+  assertEquals(l1BlobFeeScheduleFor(900n, text)?.map((s) => s.fork), ["cancun", "prague", "osaka", "bpo1"]);
+  assertEquals(l1BlobFeeScheduleFor(900n), undefined);
+  const mainnet = JSON.stringify({ ...L1_CONFIG, chainId: 1 });
+  assertEquals(l1BlobFeeScheduleFor(1n, mainnet), MAINNET_L1_BLOB_FEE_SCHEDULE);
+  assertEquals(l1BlobFeeScheduleFor(11_155_111n, text), SEPOLIA_L1_BLOB_FEE_SCHEDULE);
+  // Holesky has a built-in schedule, which a file replaces.
+  assertEquals(l1BlobFeeScheduleFor(17_000n), HOLESKY_L1_BLOB_FEE_SCHEDULE);
+  const holesky = l1BlobFeeScheduleFor(17_000n, JSON.stringify({ ...L1_CONFIG, chainId: 17000 }));
+  assertEquals(holesky?.[3].updateFraction, 7_000_000n);
+  // The fraction picked for an L1 time follows the file.
+  const cfg = rollupFixture();
+  assertEquals(blobBaseFeeUpdateFraction(cfg, l1BlobFeeScheduleFor(900n, text), 350n), 7_000_000n);
+});
+
+Deno.test("L1 chain config: a file for another chain, not JSON, or with forks out of order is refused", () => {
+  const other = assertThrows(() => l1BlobFeeScheduleFor(901n, JSON.stringify(L1_CONFIG)), BaseError);
+  assertStringIncludes(other.message, "it is for chain 900, the rollup config's L1 is chain 901");
+  assertThrows(() => l1BlobFeeScheduleFor(900n, "{nope"), BaseError, "not JSON");
+  assertThrows(
+    () => l1BlobFeeScheduleFor(900n, JSON.stringify({ ...L1_CONFIG, bpo1Time: 150 })),
+    BaseError,
+    "bpo1 at 150 is before osaka at 200",
+  );
 });
