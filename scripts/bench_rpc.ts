@@ -6,6 +6,7 @@
  *
  * Usage: deno run -A scripts/bench_rpc.ts [--seconds 5] [--concurrency 32] [--transfers 2000]
  *   [--token-transfers 1000] [--settle 5] [--bench-dir ../shared/bench] [--out DIR] [--only keel|anvil]
+ *   [--scenarios a,b,...] (a subset of the harness's scenarios a-g)
  *
  * The harness folder is copied to node_modules/.cache/keel-bench/rpc-bench and `npm install`ed
  * there (its README: shared/ is read-only); anvil is installed into node_modules/.cache/keel-e2e.
@@ -28,6 +29,7 @@ const { values: opts } = parseArgs({
     "bench-dir": { type: "string", default: `${ROOT}../shared/bench` },
     out: { type: "string" },
     only: { type: "string" },
+    scenarios: { type: "string" },
   },
 });
 
@@ -99,6 +101,7 @@ async function harness(
     outFile,
     "--deadline",
     "850",
+    ...(opts.scenarios === undefined ? [] : ["--scenarios", opts.scenarios]),
   ], dir);
   return JSON.parse(await Deno.readTextFile(outFile));
 }

@@ -17,7 +17,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { upgradeWebSocket } from "hono/deno";
-import { type EnvelopeLimits, handleRpcText } from "./jsonrpc.ts";
+import { type EnvelopeLimits, handleRpcBody, handleRpcText } from "./jsonrpc.ts";
 import type { MethodRegistry } from "./registry.ts";
 import { ConnectionSubscriptions } from "./subscriptions.ts";
 import { verifyJwtAuthorization } from "./jwt.ts";
@@ -406,7 +406,7 @@ export function createRpcApp(getConfig: () => ListenerConfig, deps: RpcAppDeps):
     if (body === undefined || body.length > limit) {
       return textResponse(`content length too large (>${limit})\n`, 413, cors);
     }
-    const response = await handleRpcText(body, {
+    const response = await handleRpcBody(body, {
       registry: config.httpRegistry,
       limits: config.limits,
       logger: deps.logger,

@@ -19,6 +19,7 @@ import { type AnyMethodDef, type MethodRegistry, namespaceOf, parseParams } from
 import { RPC_ERROR_CODES, RpcError, type RpcErrorObject, toRpcErrorObject } from "./rpc_error.ts";
 import type { ConnectionSubscriptions } from "./subscriptions.ts";
 import type { MethodContext, RpcLogger, WsConnection } from "./types.ts";
+import { joinBytes } from "./json_bytes.ts";
 
 /** Limits applied per request text. Defaults are geth's (node/defaults.go, rpc/server.go). */
 export interface EnvelopeLimits {
@@ -72,10 +73,23 @@ function idToJson(id: unknown): string | undefined {
   return undefined;
 }
 
-/** The outcome of one message: the response text and the size of its result (for batch limits). */
+/**
+ * A response body: JSON text, or JSON as UTF-8 bytes when a result was written as bytes (RawJson of
+ * a Uint8Array; the transports send bytes as they are).
+ */
+export type RpcBody = string | Uint8Array<ArrayBuffer>;
+
+/** The outcome of one message: the response body and the size of its result (for batch limits). */
 interface Answer {
-  text: string;
+  text: RpcBody;
   resultBytes: number;
+}
+
+const decoder = new TextDecoder();
+
+/** A body as text (WebSocket text frames, tests). */
+export function bodyText(body: RpcBody): string {
+  return typeof body === "string" ? body : decoder.decode(body);
 }
 
 /**
@@ -83,17 +97,28 @@ interface Answer {
  * nothing is to be sent (notifications). Never throws for bad input.
  */
 export async function handleRpcText(text: string, ctx: DispatchContext): Promise<string | undefined> {
+  const body = await handleRpcBody(text, ctx);
+  return body === undefined ? undefined : bodyText(body);
+}
+
+/** As handleRpcText, with the body as bytes where a result was written as bytes (the HTTP transport). */
+export async function handleRpcBody(text: string, ctx: DispatchContext): Promise<RpcBody | undefined> {
   let msg: unknown;
   try {
     msg = JSON.parse(text);
   } catch {
     return errorText(NULL_ID, { code: RPC_ERROR_CODES.PARSE_ERROR, message: "parse error" });
   }
-  return await handleRpcValue(msg, ctx);
+  return await handleRpcMessage(msg, ctx);
 }
 
 /** As handleRpcText, for an already parsed JSON value. */
 export async function handleRpcValue(msg: unknown, ctx: DispatchContext): Promise<string | undefined> {
+  const body = await handleRpcMessage(msg, ctx);
+  return body === undefined ? undefined : bodyText(body);
+}
+
+async function handleRpcMessage(msg: unknown, ctx: DispatchContext): Promise<RpcBody | undefined> {
   if (!Array.isArray(msg)) {
     let answer = handleMessage(msg, ctx);
     if (answer instanceof Promise) answer = await answer;
@@ -111,7 +136,7 @@ export async function handleRpcValue(msg: unknown, ctx: DispatchContext): Promis
     }
     return `[${invalidRequest(idJson, "batch too large")}]`;
   }
-  const parts: string[] = [];
+  const parts: RpcBody[] = [];
   let resultBytes = 0;
   let i = 0;
   for (; i < msg.length; i++) {
@@ -138,7 +163,8 @@ export async function handleRpcValue(msg: unknown, ctx: DispatchContext): Promis
     }
   }
   if (parts.length === 0) return undefined;
-  return `[${parts.join(",")}]`;
+  if (parts.every((p) => typeof p === "string")) return `[${parts.join(",")}]`;
+  return joinBytes(parts, "[", ",", "]");
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -213,7 +239,11 @@ function success(
   if (!hasId) return undefined;
   let resultJson: string | undefined;
   if (result instanceof RawJson) {
-    return { text: answerText(idJson, result.json), resultBytes: result.json.length };
+    const json = result.json;
+    const text = typeof json === "string"
+      ? answerText(idJson, json)
+      : joinBytes([`{"jsonrpc":"2.0","id":${idJson},"result":`, json, "}"]);
+    return { text, resultBytes: json.length };
   }
   try {
     resultJson = JSON.stringify(result);
@@ -240,13 +270,13 @@ function answerText(idJson: string, resultJson: string): string {
 }
 
 /**
- * A method result that is already JSON text. Handlers of large results (eth_getLogs pages of
- * thousands of logs) write it directly instead of building objects for JSON.stringify; the text
- * must be one valid JSON value.
+ * A method result that is already JSON: text, or UTF-8 bytes (json_bytes.ts). Handlers of large
+ * results (eth_getLogs pages of thousands of logs) write it directly instead of building objects
+ * for JSON.stringify; it must be one valid JSON value.
  */
 export class RawJson {
-  readonly json: string;
-  constructor(json: string) {
+  readonly json: string | Uint8Array<ArrayBuffer>;
+  constructor(json: string | Uint8Array<ArrayBuffer>) {
     this.json = json;
   }
 }

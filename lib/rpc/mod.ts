@@ -29,13 +29,17 @@ export {
 } from "./registry.ts";
 export { RPC_ERROR_CODES, RpcError, type RpcErrorObject, toRpcErrorObject } from "./rpc_error.ts";
 export {
+  bodyText,
   DEFAULT_ENVELOPE_LIMITS,
   type DispatchContext,
   type EnvelopeLimits,
+  handleRpcBody,
   handleRpcText,
   handleRpcValue,
   RawJson,
+  type RpcBody,
 } from "./jsonrpc.ts";
+export { joinBytes, JsonBytes } from "./json_bytes.ts";
 export { ConnectionSubscriptions, newSubscriptionId } from "./subscriptions.ts";
 export {
   createJwtToken,

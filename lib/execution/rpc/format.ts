@@ -9,6 +9,7 @@
 import { RLP } from "@ethereumjs/rlp";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { type Hex, keccak256 } from "../../common/mod.ts";
+import { JsonBytes } from "../../rpc/mod.ts";
 import {
   type Block,
   decodeDepositTx,
@@ -176,26 +177,29 @@ export function formatLog(log: LogEntry): Record<string, unknown> {
 }
 
 /**
- * The JSON text of {@link formatLog}'s object (same fields, same order), written directly: every
- * value is a hex string or a boolean, so nothing needs escaping.
+ * A JSON array of {@link formatLog}'s objects (same fields, same order) as UTF-8 bytes, written
+ * directly (rpc/json_bytes.ts): every value is a hex string or a boolean, so nothing needs escaping.
  */
-export function logJson(log: LogEntry): string {
-  let topics = "";
-  for (let i = 0; i < log.topics.length; i++) topics += `${i === 0 ? "" : ","}"${h(log.topics[i])}"`;
-  return `{"address":"${h(log.address)}","topics":[${topics}],"data":"${h(log.data)}","blockNumber":"${
-    q(log.blockNumber)
-  }","transactionHash":"${h(log.transactionHash)}","transactionIndex":"${
-    q(log.transactionIndex)
-  }","blockHash":"${h(log.blockHash)}","blockTimestamp":"${q(log.blockTimestamp)}","logIndex":"${
-    q(log.logIndex)
-  }","removed":${log.removed}}`;
-}
-
-/** A JSON array of logs as {@link logJson} writes them. */
-export function logsJson(logs: readonly LogEntry[]): string {
-  const parts = new Array<string>(logs.length);
-  for (let i = 0; i < logs.length; i++) parts[i] = logJson(logs[i]);
-  return `[${parts.join(",")}]`;
+export function logsJsonBytes(logs: readonly LogEntry[]): Uint8Array<ArrayBuffer> {
+  const w = new JsonBytes(64 + logs.length * 640);
+  w.ascii("[");
+  for (let i = 0; i < logs.length; i++) {
+    const log = logs[i];
+    w.ascii(i === 0 ? '{"address":' : ',{"address":').hexString(log.address).ascii(',"topics":[');
+    for (let t = 0; t < log.topics.length; t++) {
+      if (t > 0) w.ascii(",");
+      w.hexString(log.topics[t]);
+    }
+    w.ascii('],"data":').hexString(log.data)
+      .ascii(',"blockNumber":').quantity(log.blockNumber)
+      .ascii(',"transactionHash":').hexString(log.transactionHash)
+      .ascii(',"transactionIndex":').quantity(log.transactionIndex)
+      .ascii(',"blockHash":').hexString(log.blockHash)
+      .ascii(',"blockTimestamp":').quantity(log.blockTimestamp)
+      .ascii(',"logIndex":').quantity(log.logIndex)
+      .ascii(log.removed ? ',"removed":true}' : ',"removed":false}');
+  }
+  return w.ascii("]").bytes();
 }
 
 /** A receipt (spec 2.2 and op-geth's L1 fee and deposit fields). */

@@ -1,11 +1,14 @@
-import { assertEquals, assertStringIncludes } from "../../assert.ts";
+import { assert, assertEquals, assertStringIncludes } from "../../assert.ts";
 import { BaseError } from "../../../lib/common/mod.ts";
 import {
+  bodyText,
   DEFAULT_ENVELOPE_LIMITS,
   type DispatchContext,
+  handleRpcBody,
   handleRpcText,
   RawJson,
 } from "../../../lib/rpc/jsonrpc.ts";
+import { JsonBytes } from "../../../lib/rpc/json_bytes.ts";
 import { defineMethod, MethodRegistry } from "../../../lib/rpc/registry.ts";
 import { RpcError } from "../../../lib/rpc/rpc_error.ts";
 import { s } from "../../../lib/rpc/schema.ts";
@@ -75,6 +78,15 @@ const registry = new MethodRegistry([{
     params: [s.uint64()],
     handler: ([n]) =>
       new RawJson(`[${Array.from({ length: Number(n) }, (_, i) => `{"i":"0x${i}"}`).join(",")}]`),
+  }),
+  rawBytes: defineMethod({
+    name: "test_rawBytes",
+    params: [s.uint64()],
+    handler: ([n]) => {
+      const w = new JsonBytes(8).ascii("[");
+      for (let i = 0; i < Number(n); i++) w.ascii(i === 0 ? '{"i":' : ',{"i":').quantity(i).ascii("}");
+      return new RawJson(w.ascii("]").bytes());
+    },
   }),
 }]);
 
@@ -263,6 +275,38 @@ Deno.test("subscribe over a transport without subscriptions: 'notifications not 
     logger: recordingLogger(),
   });
   assertEquals(r, { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "notifications not supported" } });
+});
+
+Deno.test("RawJson of bytes: the HTTP body is bytes, alone and in a batch with text answers", async () => {
+  const one = await handleRpcBody(JSON.stringify(req(3, "test_rawBytes", ["0x3"])), ctx());
+  assert(one instanceof Uint8Array, "a byte result makes a byte body");
+  assertEquals(bodyText(one), '{"jsonrpc":"2.0","id":3,"result":[{"i":"0x0"},{"i":"0x1"},{"i":"0x2"}]}');
+  const batch = await handleRpcBody(
+    JSON.stringify([req(1, "test_echo", ["é"]), req(2, "test_rawBytes", ["0x1000"]), req(3, "test_nope")]),
+    ctx(),
+  );
+  assert(batch instanceof Uint8Array);
+  const parsed = JSON.parse(bodyText(batch)) as { id: number; result?: unknown[]; error?: unknown }[];
+  assertEquals(parsed.map((p) => p.id), [1, 2, 3]);
+  assertEquals(parsed[0].result, "é" as unknown);
+  assertEquals(parsed[1].result?.length, 4096);
+  assertEquals(parsed[1].result?.[4095], { i: "0xfff" });
+  assert(parsed[2].error !== undefined);
+  // Text results keep a text body; handleRpcText gives text for byte bodies too.
+  assertEquals(typeof await handleRpcBody(JSON.stringify(req(4, "test_echo", ["x"])), ctx()), "string");
+  assertEquals(
+    await handleRpcText(JSON.stringify(req(5, "test_rawBytes", ["0x1"])), ctx()),
+    '{"jsonrpc":"2.0","id":5,"result":[{"i":"0x0"}]}',
+  );
+  // The batch size limit counts byte results too.
+  const limits = { ...DEFAULT_ENVELOPE_LIMITS, batchResponseMaxSize: 20 };
+  const out = await call(
+    [req(1, "test_rawBytes", ["0x3"]), req(2, "test_rawBytes", ["0x1"])],
+    ctx(limits),
+  ) as {
+    error?: { message: string };
+  }[];
+  assertStringIncludes(out[1].error?.message ?? "", "response too large");
 });
 
 Deno.test("RawJson: pre-serialised results go out as they are, counted against the batch size limit", async () => {

@@ -267,8 +267,9 @@ Deno.test("format h: the native hex writer matches bytesToHex (empty, one byte, 
   assertEquals(h(new Uint8Array([0xab, 0x01])), "0xab01");
 });
 
-Deno.test("logJson / logsJson: the same JSON as formatLog, field by field and in order", async () => {
-  const { formatLog, logJson, logsJson } = await import("../../../../lib/execution/rpc/format.ts");
+Deno.test("logsJsonBytes: the same JSON as formatLog, field by field and in order", async () => {
+  const { formatLog, logsJsonBytes } = await import("../../../../lib/execution/rpc/format.ts");
+  const text = (logs: Parameters<typeof logsJsonBytes>[0]) => new TextDecoder().decode(logsJsonBytes(logs));
   const base = {
     address: hexToBytes("0x00000000000000000000000000000000000000aa"),
     data: hexToBytes("0x0001ff"),
@@ -285,7 +286,13 @@ Deno.test("logJson / logsJson: the same JSON as formatLog, field by field and in
     { ...base, topics: [LOG_TOPIC], removed: true },
     { ...base, topics: [LOG_TOPIC, new Uint8Array(32), new Uint8Array(32).fill(1)], data: new Uint8Array() },
   ];
-  for (const log of logs) assertEquals(logJson(log), JSON.stringify(formatLog(log)));
-  assertEquals(logsJson(logs), JSON.stringify(logs.map(formatLog)));
-  assertEquals(logsJson([]), "[]");
+  for (const log of logs) assertEquals(text([log]), JSON.stringify([formatLog(log)]));
+  assertEquals(text(logs), JSON.stringify(logs.map(formatLog)));
+  assertEquals(text([]), "[]");
+  // A page far past the writer's first buffer.
+  const page = Array.from(
+    { length: 2_000 },
+    (_, i) => ({ ...logs[i % 3], logIndex: i, blockNumber: BigInt(i) }),
+  );
+  assertEquals(text(page), JSON.stringify(page.map(formatLog)));
 });
