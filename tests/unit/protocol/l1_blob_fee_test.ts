@@ -18,6 +18,7 @@ import {
   SEPOLIA_L1_BLOB_FEE_SCHEDULE,
 } from "../../../lib/protocol/l1_blob_fee.ts";
 import { rollupFixture } from "../rollup/derive/rollup_fixture.ts";
+import { buildL1DevGenesis } from "../../../lib/execution/genesis/mod.ts";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../../assert.ts";
 
 const CANCUN = 3_338_477n;
@@ -216,22 +217,9 @@ Deno.test("l1HeaderBlobBaseFee: 1 without excessBlobGas, else the fee under the 
   assert(cancun > prague * 1_000_000n, "Cancun's fraction makes the fee far larger at this excess");
 });
 
-/** A devnet L1's chain config as geth prints it (direct form). */
+/** A devnet L1's chain config (direct form) with later Prague, Osaka and BPO1 and their blob schedule. */
 const L1_CONFIG = {
-  chainId: 900,
-  homesteadBlock: 0,
-  eip150Block: 0,
-  eip155Block: 0,
-  eip158Block: 0,
-  byzantiumBlock: 0,
-  constantinopleBlock: 0,
-  petersburgBlock: 0,
-  istanbulBlock: 0,
-  berlinBlock: 0,
-  londonBlock: 0,
-  terminalTotalDifficulty: 0,
-  shanghaiTime: 0,
-  cancunTime: 0,
+  ...buildL1DevGenesis({ chainId: 900n }).config,
   pragueTime: 100,
   osakaTime: 200,
   bpo1Time: 300,
@@ -251,7 +239,8 @@ Deno.test("L1 chain config: the blob schedule of a chain config, direct or under
     { fork: "bpo1", time: 300n, updateFraction: 7_000_000n },
   ];
   assertEquals(l1BlobFeeScheduleFromChainConfig(L1_CONFIG), { chainId: 900n, schedule: want });
-  assertEquals(l1BlobFeeScheduleFromChainConfig({ config: L1_CONFIG, alloc: {} }).schedule, want);
+  const genesis = { ...buildL1DevGenesis({ chainId: 900n }), config: L1_CONFIG };
+  assertEquals(l1BlobFeeScheduleFromChainConfig(genesis).schedule, want);
   // Without blobSchedule entries the mainnet fractions apply.
   const { blobSchedule: _, ...bare } = L1_CONFIG;
   assertEquals(l1BlobFeeScheduleFromChainConfig(bare).schedule[3], {
