@@ -13,7 +13,7 @@ import { type ChannelCompression, compressChannel } from "../protocol/channel.ts
 import { decodeDepositTx, DEPOSIT_TX_TYPE } from "../protocol/deposit_tx.ts";
 import { type Frame, FRAME_OVERHEAD, MAX_FRAME_DATA_LENGTH } from "../protocol/frame.ts";
 import { decodeL1InfoCalldata } from "../protocol/l1_block_info.ts";
-import { encodeSpanBatch } from "../protocol/span_batch.ts";
+import { encodeSpanBatch } from "../protocol/span_batch_encode.ts";
 import { spanBatchFromSingular } from "../protocol/span_batch_singular.ts";
 
 /** The L2 block fields a batch is made of. */

@@ -18,6 +18,8 @@ export * from "./channel.ts";
 export * from "./block_ref.ts";
 export * from "./blob_data.ts";
 export * from "./span_batch.ts";
+export { encodeSpanBatch } from "./span_batch_encode.ts";
+export { spanBatchTxFromSigned, spanBatchTxToSigned } from "./span_batch_tx.ts";
 export * from "./span_batch_singular.ts";
 export * from "./deposit_event.ts";
 export * from "./system_config.ts";

@@ -12,9 +12,8 @@ import {
   type SpanBatchElement,
   type SpanBatchL1Origin,
   type SpanBatchTx,
-  spanBatchTxFromSigned,
-  spanBatchTxToSigned,
 } from "./span_batch.ts";
+import { spanBatchTxFromSigned, spanBatchTxToSigned } from "./span_batch_tx.ts";
 
 function conversionError(message: string): BaseError {
   return new BaseError("SPAN_BATCH_INVALID", `Cannot convert singular batches to a span batch: ${message}`);

@@ -7,7 +7,8 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import { bytesToHex, hexToBytes } from "../../lib/common/bytes.ts";
-import { decodeSpanBatch, encodeSpanBatch } from "../../lib/protocol/span_batch.ts";
+import { decodeSpanBatch } from "../../lib/protocol/span_batch.ts";
+import { encodeSpanBatch } from "../../lib/protocol/span_batch_encode.ts";
 
 const RAW_BATCH_HEX = [
   "8d9ef88d06d8ffffa0bdeabee2eb0101ddf682e2f8a6f10c2207e02322897e653171968527cdb6f601acf9b483817abd1da9",

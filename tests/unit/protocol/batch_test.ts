@@ -7,7 +7,7 @@ import {
   rlpItemLength,
   type SingularBatch,
 } from "../../../lib/protocol/batch.ts";
-import { encodeSpanBatch } from "../../../lib/protocol/span_batch.ts";
+import { encodeSpanBatch } from "../../../lib/protocol/span_batch_encode.ts";
 import { spanBatchFromSingular } from "../../../lib/protocol/span_batch_singular.ts";
 import { assert, assertEquals, assertThrows } from "../../assert.ts";
 

@@ -1,6 +1,6 @@
 import { encodeSingularBatch, type SingularBatch } from "../../../../lib/protocol/batch.ts";
 import { compressChannel } from "../../../../lib/protocol/channel.ts";
-import { encodeSpanBatch } from "../../../../lib/protocol/span_batch.ts";
+import { encodeSpanBatch } from "../../../../lib/protocol/span_batch_encode.ts";
 import { spanBatchFromSingular } from "../../../../lib/protocol/span_batch_singular.ts";
 import type { L1Tx } from "../../../../lib/rollup/l1/mod.ts";
 import { batcherData, readChannel } from "../../../../lib/rollup/derive/mod.ts";
