@@ -8,26 +8,17 @@ import { outputRootV0 } from "../../../../lib/protocol/output_root.ts";
 import { Driver, type DriverDeps } from "../../../../lib/rollup/driver/driver.ts";
 import { assertEquals, assertRejects } from "../../../assert.ts";
 import { rollupFixture } from "../derive/rollup_fixture.ts";
+import { testPayload } from "../p2p_helpers.ts";
 
 const HEADER_ROOT = new Uint8Array(32).fill(0x11);
 const STATE_ROOT_OF_PASSER = new Uint8Array(32).fill(0x22);
 
+/** Block `number` (before Ecotone by its time), with the Isthmus header root when given. */
 function payload(number: bigint, withdrawalsRoot?: Uint8Array): ExecutionPayload {
   return {
-    parentHash: new Uint8Array(32),
-    feeRecipient: new Uint8Array(20),
+    ...testPayload(number, 1000n),
     stateRoot: new Uint8Array(32).fill(0x33),
-    receiptsRoot: new Uint8Array(32),
-    logsBloom: new Uint8Array(256),
-    prevRandao: new Uint8Array(32),
-    blockNumber: number,
-    gasLimit: 30_000_000n,
-    gasUsed: 0n,
-    timestamp: number * 2n,
-    extraData: new Uint8Array(0),
-    baseFeePerGas: 1n,
     blockHash: new Uint8Array(32).fill(Number(number)),
-    transactions: [],
     withdrawalsRoot,
   };
 }
