@@ -1,7 +1,8 @@
 /**
  * The JSON-RPC 2.0 envelope: parse a request text (single or batch), dispatch each call
- * through the registry, and write the response text. Transport-independent: the HTTP and
- * WebSocket listeners both call `handleRpcText`.
+ * through the registry, and write the response. Transport-independent: the HTTP listener calls
+ * `handleRpcBody` (the body as bytes when a result was written as bytes), the WebSocket one
+ * `handleRpcText`.
  *
  * Behaviour follows go-ethereum's rpc package (handler.go, json.go, errors.go):
  * - invalid JSON -> -32700 "parse error", id null;
@@ -81,7 +82,7 @@ export type RpcBody = string | Uint8Array<ArrayBuffer>;
 
 /** The outcome of one message: the response body and the size of its result (for batch limits). */
 interface Answer {
-  text: RpcBody;
+  body: RpcBody;
   resultBytes: number;
 }
 
@@ -122,7 +123,7 @@ async function handleRpcMessage(msg: unknown, ctx: DispatchContext): Promise<Rpc
   if (!Array.isArray(msg)) {
     let answer = handleMessage(msg, ctx);
     if (answer instanceof Promise) answer = await answer;
-    return answer?.text;
+    return answer?.body;
   }
   if (msg.length === 0) return invalidRequest(NULL_ID, "empty batch");
   const { batchItemLimit, batchResponseMaxSize } = ctx.limits;
@@ -143,7 +144,7 @@ async function handleRpcMessage(msg: unknown, ctx: DispatchContext): Promise<Rpc
     let answer = handleMessage(msg[i], ctx);
     if (answer instanceof Promise) answer = await answer;
     if (!answer) continue;
-    parts.push(answer.text);
+    parts.push(answer.body);
     resultBytes += answer.resultBytes;
     if (batchResponseMaxSize > 0 && resultBytes > batchResponseMaxSize) {
       i++;
@@ -176,13 +177,13 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * when the handler returns one.
  */
 function handleMessage(raw: unknown, ctx: DispatchContext): Answer | undefined | Promise<Answer | undefined> {
-  if (!isObject(raw)) return { text: invalidRequest(NULL_ID), resultBytes: 0 };
+  if (!isObject(raw)) return { body: invalidRequest(NULL_ID), resultBytes: 0 };
   const hasId = "id" in raw && raw.id !== undefined;
   const idJson = hasId ? idToJson(raw.id) : NULL_ID;
-  if (idJson === undefined) return { text: invalidRequest(NULL_ID), resultBytes: 0 };
+  if (idJson === undefined) return { body: invalidRequest(NULL_ID), resultBytes: 0 };
   const method = raw.method;
   if (typeof method !== "string" || method === "") {
-    return { text: invalidRequest(idJson), resultBytes: 0 };
+    return { body: invalidRequest(idJson), resultBytes: 0 };
   }
 
   let result: unknown;
@@ -226,7 +227,7 @@ function failure(
       error: e instanceof Error ? (e.stack ?? e.message) : String(e),
     });
   });
-  return { text: errorText(idJson, error), resultBytes: 0 };
+  return { body: errorText(idJson, error), resultBytes: 0 };
 }
 
 function success(
@@ -240,10 +241,10 @@ function success(
   let resultJson: string | undefined;
   if (result instanceof RawJson) {
     const json = result.json;
-    const text = typeof json === "string"
+    const body = typeof json === "string"
       ? answerText(idJson, json)
       : joinBytes([`{"jsonrpc":"2.0","id":${idJson},"result":`, json, "}"]);
-    return { text, resultBytes: json.length };
+    return { body, resultBytes: json.length };
   }
   try {
     resultJson = JSON.stringify(result);
@@ -257,12 +258,12 @@ function success(
       },
     );
     return {
-      text: errorText(idJson, { code: RPC_ERROR_CODES.INTERNAL_ERROR, message: "internal error" }),
+      body: errorText(idJson, { code: RPC_ERROR_CODES.INTERNAL_ERROR, message: "internal error" }),
       resultBytes: 0,
     };
   }
   if (resultJson === undefined) resultJson = "null";
-  return { text: answerText(idJson, resultJson), resultBytes: resultJson.length };
+  return { body: answerText(idJson, resultJson), resultBytes: resultJson.length };
 }
 
 function answerText(idJson: string, resultJson: string): string {
