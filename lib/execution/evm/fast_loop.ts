@@ -77,11 +77,6 @@ export function installFastLoop(evm: EVMInterface): void {
   FAST_EVMS.add(evm);
 }
 
-/** Whether the interpreter prototype is patched yet. */
-export function fastLoopPatched(): boolean {
-  return patched;
-}
-
 /** Patches `interpreter`'s prototype (once): `run` takes the fast loop where it may. */
 export function patchInterpreter(interpreter: unknown): void {
   if (patched) return;
