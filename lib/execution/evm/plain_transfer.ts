@@ -17,10 +17,10 @@
  * `runTx` (tests/execution/plain_transfer_test.ts).
  */
 import { type Common, ConsensusType } from "@ethereumjs/common";
-import { Capability, getCalldataFloorGas, type TypedTransaction } from "@ethereumjs/tx";
-import { Account, type Address, bytesToUnprefixedHex, KECCAK256_NULL } from "@ethereumjs/util";
+import { Capability, type TypedTransaction } from "@ethereumjs/tx";
+import { Account, type Address, bytesToUnprefixedHex } from "@ethereumjs/util";
 import type { VM } from "@ethereumjs/vm";
-import { equalBytes } from "../../common/bytes.ts";
+import { checkAsRunTx, hasNoCode } from "./tx_checks.ts";
 
 /** What `runTx` would have returned, as far as its caller reads it. */
 export interface PlainTransferResult {
@@ -28,6 +28,9 @@ export interface PlainTransferResult {
 }
 
 const MAX_UINT256 = (1n << 256n) - 1n;
+
+/** How many transactions took this path (tests). */
+export const plainTransferStats = { applied: 0 };
 
 /**
  * EIPs that change how a value transfer executes (Amsterdam and the verkle/binary tree drafts): with
@@ -39,10 +42,6 @@ const TRANSFER_CHANGING_EIPS = [2780, 6800, 7708, 7778, 7864, 7928, 8037, 8246];
 export function plainTransfersApply(common: Common): boolean {
   return common.isActivatedEIP(1559) && common.consensusType() !== ConsensusType.ProofOfAuthority &&
     !TRANSFER_CHANGING_EIPS.some((eip) => common.isActivatedEIP(eip));
-}
-
-function hasNoCode(account: Account): boolean {
-  return equalBytes(account.codeHash, KECCAK256_NULL);
 }
 
 function isEmpty(account: Account): boolean {
@@ -71,35 +70,22 @@ export async function applyPlainTransfer(
     return undefined;
   }
   const to = tx.to;
-  const caller = tx.getSenderAddress();
-  const callerKey = bytesToUnprefixedHex(caller.bytes);
   const toKey = bytesToUnprefixedHex(to.bytes);
   if (vm.evm.precompiles.has(toKey)) return undefined;
+  const callerKey = bytesToUnprefixedHex(tx.getSenderAddress().bytes);
   const coinbaseKey = bytesToUnprefixedHex(coinbase.bytes);
   if (callerKey === toKey || callerKey === coinbaseKey || toKey === coinbaseKey) return undefined;
 
-  // runTx's checks, in its order; any failure leaves the transaction to runTx and its error.
-  const intrinsic = tx.getIntrinsicGas();
-  const floor = getCalldataFloorGas(tx, caller);
+  const checked = await checkAsRunTx(vm, tx, baseFee);
+  if (checked === undefined) return undefined;
+  const { caller, sender, intrinsic, floor, tip, gasPrice } = checked;
   const gasUsed = intrinsic > floor ? intrinsic : floor;
-  if (tx.gasLimit < gasUsed) return undefined;
-  const is1559 = tx.supports(Capability.EIP1559FeeMarket);
-  const maxFee = is1559
-    ? (tx as { maxFeePerGas: bigint }).maxFeePerGas
-    : (tx as { gasPrice: bigint }).gasPrice;
-  if (maxFee < baseFee) return undefined;
   const sm = vm.stateManager;
-  const sender = await sm.getAccount(caller);
-  if (sender === undefined || !hasNoCode(sender) || sender.nonce !== tx.nonce) return undefined;
-  if (sender.balance < tx.getUpfrontCost(baseFee)) return undefined;
-  if (is1559 && sender.balance < tx.value + tx.gasLimit * maxFee) return undefined;
   const recipient = await sm.getAccount(to);
   if (recipient !== undefined && !hasNoCode(recipient)) return undefined;
   if ((recipient?.balance ?? 0n) + tx.value > MAX_UINT256) return undefined;
   const miner = await sm.getAccount(coinbase);
 
-  const tip = is1559 ? tx.getEffectivePriorityFee(baseFee) : maxFee - baseFee;
-  const gasPrice = is1559 ? tip + baseFee : maxFee;
   sender.nonce += 1n;
   sender.balance -= tx.value + gasUsed * gasPrice;
   await store(vm, caller, sender);
@@ -120,5 +106,6 @@ export async function applyPlainTransfer(
   } else {
     await sm.deleteAccount(coinbase);
   }
+  plainTransferStats.applied++;
   return { totalGasSpent: gasUsed };
 }

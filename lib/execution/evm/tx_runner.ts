@@ -33,6 +33,7 @@ import { type ForkRules, opActive, txCommon } from "./common.ts";
 import { logsBloom } from "./bloom.ts";
 import { decodeSignedTx } from "./tx_decode.ts";
 import { applyPlainTransfer } from "./plain_transfer.ts";
+import { applyContractCall } from "./contract_call.ts";
 import type { L1FeeInfo, L1FeeSource } from "./l1_fee.ts";
 
 /** What a transaction runs against: the block being built or imported. */
@@ -48,8 +49,9 @@ export interface TxContext {
   /** Jovian: DA footprint the block can still take (jovian/exec-engine.md "DA Footprint Block Limit"). */
   daFootprintRoom?: () => bigint;
   /**
-   * Apply plain value transfers without the EVM (plain_transfer.ts; block building and import only:
-   * tracers need the EVM's message events). Set only when `plainTransfersApply(rules.common)`.
+   * Apply plain value transfers without the EVM (plain_transfer.ts) and calls without `runTx`
+   * (contract_call.ts); block building and import only: tracers need the EVM's message events. Set
+   * only when `plainTransfersApply(rules.common)`.
    */
   plainTransfers?: boolean;
 }
@@ -360,11 +362,14 @@ export async function runUserTx(
     const plain = ctx.plainTransfers === true
       ? await applyPlainTransfer(vm, tx, ctx.block.header.coinbase, ctx.baseFee)
       : undefined;
-    // runTx reverts its own changes when it throws; the L1 fee taken above is given back by hand
-    // (cheaper than one more state checkpoint per transaction).
+    const call = ctx.plainTransfers === true && plain === undefined
+      ? await applyContractCall(vm, tx, ctx.block, ctx.baseFee)
+      : undefined;
+    // runTx (and applyContractCall) revert their own changes when they throw; the L1 fee taken above
+    // is given back by hand (cheaper than one more state checkpoint per transaction).
     result = plain !== undefined
       ? { totalGasSpent: plain.totalGasSpent, execResult: NO_EXECUTION }
-      : await runTx(vm, {
+      : call ?? await runTx(vm, {
         tx,
         block: ctx.block,
         skipHardForkValidation: true,

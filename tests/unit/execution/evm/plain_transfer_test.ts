@@ -1,46 +1,28 @@
 /**
  * Plain value transfers applied without the EVM (plain_transfer.ts) against the same transactions run
- * through `runTx` (BlockBuilderDeps.evmOnly): every transaction gives the same result or the same
- * error, every account ends the same, and the sealed blocks are equal, on each fork and on L1.
+ * through `runTx` (equivalence.ts): every transaction gives the same result or the same error, every
+ * account ends the same, and the sealed blocks are equal, on each fork and on L1.
  */
-import {
-  createAccessList2930Tx,
-  createFeeMarket1559Tx,
-  createLegacyTx,
-  type TypedTransaction,
-} from "@ethereumjs/tx";
-import { Account, Address, createAddressFromPrivateKey } from "@ethereumjs/util";
+import type { TypedTransaction } from "@ethereumjs/tx";
+import { Account, Address } from "@ethereumjs/util";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
-import { prng } from "../../../prng.ts";
 import { assert, assertEquals } from "../../../assert.ts";
 import { bytesToHex } from "../../../../lib/common/bytes.ts";
-import type { ChainConfig } from "../../../../lib/protocol/chain_config.ts";
-import type { OpFork } from "../../../../lib/protocol/hardforks.ts";
-import { encodeReceipt } from "../../../../lib/protocol/receipt.ts";
-import {
-  type BlockAttributes,
-  BlockBuilder,
-  forkRules,
-  plainTransfersApply,
-  type TxResult,
-} from "../../../../lib/execution/evm/mod.ts";
+import { forkRules, plainTransfersApply, plainTransferStats } from "../../../../lib/execution/evm/mod.ts";
 import { BASE_FEE_VAULT_ADDRESS, SEQUENCER_FEE_VAULT_ADDRESS } from "../../../../lib/protocol/predeploys.ts";
+import { ETHER, FEES, GWEI, installL1SystemContracts, l1Config, setL1Block } from "./helpers.ts";
 import {
-  attributes,
-  ETHER,
-  FEES,
-  genesisHeader,
-  GWEI,
-  installL1SystemContracts,
-  l1Config,
-  newState,
-  opConfig,
-  setL1Block,
-} from "./helpers.ts";
+  accountsOf,
+  addr,
+  besideRunTx,
+  type Chain,
+  chainConfig,
+  KEYS,
+  pick,
+  SENDERS,
+  signedTx,
+} from "./equivalence.ts";
 
-const KEYS = [1, 2, 3, 4].map((i) => new Uint8Array(32).fill(i));
-const SENDERS = KEYS.map((k) => createAddressFromPrivateKey(k).bytes);
-const addr = (b: number) => new Uint8Array(20).fill(b);
 /** Recipients: absent, funded, present but empty, with code, precompiles (ecrecover, P256VERIFY), a sender. */
 const ABSENT = addr(0xa1);
 const FUNDED = addr(0xa2);
@@ -53,7 +35,7 @@ const CODE = new Uint8Array([0x60, 0x01, 0x60, 0x00, 0x55]);
 /** KEYS[3]'s account carries code: rejected by EIP-3607, or a delegated EOA (EIP-7702) from Prague. */
 const CODED_SENDER = SENDERS[3];
 
-async function prepare(sm: MerkleStateManager, config: ChainConfig, coinbase: Uint8Array, prague: boolean) {
+async function prepare(sm: MerkleStateManager, chain: Chain, coinbase: Uint8Array, prague: boolean) {
   for (const s of SENDERS) await sm.putAccount(new Address(s), new Account(0n, 10n * ETHER));
   await sm.putAccount(new Address(FUNDED), new Account(3n, 5n));
   await sm.putAccount(new Address(EMPTY), new Account());
@@ -62,27 +44,22 @@ async function prepare(sm: MerkleStateManager, config: ChainConfig, coinbase: Ui
   const delegation = new Uint8Array([0xef, 0x01, 0x00, ...FUNDED]);
   await sm.putCode(new Address(CODED_SENDER), prague ? delegation : CODE);
   if (coinbase[0] === 0xc0) await sm.putAccount(new Address(coinbase), new Account());
-  if (config.op !== undefined) await setL1Block(sm, FEES);
+  if (chain !== "l1") await setL1Block(sm, FEES);
   else await installL1SystemContracts(sm);
   await sm.getStateRoot();
-}
-
-function pick<T>(rand: () => number, xs: readonly T[]): T {
-  return xs[Math.floor(rand() * xs.length)];
 }
 
 /** A random transaction, mostly a valid plain transfer, sometimes anything else. */
 function randomTx(
   rand: () => number,
-  config: ChainConfig,
-  timestamp: bigint,
+  chain: Chain,
   nonces: bigint[],
   coinbase: Uint8Array,
 ): TypedTransaction {
+  const config = chainConfig(chain);
   // Each deviation from a valid plain transfer in about one transaction of ten.
   const odd = () => rand() < 0.1;
   const i = odd() ? 3 : Math.floor(rand() * 3);
-  const common = forkRules(config, timestamp).common;
   const to = odd()
     ? pick(rand, [CONTRACT, ECRECOVER, P256, SENDERS[0], coinbase, addr(0)])
     : pick(rand, [ABSENT, FUNDED, EMPTY, addr(0x10 + Math.floor(rand() * 8))]);
@@ -93,53 +70,10 @@ function randomTx(
   const maxFee = odd() ? pick(rand, [GWEI / 2n, 0n]) : 3n * GWEI;
   const tip = odd() ? pick(rand, [0n, 5n * GWEI]) : GWEI / 2n;
   const type = pick(rand, [0, 1, 2, 2]);
-  let tx: TypedTransaction;
-  if (type === 2) {
-    tx = createFeeMarket1559Tx({
-      chainId: config.chainId,
-      nonce,
-      to,
-      value,
-      gasLimit,
-      data,
-      maxFeePerGas: maxFee,
-      maxPriorityFeePerGas: tip > maxFee ? maxFee : tip,
-      accessList: odd() ? [{ address: bytesToHex(FUNDED), storageKeys: [] }] : [],
-    }, { common });
-  } else if (type === 1) {
-    tx = createAccessList2930Tx({
-      chainId: config.chainId,
-      nonce,
-      to,
-      value,
-      gasLimit,
-      data,
-      gasPrice: maxFee,
-      accessList: odd() ? [{ address: bytesToHex(FUNDED), storageKeys: [] }] : [],
-    }, { common });
-  } else {
-    tx = createLegacyTx({ nonce, to, value, gasLimit, data, gasPrice: maxFee }, { common });
-  }
-  return tx.sign(KEYS[i]);
-}
-
-function summary(r: TxResult): unknown {
-  return {
-    receipt: bytesToHex(encodeReceipt(r.receipt)),
-    gasUsed: r.gasUsed,
-    effectiveGasPrice: r.effectiveGasPrice,
-    l1Fee: r.l1Fee,
-    from: bytesToHex(r.from),
-    error: r.error,
-  };
-}
-
-async function outcome(b: BlockBuilder, tx: TypedTransaction): Promise<unknown> {
-  try {
-    return summary(await b.addTransaction(tx));
-  } catch (e) {
-    return { threw: (e as Error).message };
-  }
+  const accessList = type > 0 && odd() ? [{ address: bytesToHex(FUNDED), storageKeys: [] }] : [];
+  const common = forkRules(config, 2n).common;
+  const fields = { chainId: config.chainId, nonce, to, value, gasLimit, data, maxFee, tip, accessList };
+  return signedTx(type, fields, common, KEYS[i]);
 }
 
 const WATCHED = [
@@ -156,67 +90,30 @@ const WATCHED = [
   addr(0xc0),
 ];
 
-async function accounts(sm: MerkleStateManager): Promise<unknown[]> {
-  const out = [];
-  for (const a of WATCHED) {
-    const acc = await sm.getAccount(new Address(a));
-    out.push(acc === undefined ? null : [acc.nonce, acc.balance, bytesToHex(acc.codeHash)]);
-  }
-  return out;
-}
-
-type Chain = OpFork | "l1";
 const CHAINS: Chain[] = ["bedrock", "canyon", "ecotone", "fjord", "isthmus", "jovian", "l1"];
 /** Coinbases: the SequencerFeeVault (absent at first), an empty account, a sender, the zero address. */
 const COINBASES = [SEQUENCER_FEE_VAULT_ADDRESS, addr(0xc0), SENDERS[1], addr(0)];
 
 for (const chain of CHAINS) {
   Deno.test(`plain transfers (${chain}): the direct path and runTx agree, transaction for transaction`, async () => {
-    const config = chain === "l1" ? l1Config() : opConfig(chain);
-    const rules = forkRules(config, 2n);
+    const rules = forkRules(chainConfig(chain), 2n);
     assert(plainTransfersApply(rules.common));
     const prague = rules.common.isActivatedEIP(7702);
-    let direct = 0;
+    const before = plainTransferStats.applied;
     for (const [k, coinbase] of COINBASES.entries()) {
-      const rand = prng(1000 * CHAINS.indexOf(chain) + k);
-      const smFast = newState();
-      const smEvm = newState();
-      await prepare(smFast, config, coinbase, prague);
-      await prepare(smEvm, config, coinbase, prague);
-      const parent = genesisHeader(config, chain, await smFast.getStateRoot());
-      const attrs: BlockAttributes = { ...attributes(chain), coinbase };
-      if (chain === "l1") delete attrs.eip1559Params;
-      const fast = await BlockBuilder.open(config, parent, attrs, { stateManager: smFast });
-      const evm = await BlockBuilder.open(config, parent, attrs, { stateManager: smEvm, evmOnly: true });
-      // runTx opens state checkpoints, the direct path none: that counts the transfers applied directly.
-      let checkpoints = 0;
-      const checkpoint = smFast.checkpoint.bind(smFast);
-      smFast.checkpoint = () => {
-        checkpoints++;
-        return checkpoint();
-      };
-      const nonces = SENDERS.map(() => 0n);
-      for (let n = 0; n < 80; n++) {
-        const tx = randomTx(rand, config, 2n, nonces, coinbase);
-        const before = checkpoints;
-        const got = await outcome(fast, tx);
-        const want = await outcome(evm, tx);
-        assertEquals(got, want, `tx ${n} (coinbase ${k})`);
-        assertEquals(await accounts(smFast), await accounts(smEvm), `accounts after tx ${n} (coinbase ${k})`);
-        if (!("threw" in (got as object))) {
-          const i = SENDERS.findIndex((s) => bytesToHex(s) === bytesToHex(tx.getSenderAddress().bytes));
-          nonces[i] += 1n;
-          if (checkpoints === before) direct++;
-        }
-      }
-      const a = await fast.seal();
-      const b = await evm.seal();
-      assertEquals(bytesToHex(a.hash), bytesToHex(b.hash), `block (coinbase ${k})`);
-      assertEquals(a.block.header, b.block.header);
-      assertEquals(bytesToHex(await smFast.getStateRoot()), bytesToHex(await smEvm.getStateRoot()));
+      await besideRunTx({
+        chain,
+        coinbase,
+        seed: 1000 * CHAINS.indexOf(chain) + k,
+        count: 80,
+        prepare: (sm) => prepare(sm, chain, coinbase, prague),
+        next: (rand, nonces) => randomTx(rand, chain, nonces, coinbase),
+        state: (sm) => accountsOf(sm, WATCHED),
+      });
     }
     // The generator must exercise the direct path, not only the fallbacks.
-    assert(direct > 40, `only ${direct} plain transfers included`);
+    const direct = plainTransferStats.applied - before;
+    assert(direct > 40, `only ${direct} plain transfers applied directly`);
   });
 }
 

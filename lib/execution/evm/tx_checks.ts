@@ -1,0 +1,53 @@
+/**
+ * The checks @ethereumjs `runTx` makes before it changes anything (runTx.js `_runTx`, in its order), for
+ * the paths that apply a transaction without it (plain_transfer.ts, contract_call.ts). A transaction
+ * that fails any of them is left to `runTx`, which reports the error in its own words.
+ */
+import { Capability, getCalldataFloorGas, type TypedTransaction } from "@ethereumjs/tx";
+import { type Account, type Address, KECCAK256_NULL } from "@ethereumjs/util";
+import type { VM } from "@ethereumjs/vm";
+import { equalBytes } from "../../common/bytes.ts";
+
+/** A transaction that passed runTx's checks, with what they computed. */
+export interface CheckedTx {
+  caller: Address;
+  /** The sender's account as it is (not yet charged). */
+  sender: Account;
+  intrinsic: bigint;
+  /** EIP-7623 calldata floor (0 before Prague). */
+  floor: bigint;
+  /** Effective gas price and tip per gas under the block's base fee (EIP-1559). */
+  gasPrice: bigint;
+  tip: bigint;
+}
+
+export function hasNoCode(account: Account): boolean {
+  return equalBytes(account.codeHash, KECCAK256_NULL);
+}
+
+/**
+ * runTx's checks of a legacy, EIP-2930 or EIP-1559 transaction from a sender without code: gas limit
+ * against intrinsic gas and the calldata floor, fee cap against the base fee, nonce, balance for the
+ * upfront and the maximal cost. Undefined when one fails (or the sender has no account or has code).
+ */
+export async function checkAsRunTx(
+  vm: VM,
+  tx: TypedTransaction,
+  baseFee: bigint,
+): Promise<CheckedTx | undefined> {
+  const caller = tx.getSenderAddress();
+  const intrinsic = tx.getIntrinsicGas();
+  const floor = getCalldataFloorGas(tx, caller);
+  if (tx.gasLimit < (intrinsic > floor ? intrinsic : floor)) return undefined;
+  const is1559 = tx.supports(Capability.EIP1559FeeMarket);
+  const maxFee = is1559
+    ? (tx as { maxFeePerGas: bigint }).maxFeePerGas
+    : (tx as { gasPrice: bigint }).gasPrice;
+  if (maxFee < baseFee) return undefined;
+  const sender = await vm.stateManager.getAccount(caller);
+  if (sender === undefined || !hasNoCode(sender) || sender.nonce !== tx.nonce) return undefined;
+  if (sender.balance < tx.getUpfrontCost(baseFee)) return undefined;
+  if (is1559 && sender.balance < tx.value + tx.gasLimit * maxFee) return undefined;
+  const tip = is1559 ? tx.getEffectivePriorityFee(baseFee) : maxFee - baseFee;
+  return { caller, sender, intrinsic, floor, gasPrice: is1559 ? tip + baseFee : maxFee, tip };
+}
