@@ -4,7 +4,7 @@
  *   deno task bench [options]   (= deno run -A with the binary's V8 heap flags, lib/node/permissions.ts)
  *   deno run -A scripts/bench_block.ts [--memory] [--sqlite DIR] [--blocks N] [--transfers N]
  *                                      [--only eth|erc20] [--cold] [--cold-inline] [--no-import] [--no-root-task] [--verbose]
- *                                      [--cpu-profile FILE] [--timeline]
+ *                                      [--cpu-profile FILE] [--heap-profile FILE] [--timeline]
  *
  * Builds and seals blocks of 1,000 ETH transfers and of 500 ERC-20 transfers (BenchToken from
  * ../shared/bench/rpc-bench.mjs) on an OP chain at Isthmus with the L1 fee charged, transactions as the
@@ -26,7 +26,9 @@
  * and when the worker handled it (milliseconds from the block's start).
  * `--cpu-profile FILE` writes a V8 CPU profile of this thread over the timed workloads (node:inspector;
  * Chrome DevTools and VS Code open it), with `keelWindows`: when each block was built and imported
- * (microseconds from the profile's start), to tell the two apart.
+ * (microseconds from the profile's start), to tell the two apart. `--heap-profile FILE` writes a V8
+ * sampling heap profile of the same span (every allocation sampled, also those collected since; the
+ * `.heapprofile` format of Chrome DevTools), to find what allocates.
  */
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { createFeeMarket1559Tx, type TypedTransaction } from "@ethereumjs/tx";
@@ -88,6 +90,7 @@ const NO_IMPORT = Deno.args.includes("--no-import");
 /** Import computes the state root on the executing thread (no state-root worker). */
 const NO_ROOT_TASK = Deno.args.includes("--no-root-task");
 const CPU_PROFILE = arg("--cpu-profile");
+const HEAP_PROFILE = arg("--heap-profile");
 
 const CONFIG: ChainConfig = {
   chainId: 901n,
@@ -400,7 +403,7 @@ console.log(
     `load average ${load()}; RSS at start ${rss()}`,
 );
 
-const profiler = CPU_PROFILE === undefined ? undefined : new Session();
+const profiler = CPU_PROFILE === undefined && HEAP_PROFILE === undefined ? undefined : new Session();
 /** When the profiler started (performance.now()), and the windows of building and importing blocks. */
 let profileStart = 0;
 const windows = { build: [] as [number, number][], import: [] as [number, number][] };
@@ -408,9 +411,20 @@ const windows = { build: [] as [number, number][], import: [] as [number, number
 const profileTime = () => Math.round((performance.now() - profileStart) * 1000);
 if (profiler !== undefined) {
   profiler.connect();
-  await profiler.post("Profiler.enable");
-  await profiler.post("Profiler.setSamplingInterval", { interval: 200 });
-  await profiler.post("Profiler.start");
+  if (CPU_PROFILE !== undefined) {
+    await profiler.post("Profiler.enable");
+    await profiler.post("Profiler.setSamplingInterval", { interval: 200 });
+    await profiler.post("Profiler.start");
+  }
+  if (HEAP_PROFILE !== undefined) {
+    // Every allocation counts, the short-lived ones too (those the young generation collects).
+    await profiler.post("HeapProfiler.enable");
+    await profiler.post("HeapProfiler.startSampling", {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+  }
   profileStart = performance.now();
 }
 
@@ -464,11 +478,15 @@ if (ONLY !== "eth") {
   });
 }
 
-if (profiler !== undefined) {
-  const { profile } = await profiler.post("Profiler.stop");
-  await Deno.writeTextFile(CPU_PROFILE!, JSON.stringify({ ...profile, keelWindows: windows }));
-  profiler.disconnect();
+if (CPU_PROFILE !== undefined) {
+  const { profile } = await profiler!.post("Profiler.stop");
+  await Deno.writeTextFile(CPU_PROFILE, JSON.stringify({ ...profile, keelWindows: windows }));
 }
+if (HEAP_PROFILE !== undefined) {
+  const { profile } = await profiler!.post("HeapProfiler.stopSampling");
+  await Deno.writeTextFile(HEAP_PROFILE, JSON.stringify(profile));
+}
+profiler?.disconnect();
 
 console.log(
   `\n| workload | state | txs | build tx/s | build Mgas/s | import tx/s | import Mgas/s | import/build | median block | RSS |` +

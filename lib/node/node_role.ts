@@ -200,6 +200,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
           maxSafeLag: Number(options.sequencerMaxSafeLag),
           stopped: options.sequencerStopped,
           adminStatePath: options.rpcAdminState,
+          recover: options.sequencerRecover,
         });
         await sequencer.open();
         const seq = sequencer;

@@ -1,7 +1,7 @@
 /**
  * Options of the interface (interfaces.md 4.5) whose feature keel does not have. Those that would make
  * the node behave other than asked (derive Alt-DA data, sequence under op-conductor, sign through a
- * remote signer, serve a supervisor, sequence in recovery mode) stop the start with a clear error;
+ * remote signer, serve a supervisor) stop the start with a clear error;
  * those that only tune what keel does anyway, or have a safe fallback, are logged once as warnings.
  */
 import { BaseError } from "../common/errors.ts";
@@ -27,9 +27,6 @@ export function unsupportedOptions(o: NodeOptions): UnsupportedOptions {
   }
   if (o.interopRpcAddr !== undefined && o.interopRpcAddr !== "") {
     errors.push("--interop.rpc.addr: the interop supervisor RPC is not supported");
-  }
-  if (o.sequencerRecover) {
-    errors.push("--sequencer.recover: the sequencer's recovery mode is not supported");
   }
   if (o.syncMode === "execution-layer") {
     warnings.push(

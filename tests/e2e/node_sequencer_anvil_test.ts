@@ -3,7 +3,8 @@
  * from its transaction pool every block time (a transfer sent to its eth RPC is included), reports
  * them as unsafe_l2 in rollupnode_syncStatus, and obeys the admin API (interfaces.md 3.1, 4.4):
  * admin_stopSequencer stops block production, admin_startSequencer resumes it, admin_sequencerActive
- * tells which, and with --rpc.admin-state the stopped state survives a restart.
+ * tells which, and with --rpc.admin-state the stopped state survives a restart. In recover mode
+ * (--sequencer.recover) blocks carry the deposits only, until admin_setRecoverMode(false).
  */
 import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import { createFeeMarket1559Tx } from "@ethereumjs/tx";
@@ -26,44 +27,75 @@ const tool = await anvilForTest("node_sequencer_anvil_test");
 
 type Answer = RpcAnswer;
 
+/** A signed transfer of ACCOUNTS[2] on the test chain (901). */
+function transfer(nonce: bigint): Uint8Array {
+  return createFeeMarket1559Tx({
+    chainId: 901n,
+    nonce,
+    to: new Uint8Array(20).fill(7),
+    value: 12345n,
+    gasLimit: 21_000n,
+    maxFeePerGas: 10n * GWEI,
+    maxPriorityFeePerGas: GWEI,
+  }, { common: new Common({ chain: { ...Mainnet, chainId: 901 }, hardfork: Hardfork.Prague }) }).sign(
+    ACCOUNTS[2].privateKey,
+  ).serialize();
+}
+
+/** A sequencer node on anvil, started and restarted by the test; `call` reaches its RPC. */
+interface Run {
+  call(method: string, params?: unknown[]): Promise<Answer>;
+  /** The unsafe head's number (rollupnode_syncStatus). */
+  unsafe(): Promise<number | undefined>;
+  start(): void;
+  /** Stops the node; its exit code. */
+  stop(): Promise<number>;
+  out(): string;
+}
+
+/** Runs `body` against anvil and `keel node` with the sequencer's arguments and `extra`; cleans up after. */
+async function onAnvil(prefix: string, extra: (dir: string) => string[], body: (run: Run) => Promise<void>) {
+  const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
+  const dir = await Deno.makeTempDir({ prefix });
+  let node: KeelProcess | undefined;
+  try {
+    const port = freePort();
+    const args = [...await sequencerOnAnvil(anvil.url, dir, port), "--rpc.enable-admin", ...extra(dir)];
+    const url = `http://127.0.0.1:${port}`;
+    const call = async (method: string, params: unknown[] = []) =>
+      (await rpcCall(url, method, params)) as Answer;
+    await body({
+      call,
+      unsafe: async () =>
+        (await call("rollupnode_syncStatus")).result?.unsafe_l2?.number as number | undefined,
+      start: () => node = spawnKeel("node", args),
+      stop: async () => {
+        const code = await node!.stop();
+        node = undefined;
+        return code;
+      },
+      out: () => node?.output() ?? "",
+    });
+  } finally {
+    if (node !== undefined) await node.stop();
+    await anvil.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
 Deno.test({
   name: "keel node sequences unsafe blocks from its pool, stops and starts on the admin API",
   ignore: !tool.ok,
   sanitizeResources: false,
-  async fn() {
-    const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
-    const dir = await Deno.makeTempDir({ prefix: "keel-sequencer-" });
-    let node: KeelProcess | undefined;
-    try {
-      const port = freePort();
-      const args = [
-        ...await sequencerOnAnvil(anvil.url, dir, port),
-        "--rpc.enable-admin",
-        `--rpc.admin-state=${dir}/admin.json`,
-      ];
-      node = spawnKeel("node", args);
-      const url = `http://127.0.0.1:${port}`;
-      const call = async (method: string, params: unknown[] = []) =>
-        (await rpcCall(url, method, params)) as Answer;
-      const unsafe = async () =>
-        (await call("rollupnode_syncStatus")).result?.unsafe_l2?.number as number | undefined;
-      const out = () => node!.output();
+  fn: () =>
+    onAnvil("keel-sequencer-", (dir) => [`--rpc.admin-state=${dir}/admin.json`], async (run) => {
+      const { call, unsafe, out } = run;
+      run.start();
       await until(async () => ((await unsafe()) ?? 0) >= 2 ? true : undefined, "two sequenced blocks", out);
       assertEquals((await call("admin_sequencerActive")).result, true);
       // A transfer sent to the node's eth RPC lands in a sequenced block.
-      const tx = createFeeMarket1559Tx({
-        chainId: 901n,
-        nonce: 0n,
-        to: new Uint8Array(20).fill(7),
-        value: 12345n,
-        gasLimit: 21_000n,
-        maxFeePerGas: 10n * GWEI,
-        maxPriorityFeePerGas: GWEI,
-      }, { common: new Common({ chain: { ...Mainnet, chainId: 901 }, hardfork: Hardfork.Prague }) }).sign(
-        ACCOUNTS[2].privateKey,
-      );
-      const sent = await call("eth_sendRawTransaction", [bytesToHex(tx.serialize())]);
-      assertEquals(sent.result, bytesToHex(tx.hash()), JSON.stringify(sent.error));
+      const sent = await call("eth_sendRawTransaction", [bytesToHex(transfer(0n))]);
+      assertEquals(typeof sent.result, "string", JSON.stringify(sent.error));
       const receipt = await until(
         async () => (await call("eth_getTransactionReceipt", [sent.result])).result ?? undefined,
         "the transfer's receipt",
@@ -79,8 +111,8 @@ Deno.test({
       const stoppedAt = (await unsafe())!;
       await new Promise((r) => setTimeout(r, 3000));
       assertEquals(await unsafe(), stoppedAt);
-      assertEquals(await node.stop(), 0, out());
-      node = spawnKeel("node", args);
+      assertEquals(await run.stop(), 0, out());
+      run.start();
       await until(
         async () => (await call("admin_sequencerActive")).result === false ? true : undefined,
         "restart",
@@ -97,12 +129,42 @@ Deno.test({
       // The safe head stays at genesis: nothing was batched to L1.
       assertEquals((await call("rollupnode_syncStatus")).result.safe_l2.number, 0);
       assert((await call("rollupnode_syncStatus")).result.unsafe_l2.l1origin.number >= 0);
-      assertEquals(await node.stop(), 0, out());
-      node = undefined;
-    } finally {
-      if (node !== undefined) await node.stop();
-      await anvil.stop();
-      await Deno.remove(dir, { recursive: true });
-    }
-  },
+      assertEquals(await run.stop(), 0, out());
+    }),
+});
+
+Deno.test({
+  name: "keel node --sequencer.recover sequences deposit-only blocks until admin_setRecoverMode(false)",
+  ignore: !tool.ok,
+  sanitizeResources: false,
+  fn: () =>
+    onAnvil("keel-recover-", () => ["--sequencer.recover"], async (run) => {
+      const { call, unsafe, out } = run;
+      run.start();
+      await until(async () => ((await unsafe()) ?? 0) >= 1 ? true : undefined, "a sequenced block", out);
+      const sent = await call("eth_sendRawTransaction", [bytesToHex(transfer(0n))]);
+      assertEquals(typeof sent.result, "string", JSON.stringify(sent.error));
+      const from = (await unsafe())!;
+      await until(
+        async () => ((await unsafe()) ?? 0) >= from + 3 ? true : undefined,
+        "three more blocks",
+        out,
+      );
+      // The pool holds the transfer; the blocks carry the L1-info deposit alone.
+      assertEquals((await call("eth_getTransactionReceipt", [sent.result])).result, null);
+      for (let n = from; n <= from + 3; n++) {
+        const block = (await call("eth_getBlockByNumber", [`0x${n.toString(16)}`, false])).result;
+        assertEquals(block.transactions.length, 1, `block ${n}`);
+      }
+      assertEquals((await call("admin_setRecoverMode", ["no"])).error?.code, -32602);
+      assertEquals((await call("admin_setRecoverMode", [false])).result, null);
+      const receipt = await until(
+        async () => (await call("eth_getTransactionReceipt", [sent.result])).result ?? undefined,
+        "the transfer's receipt after recover mode",
+        out,
+      );
+      assertEquals(receipt.status, "0x1");
+      assert(Number(receipt.blockNumber) > from + 3);
+      assertEquals(await run.stop(), 0, out());
+    }),
 });

@@ -1,15 +1,21 @@
 /**
  * The rollup node's `admin` namespace (interfaces.md 4.4; registered only with --rpc.enable-admin):
- * admin_startSequencer, admin_stopSequencer, admin_sequencerActive (3.1 "Sequencer") and
- * admin_resetDerivationPipeline. Without a sequencer (--sequencer.enabled false) the sequencer methods
+ * admin_startSequencer, admin_stopSequencer, admin_sequencerActive (3.1 "Sequencer"),
+ * admin_resetDerivationPipeline, and op-node's admin_setRecoverMode (the sequencer's recover mode, as
+ * --sequencer.recover). Without a sequencer (--sequencer.enabled false) the sequencer methods
  * answer -32000, as op-node's do on a verifier.
  */
 import { BaseError } from "../../common/errors.ts";
 import type { Namespace } from "../../rpc/mod.ts";
-import { defineMethod, RpcError } from "../../rpc/mod.ts";
+import { defineMethod, RpcError, s } from "../../rpc/mod.ts";
 
 export interface AdminBackend {
-  sequencer?: { readonly active: boolean; start(): Promise<void>; stop(): Promise<Uint8Array> };
+  sequencer?: {
+    readonly active: boolean;
+    start(): Promise<void>;
+    stop(): Promise<Uint8Array>;
+    setRecoverMode(on: boolean): void;
+  };
   driver?: { requestReset(): void };
 }
 
@@ -46,6 +52,14 @@ export function adminNamespace(backend: AdminBackend): Namespace {
       name: "admin_sequencerActive",
       params: [],
       handler: () => backend.sequencer?.active ?? false,
+    }),
+    setRecoverMode: defineMethod({
+      name: "admin_setRecoverMode",
+      params: [s.bool()],
+      handler: ([on]) => {
+        sequencer().setRecoverMode(on);
+        return null;
+      },
     }),
     resetDerivationPipeline: defineMethod({
       name: "admin_resetDerivationPipeline",

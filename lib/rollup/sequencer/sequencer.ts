@@ -10,6 +10,12 @@
  * forks with upgrade transactions. With `sequencer.max-safe-lag` > 0 it pauses while the unsafe head
  * is that far ahead of the safe head.
  *
+ * Recover mode (`--sequencer.recover`, `admin_setRecoverMode`; op-node's): every block carries no pool
+ * transactions, so that a sequencer whose unsafe chain fell behind its L1 origins (the batcher down
+ * past the sequencing window, say) catches up with blocks that derivation reproduces exactly (deposits
+ * only, the next L1 origin taken as soon as it exists under the confirmation depth and its time allows,
+ * as auto-derivation does: specs/protocol/derivation.md "Batch Queue", empty batches).
+ *
  * States (interfaces.md 3.1): active or stopped; `start()` / `stop()` are admin_startSequencer /
  * admin_stopSequencer, with the state saved to `rpc.admin-state` when given.
  */
@@ -39,9 +45,16 @@ export interface SequencerOptions {
   stopped: boolean;
   /** Where admin_startSequencer / admin_stopSequencer persist the state (--rpc.admin-state). */
   adminStatePath?: string;
+  /** Start in recover mode: blocks without pool transactions (--sequencer.recover). */
+  recover: boolean;
 }
 
-export const DEFAULT_SEQUENCER_OPTIONS: SequencerOptions = { l1Confs: 4, maxSafeLag: 0, stopped: false };
+export const DEFAULT_SEQUENCER_OPTIONS: SequencerOptions = {
+  l1Confs: 4,
+  maxSafeLag: 0,
+  stopped: false,
+  recover: false,
+};
 
 export interface SequencerDeps {
   l1: L1Client;
@@ -95,6 +108,7 @@ export class Sequencer {
   readonly #deps: SequencerDeps;
   readonly #log = getLogger(["rollup", "sequencer"]);
   #active: boolean;
+  #recover: boolean;
   #closed = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> | undefined;
@@ -104,6 +118,7 @@ export class Sequencer {
     this.#deps = deps;
     this.options = { ...DEFAULT_SEQUENCER_OPTIONS, ...options };
     this.#active = !this.options.stopped;
+    this.#recover = this.options.recover;
   }
 
   /** Reads the persisted admin state (rpc.admin-state) over `--sequencer.stopped`, and starts the loop. */
@@ -122,6 +137,17 @@ export class Sequencer {
 
   get active(): boolean {
     return this.#active;
+  }
+
+  /** Whether blocks are built without pool transactions (recover mode). */
+  get recovering(): boolean {
+    return this.#recover;
+  }
+
+  /** admin_setRecoverMode: from the next block on, blocks carry pool transactions again or not. */
+  setRecoverMode(on: boolean): void {
+    if (on !== this.#recover) this.#log.info("Recover mode {state}", { state: on ? "on" : "off" });
+    this.#recover = on;
   }
 
   async #persist(): Promise<void> {
@@ -218,8 +244,13 @@ export class Sequencer {
       systemConfig,
       l1BlobFeeSchedule: this.#deps.l1BlobFeeSchedule,
       upgradeTransactions: (t) => upgradeTxsAt(this.cfg, t),
-      noTxPool: upgrade || pastDrift,
+      noTxPool: upgrade || pastDrift || this.#recover,
     });
+    if (this.#recover) {
+      this.#log.warn("Sequencing block {number} without pool transactions, in recover mode", {
+        number: parent.number + 1n,
+      });
+    }
     const engine = this.#deps.engine;
     const v = engineVersions(this.cfg, timestamp);
     const fcu = await engine.forkchoiceUpdated(v.fcu, {
