@@ -18,6 +18,8 @@ export interface JsonRpcClientOptions {
    * with bursts of as many; 0 or omitted: no limit.
    */
   rateLimit?: number;
+  /** The HTTP client to send with (e.g. one with TLS client certificates, Deno.createHttpClient). */
+  client?: Deno.HttpClient;
 }
 
 export const DEFAULT_JSON_RPC_CLIENT_OPTIONS: JsonRpcClientOptions = { timeoutMs: 10_000 };
@@ -124,6 +126,7 @@ export class JsonRpcClient {
         headers: { "content-type": "application/json", ...extra },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(this.options.timeoutMs),
+        client: this.options.client,
       });
     } catch (e) {
       throw new BaseError("RPC_TRANSPORT", `Cannot call ${what} at ${this.url}: ${(e as Error).message}`, {

@@ -20,6 +20,7 @@ import {
   type PayloadWithRoot,
   readUnsafeBlockSigner,
 } from "../rollup/p2p/mod.ts";
+import { type BlockSigner, LocalBlockSigner, RemoteBlockSigner } from "../rollup/p2p/block_signer.ts";
 
 /** Between discovery rounds (lookups while fewer than --p2p.peers.lo peers are connected). */
 const DISCOVERY_INTERVAL_MS = 5_000;
@@ -34,6 +35,32 @@ async function advertisedIp(host: string | undefined): Promise<string | undefine
     if (found.length > 0) return found[0];
   }
   throw new BaseError("P2P_ADVERTISE_IP", `Cannot resolve --p2p.advertise.ip ${host} to an IP address`);
+}
+
+/**
+ * The signer of the blocks a sequencer gossips: its key (--p2p.sequencer.key), else a remote signer
+ * (--signer.endpoint with --signer.address, the TLS files unless --signer.tls.enabled=false), as op-node
+ * chooses; none for a verifier. --signer.endpoint and --signer.address go together (op-service's check).
+ */
+export async function blockSignerFor(options: NodeOptions): Promise<BlockSigner | undefined> {
+  if ((options.signerEndpoint === undefined) !== (options.signerAddress === undefined)) {
+    throw new BaseError(
+      "SIGNER_CONFIG",
+      "--signer.endpoint and --signer.address must both be set or neither",
+    );
+  }
+  if (!options.sequencerEnabled) return undefined;
+  const key = options.p2pSequencerKey;
+  if (key !== undefined) return new LocalBlockSigner(hexToBytes(key.startsWith("0x") ? key : `0x${key}`));
+  if (options.signerEndpoint === undefined) return undefined;
+  return await RemoteBlockSigner.open({
+    endpoint: options.signerEndpoint,
+    address: hexToBytes(options.signerAddress!),
+    headers: options.signerHeader,
+    tls: options.signerTlsEnabled
+      ? { ca: options.signerTlsCa, cert: options.signerTlsCert, key: options.signerTlsKey }
+      : undefined,
+  });
 }
 
 export async function startP2p(
@@ -101,16 +128,13 @@ export async function startP2p(
     }
     return fetched.length;
   };
+  const blockSigner = await blockSignerFor(options);
   const host = new P2pHost({
     listenIp: options.p2pListenIp,
     listenTcp: options.p2pListenTcp,
     staticPeers: options.p2pStatic,
     privKeyPath: options.p2pPrivPath,
-    sequencerKey: options.sequencerEnabled && options.p2pSequencerKey !== undefined
-      ? hexToBytes(
-        options.p2pSequencerKey.startsWith("0x") ? options.p2pSequencerKey : `0x${options.p2pSequencerKey}`,
-      )
-      : undefined,
+    signer: blockSigner,
     redialMs: 5_000,
     peersLo: options.p2pPeersLo,
     peerstorePath: options.p2pPeerstorePath === "memory" ? undefined : options.p2pPeerstorePath,
@@ -155,7 +179,12 @@ export async function startP2p(
       }).catch((e) => log.warn("Cannot insert a gossiped block", { error: (e as Error).message }));
     },
   });
-  await host.start();
+  try {
+    await host.start();
+  } catch (e) {
+    blockSigner?.close();
+    throw e;
+  }
   // --l1.runtime-config-reload-interval: the signer is part of the runtime config (0: read once).
   const reload = options.l1RuntimeConfigReloadIntervalMs;
   const timer = reload > 0 ? setInterval(() => void refresh(), reload) : undefined;
@@ -165,6 +194,7 @@ export async function startP2p(
       if (timer !== undefined) clearInterval(timer);
       await host.stop();
       await queue;
+      blockSigner?.close();
     },
   };
 }

@@ -1,8 +1,8 @@
 /**
  * Options of the interface (interfaces.md 4.5) whose feature keel does not have. Those that would make
- * the node behave other than asked (derive Alt-DA data, sequence under op-conductor, sign through a
- * remote signer, serve a supervisor) stop the start with a clear error;
- * those that only tune what keel does anyway, or have a safe fallback, are logged once as warnings.
+ * the node behave other than asked (derive Alt-DA data, sequence under op-conductor, serve a supervisor)
+ * stop the start with a clear error; those that only tune what keel does anyway, or have a safe
+ * fallback, are logged once as warnings.
  */
 import { BaseError } from "../common/errors.ts";
 import type { NodeOptions } from "../config/mod.ts";
@@ -21,9 +21,6 @@ export function unsupportedOptions(o: NodeOptions): UnsupportedOptions {
   }
   if (o.conductorEnabled) {
     errors.push("--conductor.enabled: sequencing under op-conductor is not supported");
-  }
-  if (o.signerEndpoint !== undefined) {
-    errors.push("--signer.endpoint: a remote signer is not supported; sign gossip with --p2p.sequencer.key");
   }
   if (o.interopRpcAddr !== undefined && o.interopRpcAddr !== "") {
     errors.push("--interop.rpc.addr: the interop supervisor RPC is not supported");

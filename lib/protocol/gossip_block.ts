@@ -246,7 +246,7 @@ export interface GossipBlock {
 }
 
 /** The bytes the sequencer signs: the SSZ payload, prefixed by the parent beacon block root from v2. */
-function signedBytes(
+export function gossipSignedBytes(
   payload: ExecutionPayload,
   parentBeaconBlockRoot: Uint8Array | undefined,
   version: BlocksTopicVersion,
@@ -259,9 +259,43 @@ function signedBytes(
   return concatBytes(parentBeaconBlockRoot, ssz);
 }
 
-/** "Block signatures": keccak256(domain ++ chain_id ++ keccak256(signed bytes)), domain all zero. */
+/**
+ * "Block signatures": keccak256(domain ++ chain_id ++ payload_hash), domain all zero (v1), payload_hash =
+ * keccak256 of the signed bytes (what a remote signer is sent).
+ */
+export function blockSigningHash(chainId: bigint, payloadHash: Uint8Array): Uint8Array {
+  return keccak256(concatBytes(new Uint8Array(32), bigIntToBytes(chainId, 32), payloadHash));
+}
+
 export function gossipSigningHash(chainId: bigint, signed: Uint8Array): Uint8Array {
-  return keccak256(concatBytes(new Uint8Array(32), bigIntToBytes(chainId, 32), keccak256(signed)));
+  return blockSigningHash(chainId, keccak256(signed));
+}
+
+/** Signs a block signing hash: r ++ s ++ y_parity, as gossiped. */
+export function signBlockHash(signingHash: Uint8Array, key: Uint8Array): Uint8Array {
+  const rec = secp256k1.sign(signingHash, key, { prehash: false, format: "recovered" });
+  // noble's recovered form is recovery ++ r ++ s; the gossip form is r ++ s ++ y_parity.
+  return concatBytes(rec.subarray(1), rec.subarray(0, 1));
+}
+
+/** The address whose key made `signature` (r ++ s ++ y_parity) over `signingHash`; throws when none does. */
+export function blockSigner(signingHash: Uint8Array, signature: Uint8Array): Uint8Array {
+  const y = signature[64];
+  if (signature.length !== SIGNATURE_SIZE || (y !== 0 && y !== 1)) {
+    throw invalid(`signature of ${signature.length} bytes, y_parity ${y}`);
+  }
+  try {
+    const rec = concatBytes(signature.subarray(64), signature.subarray(0, 64));
+    const compressed = secp256k1.recoverPublicKey(rec, signingHash, { prehash: false });
+    return keccak256(secp256k1.Point.fromBytes(compressed).toBytes(false).subarray(1)).slice(12);
+  } catch (e) {
+    throw invalid(`no signer recovers from the signature (${(e as Error).message})`);
+  }
+}
+
+/** The message of the blocks topic: `signature` ++ the signed bytes, snappy-compressed. */
+export function encodeSignedGossipBlock(signed: Uint8Array, signature: Uint8Array): Uint8Array {
+  return snappy.compress(concatBytes(signature, signed));
 }
 
 /** The message a sequencer publishes on the blocks topic of `version`: signed with `key`, snappy-compressed. */
@@ -272,14 +306,8 @@ export function encodeGossipBlock(
   chainId: bigint,
   key: Uint8Array,
 ): Uint8Array {
-  const signed = signedBytes(payload, parentBeaconBlockRoot, version);
-  const rec = secp256k1.sign(gossipSigningHash(chainId, signed), key, {
-    prehash: false,
-    format: "recovered",
-  });
-  // noble's recovered form is recovery ++ r ++ s; the gossip form is r ++ s ++ y_parity.
-  const signature = concatBytes(rec.subarray(1), rec.subarray(0, 1));
-  return snappy.compress(concatBytes(signature, signed));
+  const signed = gossipSignedBytes(payload, parentBeaconBlockRoot, version);
+  return encodeSignedGossipBlock(signed, signBlockHash(gossipSigningHash(chainId, signed), key));
 }
 
 /** Validation flags the caller knows from the block's timestamp and its clock. */
@@ -328,19 +356,7 @@ export function decodeGossipBlock(
   if (version >= 1 && payload.withdrawals!.length !== 0) throw invalid("withdrawals must be empty");
   if (version >= 2 && payload.blobGasUsed !== 0n && !ctx.jovian) throw invalid("blobGasUsed must be 0");
   if (version >= 2 && payload.excessBlobGas !== 0n) throw invalid("excessBlobGas must be 0");
-  const signed = raw.subarray(SIGNATURE_SIZE);
-  const y = signature[64];
-  if (y !== 0 && y !== 1) throw invalid(`signature y_parity ${y}`);
-  let signer: Uint8Array;
-  try {
-    const rec = concatBytes(signature.subarray(64), signature.subarray(0, 64));
-    const compressed = secp256k1.recoverPublicKey(rec, gossipSigningHash(chainId, signed), {
-      prehash: false,
-    });
-    signer = keccak256(secp256k1.Point.fromBytes(compressed).toBytes(false).subarray(1)).slice(12);
-  } catch (e) {
-    throw invalid(`no signer recovers from the signature (${(e as Error).message})`);
-  }
+  const signer = blockSigner(gossipSigningHash(chainId, raw.subarray(SIGNATURE_SIZE)), signature);
   return { block: { payload, parentBeaconBlockRoot, signature }, signer };
 }
 

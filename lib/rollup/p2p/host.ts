@@ -22,6 +22,7 @@ import { type Multiaddr, multiaddr } from "@multiformats/multiaddr";
 import { createLibp2p, type Libp2p } from "libp2p";
 import { bytesToHex, equalBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
+import { keccak256 } from "../../common/hash.ts";
 import { getLogger } from "../../common/logger.ts";
 import type { ExecutionPayload } from "../../protocol/engine.ts";
 import {
@@ -29,9 +30,10 @@ import {
   type BlocksTopicVersion,
   blocksTopicVersion,
   decodeGossipBlock,
-  encodeGossipBlock,
+  encodeSignedGossipBlock,
   type GossipBlock,
   gossipMessageId,
+  gossipSignedBytes,
   MAX_GOSSIP_SIZE,
 } from "../../protocol/gossip_block.ts";
 import { isRollupForkActive, type RollupConfig } from "../../protocol/rollup_config.ts";
@@ -41,6 +43,7 @@ import {
   requestPayloadByNumber,
   servePayloadByNumber,
 } from "./payload_by_number.ts";
+import type { BlockSigner } from "./block_signer.ts";
 import { Discovery, type DiscoveryOptions } from "./discovery.ts";
 import { loadOrCreateKey } from "./identity.ts";
 import { SqliteDatastore } from "./peerstore.ts";
@@ -62,8 +65,8 @@ export interface P2pHostOptions {
   staticPeers: string[];
   /** The node's secp256k1 key, hex (--p2p.priv.path); made and written there when missing. */
   privKeyPath?: string;
-  /** The sequencer's block signing key (--p2p.sequencer.key): the node publishes its blocks. */
-  sequencerKey?: Uint8Array;
+  /** Signs the sequencer's blocks (--p2p.sequencer.key or --signer.endpoint): the node publishes them. */
+  signer?: BlockSigner;
   /** Milliseconds between redials of static peers that are not connected. */
   redialMs: number;
   /** Peers wanted (--p2p.peers.lo): discovery looks for more while fewer are connected. */
@@ -261,7 +264,7 @@ export class P2pHost {
     this.#log.info("P2P host started", {
       peerId: this.node.peerId.toString(),
       addresses: this.node.getMultiaddrs().map(String).join(","),
-      publishing: this.options.sequencerKey !== undefined,
+      publishing: this.options.signer?.name ?? "no",
       discovery: this.#discovery !== undefined,
     });
   }
@@ -413,12 +416,14 @@ export class P2pHost {
     return TopicValidatorResult.Reject;
   }
 
-  /** Publishes a block this node sequenced, signed with the sequencer key. */
+  /** Publishes a block this node sequenced, signed by its block signer. */
   async publish(payload: ExecutionPayload, parentBeaconBlockRoot?: Uint8Array): Promise<void> {
-    const key = this.options.sequencerKey;
-    if (key === undefined || this.#node === undefined) return;
+    const signer = this.options.signer;
+    if (signer === undefined || this.#node === undefined) return;
     const version = blocksTopicVersion(this.#deps.cfg, payload.timestamp);
-    const data = encodeGossipBlock(payload, parentBeaconBlockRoot, version, this.#deps.cfg.l2ChainId, key);
+    const signed = gossipSignedBytes(payload, parentBeaconBlockRoot, version);
+    const signature = await signer.sign(this.#deps.cfg.l2ChainId, keccak256(signed));
+    const data = encodeSignedGossipBlock(signed, signature);
     let seen = this.#seen.get(payload.blockNumber);
     if (seen === undefined) this.#seen.set(payload.blockNumber, seen = new Set());
     seen.add(bytesToHex(payload.blockHash));

@@ -15,10 +15,6 @@ Deno.test("unsupported options: the defaults start; features keel lacks stop the
     const [args, name] of [
       [["--altda.enabled", "--altda.da-server=http://127.0.0.1:3100"], "--altda.enabled"],
       [["--conductor.enabled"], "--conductor.enabled"],
-      [
-        ["--signer.endpoint=http://127.0.0.1:8000", "--signer.address=0x" + "11".repeat(20)],
-        "--signer.endpoint",
-      ],
       [["--interop.rpc.addr=127.0.0.1"], "--interop.rpc.addr"],
     ] as const
   ) {
@@ -26,8 +22,10 @@ Deno.test("unsupported options: the defaults start; features keel lacks stop the
     assert(isErrorCode(e, "UNSUPPORTED_OPTION"), String(e));
     assert((e as Error).message.includes(name), (e as Error).message);
   }
-  // Recover mode is supported (the sequencer's, admin_setRecoverMode).
+  // Recover mode (the sequencer's, admin_setRecoverMode) and a remote block signer are supported.
   assertEquals(unsupportedOptions(node("--sequencer.recover")), { errors: [], warnings: [] });
+  const remote = ["--signer.endpoint=http://127.0.0.1:8000", "--signer.address=0x" + "11".repeat(20)];
+  assertEquals(unsupportedOptions(node(...remote)), { errors: [], warnings: [] });
   // Safe fallbacks are warnings.
   const warnings = checkSupported(node("--syncmode=execution-layer", "--rollup.halt=major"));
   assertEquals(warnings.length, 2);

@@ -1,0 +1,168 @@
+/**
+ * Who signs the blocks a sequencer gossips (specs/protocol/rollup-node-p2p.md "Block signatures"): the
+ * sequencer key given to the node (`--p2p.sequencer.key`), or a remote signer (`--signer.endpoint`,
+ * op-signer's JSON-RPC API as op-node calls it: op-service/signer client.go and blockpayload_args.go).
+ *
+ * The remote signer is asked `opsigner_signBlockPayload` with op-node's V1 arguments, JSON as Go encodes
+ * them: `domain` 32 numbers (all zero), `chainId` a JSON number, `payloadHash` base64 (keccak256 of the
+ * signed bytes), `senderAddress` hex (`--signer.address`); it answers the 65-byte signature r ++ s ++ v,
+ * hex. At start the node asks `health_status` (as op-node, within 3 s) and stops when the signer does not
+ * answer. With `--signer.tls.enabled` (the default) the connection is TLS 1.3 with the server checked
+ * against `--signer.tls.ca` and the node's certificate and key (`--signer.tls.cert`, `--signer.tls.key`)
+ * presented for client authentication; `--signer.header` adds HTTP headers. keel also checks that each
+ * signature recovers to `--signer.address` before publishing (peers would reject the block otherwise).
+ */
+import { bytesToHex, equalBytes, hexToBytes } from "../../common/bytes.ts";
+import { BaseError } from "../../common/errors.ts";
+import { JsonRpcClient } from "../../common/json_rpc_client.ts";
+import { blockSigner, blockSigningHash, signBlockHash } from "../../protocol/gossip_block.ts";
+
+export interface BlockSigner {
+  /** What it is, for logs: "local" or "remote <endpoint>". */
+  readonly name: string;
+  /** The signature (r ++ s ++ y_parity) of a block whose signed bytes hash to `payloadHash`. */
+  sign(chainId: bigint, payloadHash: Uint8Array): Promise<Uint8Array>;
+  close(): void;
+}
+
+/** Signs with a key held by the node (--p2p.sequencer.key). */
+export class LocalBlockSigner implements BlockSigner {
+  readonly name = "local";
+  readonly #key: Uint8Array;
+
+  constructor(key: Uint8Array) {
+    this.#key = key;
+  }
+
+  sign(chainId: bigint, payloadHash: Uint8Array): Promise<Uint8Array> {
+    return Promise.resolve(signBlockHash(blockSigningHash(chainId, payloadHash), this.#key));
+  }
+
+  close(): void {}
+}
+
+export interface RemoteSignerOptions {
+  /** --signer.endpoint. */
+  endpoint: string;
+  /** --signer.address: the address the signer signs for. */
+  address: Uint8Array;
+  /** --signer.header pairs, `key=value`. */
+  headers: string[];
+  /** TLS with client authentication (--signer.tls.*); undefined: plain HTTP(S) without a client certificate. */
+  tls?: { ca: string; cert: string; key: string };
+  /** Milliseconds a signing request may take (default 10 s). */
+  timeoutMs?: number;
+}
+
+/** Standard base64 with padding (Go's encoding of a []byte in JSON). */
+function base64(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes));
+}
+
+/** op-node's reachability check at start (op-service/signer client.go pingVersion): 3 seconds. */
+const PING_TIMEOUT_MS = 3_000;
+
+function headerRecord(pairs: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at <= 0) {
+      throw new BaseError("SIGNER_CONFIG", `Cannot use --signer.header ${pair}: expected key=value`);
+    }
+    out[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return out;
+}
+
+async function readPem(path: string, what: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (e) {
+    throw new BaseError("SIGNER_CONFIG", `Cannot read ${what} ${path}: ${(e as Error).message}`, {
+      cause: e,
+    });
+  }
+}
+
+/** Signs through an op-signer compatible service. */
+export class RemoteBlockSigner implements BlockSigner {
+  readonly name: string;
+  readonly address: Uint8Array;
+  readonly #rpc: JsonRpcClient;
+  readonly #http: Deno.HttpClient | undefined;
+
+  private constructor(options: RemoteSignerOptions, rpc: JsonRpcClient, http: Deno.HttpClient | undefined) {
+    this.name = `remote ${options.endpoint}`;
+    this.address = options.address;
+    this.#rpc = rpc;
+    this.#http = http;
+  }
+
+  /** Connects and asks `health_status`; throws SIGNER_UNREACHABLE or SIGNER_CONFIG when it cannot. */
+  static async open(options: RemoteSignerOptions): Promise<RemoteBlockSigner> {
+    const headers = headerRecord(options.headers);
+    let http: Deno.HttpClient | undefined;
+    if (options.tls !== undefined) {
+      const [ca, cert, key] = await Promise.all([
+        readPem(options.tls.ca, "the signer's TLS CA certificate (--signer.tls.ca)"),
+        readPem(options.tls.cert, "the signer's TLS client certificate (--signer.tls.cert)"),
+        readPem(options.tls.key, "the signer's TLS client key (--signer.tls.key)"),
+      ]);
+      try {
+        http = Deno.createHttpClient({ caCerts: [ca], cert, key });
+      } catch (e) {
+        throw new BaseError("SIGNER_CONFIG", `Cannot use the signer's TLS files: ${(e as Error).message}`, {
+          cause: e,
+        });
+      }
+    }
+    const rpc = (timeoutMs: number) =>
+      new JsonRpcClient(options.endpoint, { timeoutMs, headers, client: http });
+    try {
+      const version = await rpc(PING_TIMEOUT_MS).call<unknown>("health_status");
+      if (typeof version !== "string") throw new Error(`health_status answered ${JSON.stringify(version)}`);
+    } catch (e) {
+      http?.close();
+      throw new BaseError(
+        "SIGNER_UNREACHABLE",
+        `Cannot reach the remote signer at ${options.endpoint}: ${(e as Error).message}`,
+        { cause: e },
+      );
+    }
+    return new RemoteBlockSigner(options, rpc(options.timeoutMs ?? 10_000), http);
+  }
+
+  async sign(chainId: bigint, payloadHash: Uint8Array): Promise<Uint8Array> {
+    // op-node's BlockPayloadArgs (V1) as encoding/json writes it.
+    const args = {
+      domain: Array.from(new Uint8Array(32)),
+      chainId: (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON(chainId.toString()),
+      payloadHash: base64(payloadHash),
+      senderAddress: bytesToHex(this.address),
+    };
+    const answer = await this.#rpc.call<unknown>("opsigner_signBlockPayload", [args]);
+    let signature: Uint8Array;
+    try {
+      if (typeof answer !== "string") throw new Error(`not a hex string: ${JSON.stringify(answer)}`);
+      signature = hexToBytes(answer);
+      if (signature.length !== 65) throw new Error(`${signature.length} bytes, not 65`);
+      const signer = blockSigner(blockSigningHash(chainId, payloadHash), signature);
+      if (!equalBytes(signer, this.address)) {
+        throw new Error(
+          `it recovers to ${bytesToHex(signer)}, not --signer.address ${bytesToHex(this.address)}`,
+        );
+      }
+    } catch (e) {
+      throw new BaseError(
+        "SIGNER_BAD_SIGNATURE",
+        `The remote signer's signature is unusable: ${(e as Error).message}`,
+        { cause: e },
+      );
+    }
+    return signature;
+  }
+
+  close(): void {
+    this.#http?.close();
+  }
+}
