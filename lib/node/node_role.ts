@@ -19,6 +19,7 @@ import { adminNamespace, nodep2pNamespace, rollupnodeNamespace } from "../rollup
 import { startP2p } from "./p2p_service.ts";
 import { l1Rpc } from "./l1_rpc.ts";
 import { checkSupported } from "./unsupported.ts";
+import { checkConductorOptions, ConductorClient } from "./conductor.ts";
 import type { P2pHost } from "../rollup/p2p/mod.ts";
 import { Sequencer } from "../rollup/sequencer/mod.ts";
 import { Driver } from "../rollup/driver/mod.ts";
@@ -96,6 +97,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
   const version = keelVersion();
   const log = getLogger(["node"]);
   for (const warning of checkSupported(options)) log.warn(warning);
+  checkConductorOptions(options);
   const rollupConfig = await loadRollupConfig(options, sources);
   const l1BlobFees = l1BlobFeeScheduleFor(rollupConfig.l1ChainId, await readL1ChainConfig(options));
   const shared = await startSharedServices(options, version);
@@ -192,13 +194,17 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
           l2: chain,
           heads,
           l1BlobFeeSchedule: l1BlobFees,
+          conductor: options.conductorEnabled
+            ? new ConductorClient(options.conductorRpc, options.conductorRpcTimeoutMs)
+            : undefined,
           onBlock: host === undefined
             ? undefined
             : (payload, root) => void host.publish(payload, root).catch(() => {}),
         }, {
           l1Confs: Number(options.sequencerL1Confs),
           maxSafeLag: Number(options.sequencerMaxSafeLag),
-          stopped: options.sequencerStopped,
+          // Under a conductor the sequencer starts stopped: the conductor starts it (op-node).
+          stopped: options.sequencerStopped || options.conductorEnabled,
           adminStatePath: options.rpcAdminState,
           recover: options.sequencerRecover,
         });

@@ -1,8 +1,7 @@
 /**
  * Options of the interface (interfaces.md 4.5) whose feature keel does not have. Those that would make
- * the node behave other than asked (derive Alt-DA data, sequence under op-conductor, serve a supervisor)
- * stop the start with a clear error; those that only tune what keel does anyway, or have a safe
- * fallback, are logged once as warnings.
+ * the node behave other than asked (derive Alt-DA data, serve a supervisor) stop the start with a clear
+ * error; those that only tune what keel does anyway, or have a safe fallback, are logged once as warnings.
  */
 import { BaseError } from "../common/errors.ts";
 import type { NodeOptions } from "../config/mod.ts";
@@ -18,9 +17,6 @@ export function unsupportedOptions(o: NodeOptions): UnsupportedOptions {
   const warnings: string[] = [];
   if (o.altdaEnabled) {
     errors.push("--altda.enabled: Alt-DA is not supported; keel derives from calldata and blobs only");
-  }
-  if (o.conductorEnabled) {
-    errors.push("--conductor.enabled: sequencing under op-conductor is not supported");
   }
   if (o.interopRpcAddr !== undefined && o.interopRpcAddr !== "") {
     errors.push("--interop.rpc.addr: the interop supervisor RPC is not supported");

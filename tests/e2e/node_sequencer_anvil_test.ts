@@ -4,7 +4,9 @@
  * them as unsafe_l2 in rollupnode_syncStatus, and obeys the admin API (interfaces.md 3.1, 4.4):
  * admin_stopSequencer stops block production, admin_startSequencer resumes it, admin_sequencerActive
  * tells which, and with --rpc.admin-state the stopped state survives a restart. In recover mode
- * (--sequencer.recover) blocks carry the deposits only, until admin_setRecoverMode(false).
+ * (--sequencer.recover) blocks carry the deposits only, until admin_setRecoverMode(false). Under
+ * op-conductor (a stand-in on 127.0.0.1) it starts stopped, starts only as the leader, commits every block
+ * before it becomes the head, stalls while commits fail, and leads alone after admin_overrideLeader.
  */
 import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import { createFeeMarket1559Tx } from "@ethereumjs/tx";
@@ -22,6 +24,7 @@ import {
   startAnvil,
   until,
 } from "./helpers/mod.ts";
+import { fakeConductor } from "../unit/node/fake_conductor.ts";
 
 const tool = await anvilForTest("node_sequencer_anvil_test");
 
@@ -167,4 +170,66 @@ Deno.test({
       assert(Number(receipt.blockNumber) > from + 3);
       assertEquals(await run.stop(), 0, out());
     }),
+});
+
+Deno.test({
+  name: "keel node under op-conductor: starts as the leader only, commits each block first, overridable",
+  ignore: !tool.ok,
+  sanitizeResources: false,
+  async fn() {
+    const conductor = fakeConductor({ leader: false });
+    try {
+      await onAnvil(
+        "keel-conductor-",
+        () => ["--conductor.enabled", `--conductor.rpc=${conductor.url}`],
+        async (run) => {
+          const { call, unsafe, out } = run;
+          run.start();
+          await until(
+            async () => (await call("admin_sequencerActive")).result === false ? true : undefined,
+            "the node, stopped",
+            out,
+          );
+          assertEquals((await call("admin_conductorEnabled")).result, true);
+          assertEquals(
+            (await call("admin_startSequencer")).error?.message,
+            "sequencer is not the leader, aborting",
+          );
+          conductor.state.leader = true;
+          assertEquals((await call("admin_startSequencer")).result, null);
+          await until(
+            async () => ((await unsafe()) ?? 0) >= 2 ? true : undefined,
+            "two sequenced blocks",
+            out,
+          );
+          // Every block of the chain went to the conductor before it became the head.
+          const committed = new Set(
+            conductor.committed.map((e) =>
+              Number((e.executionPayload as { blockNumber: string }).blockNumber)
+            ),
+          );
+          const head = (await unsafe())!;
+          for (let n = 1; n <= head; n++) assert(committed.has(n), `block ${n} not committed`);
+          // Commits refused: no block becomes the head.
+          conductor.state.refuseCommits = true;
+          await new Promise((r) => setTimeout(r, 1_000));
+          const stalled = (await unsafe())!;
+          await new Promise((r) => setTimeout(r, 3_000));
+          assertEquals(await unsafe(), stalled);
+          // Overridden: the node sequences without the conductor.
+          const commits = conductor.committed.length;
+          assertEquals((await call("admin_overrideLeader")).result, null);
+          await until(
+            async () => ((await unsafe()) ?? 0) > stalled ? true : undefined,
+            "blocks after the override",
+            out,
+          );
+          assertEquals(conductor.committed.length, commits);
+          assertEquals(await run.stop(), 0, out());
+        },
+      );
+    } finally {
+      await conductor.server.shutdown();
+    }
+  },
 });

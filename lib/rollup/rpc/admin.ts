@@ -2,7 +2,7 @@
  * The rollup node's `admin` namespace (interfaces.md 4.4; registered only with --rpc.enable-admin):
  * admin_startSequencer, admin_stopSequencer, admin_sequencerActive (3.1 "Sequencer"),
  * admin_resetDerivationPipeline, and op-node's admin_setRecoverMode (the sequencer's recover mode, as
- * --sequencer.recover). Without a sequencer (--sequencer.enabled false) the sequencer methods
+ * --sequencer.recover), admin_conductorEnabled and admin_overrideLeader (op-conductor, --conductor.enabled). Without a sequencer (--sequencer.enabled false) the sequencer methods
  * answer -32000, as op-node's do on a verifier.
  */
 import { BaseError } from "../../common/errors.ts";
@@ -15,6 +15,8 @@ export interface AdminBackend {
     start(): Promise<void>;
     stop(): Promise<Uint8Array>;
     setRecoverMode(on: boolean): void;
+    readonly conductorEnabled: boolean;
+    overrideLeader(): void;
   };
   driver?: { requestReset(): void };
 }
@@ -58,6 +60,19 @@ export function adminNamespace(backend: AdminBackend): Namespace {
       params: [s.bool()],
       handler: ([on]) => {
         sequencer().setRecoverMode(on);
+        return null;
+      },
+    }),
+    conductorEnabled: defineMethod({
+      name: "admin_conductorEnabled",
+      params: [],
+      handler: () => backend.sequencer?.conductorEnabled ?? false,
+    }),
+    overrideLeader: defineMethod({
+      name: "admin_overrideLeader",
+      params: [],
+      handler: () => {
+        sequencer().overrideLeader();
         return null;
       },
     }),

@@ -16,6 +16,11 @@
  * only, the next L1 origin taken as soon as it exists under the confirmation depth and its time allows,
  * as auto-derivation does: specs/protocol/derivation.md "Batch Queue", empty batches).
  *
+ * Under op-conductor (`--conductor.enabled`, op-node's rules): the sequencer starts stopped, starts only
+ * while the conductor says it leads (`conductor_leader`), and commits each block to the conductor
+ * (`conductor_commitUnsafePayload`) before it becomes the head or is gossiped; a block the conductor does
+ * not take is dropped and built again. `admin_overrideLeader` makes the node lead without asking.
+ *
  * States (interfaces.md 3.1): active or stopped; `start()` / `stop()` are admin_startSequencer /
  * admin_stopSequencer, with the state saved to `rpc.admin-state` when given.
  */
@@ -56,6 +61,19 @@ export const DEFAULT_SEQUENCER_OPTIONS: SequencerOptions = {
   recover: false,
 };
 
+/** op-conductor as the sequencer uses it (op-node's SequencerConductor). */
+export interface SequencerConductor {
+  /** Whether this node is the leader (true once overridden). */
+  leader(): Promise<boolean>;
+  /** Commits a block before it is published; throws when the conductor does not take it. */
+  commitUnsafePayload(
+    payload: ExecutionPayload,
+    parentBeaconBlockRoot: Uint8Array | undefined,
+  ): Promise<void>;
+  /** admin_overrideLeader: lead and commit nothing from now on (disaster recovery). */
+  overrideLeader(): void;
+}
+
 export interface SequencerDeps {
   l1: L1Client;
   engine: EngineApi;
@@ -65,6 +83,8 @@ export interface SequencerDeps {
   l1BlobFeeSchedule?: L1BlobFeeSchedule;
   /** Seconds since the epoch (tests pass a clock). */
   now?: () => number;
+  /** op-conductor (--conductor.enabled). */
+  conductor?: SequencerConductor;
   /** Each block it sequenced, once it is the engine's head (the p2p host publishes it). */
   onBlock?: (payload: ExecutionPayload, parentBeaconBlockRoot: Uint8Array | undefined) => void;
 }
@@ -144,6 +164,16 @@ export class Sequencer {
     return this.#recover;
   }
 
+  /** admin_conductorEnabled. */
+  get conductorEnabled(): boolean {
+    return this.#deps.conductor !== undefined;
+  }
+
+  /** admin_overrideLeader: without a conductor, nothing to override. */
+  overrideLeader(): void {
+    this.#deps.conductor?.overrideLeader();
+  }
+
   /** admin_setRecoverMode: from the next block on, blocks carry pool transactions again or not. */
   setRecoverMode(on: boolean): void {
     if (on !== this.#recover) this.#log.info("Recover mode {state}", { state: on ? "on" : "off" });
@@ -157,9 +187,21 @@ export class Sequencer {
     }
   }
 
-  /** admin_startSequencer. */
+  /** admin_startSequencer: under a conductor, only while it says this node leads. */
   async start(): Promise<void> {
     if (this.#active) throw new BaseError("SEQUENCER_ACTIVE", "sequencer already running");
+    const conductor = this.#deps.conductor;
+    if (conductor !== undefined) {
+      let leader: boolean;
+      try {
+        leader = await conductor.leader();
+      } catch (e) {
+        throw new BaseError("SEQUENCER_LEADER", `sequencer leader check failed: ${(e as Error).message}`, {
+          cause: e,
+        });
+      }
+      if (!leader) throw new BaseError("SEQUENCER_NOT_LEADER", "sequencer is not the leader, aborting");
+    }
     this.#active = true;
     await this.#persist();
     this.#schedule(0);
@@ -266,6 +308,16 @@ export class Sequencer {
     }
     const envelope = await engine.getPayload(v.get, fcu.payloadId);
     const p: ExecutionPayload = envelope.executionPayload;
+    // Committed to the conductor before anything else sees it; a failure drops the block (built again).
+    try {
+      await this.#deps.conductor?.commitUnsafePayload(p, envelope.parentBeaconBlockRoot);
+    } catch (e) {
+      throw new BaseError(
+        "SEQUENCER_CONDUCTOR",
+        `Cannot commit block ${p.blockNumber} to the conductor: ${(e as Error).message}`,
+        { cause: e },
+      );
+    }
     const status = v.newPayload === 2 ? await engine.newPayload(2, p) : await engine.newPayload(
       v.newPayload,
       p,

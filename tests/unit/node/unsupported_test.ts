@@ -14,7 +14,6 @@ Deno.test("unsupported options: the defaults start; features keel lacks stop the
   for (
     const [args, name] of [
       [["--altda.enabled", "--altda.da-server=http://127.0.0.1:3100"], "--altda.enabled"],
-      [["--conductor.enabled"], "--conductor.enabled"],
       [["--interop.rpc.addr=127.0.0.1"], "--interop.rpc.addr"],
     ] as const
   ) {
@@ -22,7 +21,12 @@ Deno.test("unsupported options: the defaults start; features keel lacks stop the
     assert(isErrorCode(e, "UNSUPPORTED_OPTION"), String(e));
     assert((e as Error).message.includes(name), (e as Error).message);
   }
-  // Recover mode (the sequencer's, admin_setRecoverMode) and a remote block signer are supported.
+  // Recover mode (the sequencer's, admin_setRecoverMode), a remote block signer and op-conductor are
+  // supported.
+  assertEquals(unsupportedOptions(node("--sequencer.enabled", "--conductor.enabled")), {
+    errors: [],
+    warnings: [],
+  });
   assertEquals(unsupportedOptions(node("--sequencer.recover")), { errors: [], warnings: [] });
   const remote = ["--signer.endpoint=http://127.0.0.1:8000", "--signer.address=0x" + "11".repeat(20)];
   assertEquals(unsupportedOptions(node(...remote)), { errors: [], warnings: [] });
