@@ -117,6 +117,7 @@ export class Metrics {
   readonly #lagMax = { value: 0, pending: 0 };
 
   readonly info: Gauge<"version">;
+  readonly protocolVersions: Gauge<"local" | "engine" | "recommended" | "required">;
   readonly up: Gauge;
   readonly rpcServerRequestsTotal: Counter<"method">;
   readonly rpcServerRequestDurationSeconds: Histogram<"method">;
@@ -169,6 +170,12 @@ export class Metrics {
       name: `${ns}_info`,
       help: "Pseudo-metric tracking version and config info",
       labelNames: ["version"],
+      registers,
+    });
+    this.protocolVersions = new Gauge({
+      name: `${ns}_protocol_versions`,
+      help: "Pseudo-metric tracking recommended and required protocol versions",
+      labelNames: ["local", "engine", "recommended", "required"],
       registers,
     });
     this.up = new Gauge({ name: `${ns}_up`, help: "1 if the op node has finished starting up", registers });
@@ -406,6 +413,14 @@ export class Metrics {
 
   recordInfo(version: string): void {
     this.info.labels({ version }).set(1);
+  }
+
+  /** The protocol versions: keel's, the engine's, and those the L1 ProtocolVersions contract signals. */
+  recordProtocolVersions(
+    versions: { local: string; engine: string; recommended: string; required: string },
+  ): void {
+    this.protocolVersions.reset();
+    this.protocolVersions.labels(versions).set(1);
   }
 
   recordUp(): void {

@@ -63,6 +63,14 @@ export class HttpEngineApi implements EngineApi {
     };
   }
 
+  async signalSuperchain(recommended: Uint8Array, required: Uint8Array): Promise<Uint8Array> {
+    const answer = await this.#rpc.call<string>("engine_signalSuperchainV1", [{
+      recommended: bytesToHex(recommended),
+      required: bytesToHex(required),
+    }]);
+    return hexToBytes(answer);
+  }
+
   async newPayload(
     version: EngineVersion,
     payload: ExecutionPayload,

@@ -20,6 +20,7 @@ import { startP2p } from "./p2p_service.ts";
 import { l1Rpc } from "./l1_rpc.ts";
 import { checkSupported } from "./unsupported.ts";
 import { checkConductorOptions, ConductorClient } from "./conductor.ts";
+import { ProtocolVersionsWatch } from "./protocol_versions.ts";
 import type { P2pHost } from "../rollup/p2p/mod.ts";
 import { Sequencer } from "../rollup/sequencer/mod.ts";
 import { Driver } from "../rollup/driver/mod.ts";
@@ -103,6 +104,9 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
   const shared = await startSharedServices(options, version);
   const listeners = new ListenerPool({});
   const stops: (() => Promise<void>)[] = [() => shared.stop()];
+  // Resolved when the node decides to stop itself (--rollup.halt); the Worker then stops it.
+  let halt: (reason: string) => void = () => {};
+  const halted = new Promise<string>((resolve) => halt = resolve);
   const endpoints: Record<string, string> = { ...shared.endpoints };
   try {
     let driver: Driver | undefined;
@@ -171,6 +175,15 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         fetchWithdrawalRootFromState: options.fetchWithdrawalRootFromState,
       });
       driver.start();
+      if (options.rollupLoadProtocolVersions || (options.rollupHalt ?? "none") !== "none") {
+        const watch = new ProtocolVersionsWatch({
+          address: rollupConfig.protocolVersionsAddress,
+          halt: options.rollupHalt,
+          reloadMs: options.l1RuntimeConfigReloadIntervalMs,
+        }, { l1: l1Rpc(options), engine: engineApi, metrics: shared.metrics, halt });
+        watch.start();
+        stops.push(() => Promise.resolve(watch.stop()));
+      }
       const running = driver;
       stops.push(() => running.stop());
       const heads = () => ({ safe: running.safeHead, finalized: running.finalizedHead });
@@ -265,6 +278,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
   let stopped: Promise<void> | undefined;
   return {
     endpoints,
+    halted,
     stop() {
       stopped ??= (async () => {
         for (const stop of stops.reverse()) await stop();

@@ -11,6 +11,8 @@ import type {
 export interface RunningRole {
   /** Endpoint name → URL (e.g. `http` → `http://127.0.0.1:8545`), for logs and tests. */
   readonly endpoints: Readonly<Record<string, string>>;
+  /** Resolves with the reason when the role decides to stop itself (e.g. --rollup.halt). */
+  readonly halted?: Promise<string>;
   stop(): Promise<void>;
 }
 

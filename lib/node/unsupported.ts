@@ -27,14 +27,6 @@ export function unsupportedOptions(o: NodeOptions): UnsupportedOptions {
         "(consensus-layer sync)",
     );
   }
-  if (o.rollupHalt !== undefined) {
-    warnings.push(
-      `--rollup.halt=${o.rollupHalt}: protocol versions are not read; the node does not halt on them`,
-    );
-  }
-  if (o.rollupLoadProtocolVersions) {
-    warnings.push("--rollup.load-protocol-versions: the ProtocolVersions contract is not read");
-  }
   return { errors, warnings };
 }
 

@@ -45,6 +45,16 @@ self.onmessage = async (e: MessageEvent<WorkerCommand>) => {
         return;
       }
       post({ type: "ready", endpoints: { ...running.endpoints } });
+      const role = running;
+      void role.halted?.then(async (reason) => {
+        if (stopping) return;
+        stopping = true;
+        try {
+          await role.stop();
+        } finally {
+          post({ type: "error", message: `keel: ${reason}` });
+        }
+      });
     } catch (err) {
       post({ type: "error", message: describe(err) });
     }

@@ -101,4 +101,9 @@ export interface EngineApi {
     executionRequests?: Uint8Array[],
   ): Promise<PayloadStatus>;
   getPayload(version: EngineVersion, payloadId: Uint8Array): Promise<ExecutionPayloadEnvelope>;
+  /**
+   * engine_signalSuperchainV1 (exec-engine.md, optional): the L1-signalled protocol versions in, the
+   * engine's supported version out.
+   */
+  signalSuperchain?(recommended: Uint8Array, required: Uint8Array): Promise<Uint8Array> | Uint8Array;
 }

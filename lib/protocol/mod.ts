@@ -28,3 +28,4 @@ export * from "./l1_blob_fee.ts";
 export * from "./output_root.ts";
 export * from "./ordered_trie.ts";
 export * from "./gossip_block.ts";
+export * from "./protocol_version.ts";

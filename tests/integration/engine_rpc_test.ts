@@ -76,6 +76,13 @@ Deno.test("engine rpc: capabilities and client version", async () => {
       commit: "0x01020304",
     }]);
     assertEquals(v.body.result, [{ code: "KL", name: "keel", version: "9.9.9", commit: "0xabcdef01" }]);
+    // engine_signalSuperchainV1 (exec-engine.md): the engine answers the protocol version it supports.
+    assert(caps.body.result.includes("engine_signalSuperchainV1"));
+    const v10 = "0x" + "00".repeat(16) + "0000000a" + "00".repeat(12);
+    const signal = await t.call("engine_signalSuperchainV1", [{ recommended: v10, required: v10 }]);
+    assertEquals(signal.body.result, "0x" + "00".repeat(16) + "00000009" + "00".repeat(12));
+    const bad = await t.call("engine_signalSuperchainV1", [{ recommended: v10 }]);
+    assertEquals(bad.body.error.code, -32602);
   } finally {
     await t.close();
   }

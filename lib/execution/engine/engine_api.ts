@@ -14,6 +14,12 @@ import { RLP } from "@ethereumjs/rlp";
 import { bigIntToBytes, bytesToHex, concatBytes, equalBytes } from "../../common/bytes.ts";
 import { BaseError, isErrorCode } from "../../common/errors.ts";
 import { keccak256 } from "../../common/hash.ts";
+import { getLogger } from "../../common/logger.ts";
+import {
+  compareProtocolVersions,
+  formatProtocolVersion,
+  KEEL_PROTOCOL_VERSION,
+} from "../../protocol/protocol_version.ts";
 import {
   type EngineApi,
   type EngineVersion,
@@ -118,6 +124,7 @@ export const ENGINE_CAPABILITIES = [
   "engine_newPayloadV4",
   "engine_getClientVersionV1",
   "engine_getBlobsV1",
+  "engine_signalSuperchainV1",
 ] as const;
 
 /** engine_getBlobsV1 answers at most this many versioned hashes (cancun.md "engine_getBlobsV1"). */
@@ -149,6 +156,7 @@ export class ExecutionEngineApi implements EngineApi {
   readonly engine: ExecutionEngine;
   #payloads = new Map<string, CachedPayload>();
   #invalid = new Map<string, { error: string; latestValid: Uint8Array | null }>();
+  readonly #log = getLogger(["execution", "engine"]);
 
   constructor(options: Partial<ExecutionEngineApiOptions>, deps: { engine: ExecutionEngine }) {
     this.options = { ...DEFAULT_EXECUTION_ENGINE_API_OPTIONS, ...options };
@@ -465,6 +473,25 @@ export class ExecutionEngineApi implements EngineApi {
   /** engine_exchangeCapabilities: the methods keel serves, whatever the consensus client lists. */
   exchangeCapabilities(_theirs: readonly string[]): string[] {
     return [...ENGINE_CAPABILITIES];
+  }
+
+  /**
+   * engine_signalSuperchainV1 (exec-engine.md): the rollup node passes on the protocol versions the L1
+   * ProtocolVersions contract signals; the engine warns when it is behind them and answers the version
+   * it supports.
+   */
+  signalSuperchain(recommended: Uint8Array, required: Uint8Array): Uint8Array {
+    for (const [what, version] of [["recommended", recommended], ["required", required]] as const) {
+      const cmp = compareProtocolVersions(KEEL_PROTOCOL_VERSION, version);
+      if (cmp.startsWith("outdated")) {
+        this.#log.warn("The {what} OP-Stack protocol version {version} is newer than keel's {local}", {
+          what,
+          version: formatProtocolVersion(version),
+          local: formatProtocolVersion(KEEL_PROTOCOL_VERSION),
+        });
+      }
+    }
+    return KEEL_PROTOCOL_VERSION;
   }
 
   /** engine_getClientVersionV1. */

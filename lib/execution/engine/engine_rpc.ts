@@ -5,6 +5,7 @@
  * (-38001 unknown payload, -38002 invalid forkchoice state, -38003 invalid payload attributes,
  * -38005 unsupported fork, -32602 invalid params) with the detail in `data.err`, as geth does.
  */
+import { bytesToHex } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import type { EngineVersion } from "../../protocol/mod.ts";
 import { defineMethod, type Namespace, RpcError, s } from "../../rpc/mod.ts";
@@ -101,6 +102,11 @@ export function engineNamespace(api: ExecutionEngineApi): Namespace {
       name: "engine_exchangeCapabilities",
       params: [s.array(s.string())] as const,
       handler: ([theirs]) => api.exchangeCapabilities(theirs),
+    }),
+    signalSuperchainV1: defineMethod({
+      name: "engine_signalSuperchainV1",
+      params: [s.object({ recommended: s.hash(), required: s.hash() })] as const,
+      handler: ([signal]) => bytesToHex(api.signalSuperchain(signal.recommended, signal.required)),
     }),
     getClientVersionV1: defineMethod({
       name: "engine_getClientVersionV1",

@@ -18,6 +18,8 @@ export interface KeelProcess {
   output(): string;
   /** SIGTERM, then its exit code. */
   stop(): Promise<number>;
+  /** Its exit code, once it exits by itself or is stopped. */
+  readonly exited: Promise<number>;
 }
 
 /** `keel <command> ...args` under the binary's permission set. */
@@ -38,6 +40,10 @@ export function spawnKeel(command: string, args: string[]): KeelProcess {
   const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
   return {
     output: () => out,
+    exited: child.status.then(async ({ code }) => {
+      await pumps;
+      return code;
+    }),
     async stop() {
       try {
         child.kill("SIGTERM");

@@ -30,9 +30,9 @@ Deno.test("unsupported options: the defaults start; features keel lacks stop the
   assertEquals(unsupportedOptions(node("--sequencer.recover")), { errors: [], warnings: [] });
   const remote = ["--signer.endpoint=http://127.0.0.1:8000", "--signer.address=0x" + "11".repeat(20)];
   assertEquals(unsupportedOptions(node(...remote)), { errors: [], warnings: [] });
-  // Safe fallbacks are warnings.
+  // Safe fallbacks are warnings; protocol versions are read and acted on (protocol_versions.ts).
   const warnings = checkSupported(node("--syncmode=execution-layer", "--rollup.halt=major"));
-  assertEquals(warnings.length, 2);
+  assertEquals(warnings.length, 1);
   assert(warnings[0].includes("--syncmode=execution-layer"));
-  assert(warnings[1].includes("--rollup.halt=major"));
+  assertEquals(checkSupported(node("--rollup.load-protocol-versions")), []);
 });
