@@ -117,6 +117,7 @@ Deno.test("process metrics come from Deno.memoryUsage and the lag probe, not /pr
   const opNodeUnitless = new Set([
     "op_node_default_up",
     "op_node_default_info",
+    "op_node_default_protocol_versions",
     "op_node_default_derivation_idle",
     "op_node_default_unsafe_payloads_buffer_len",
     "op_node_default_unsafe_payloads_buffer_mem_size",
