@@ -201,15 +201,20 @@ Deno.test("keel node embeds the execution client; its RPC and the node's share o
       await refusedStart(["--network=op-sepolia", `--datadir=${dir}/data2`]),
       /embedded engine's genesis is chain 901, the rollup config is chain 11155420/,
     );
-    // Refused at start, each with its reason: a feature keel lacks, and a beacon node that does not answer.
+    // Refused at start, each with its reason: a feature keel lacks, op-node's conductor rule, and a beacon
+    // node that does not answer.
     for (
       const [extra, reason] of [
-        ["--conductor.enabled", /--conductor.enabled: sequencing under op-conductor is not supported/],
-        ["--l1.beacon=http://127.0.0.1:9", /beacon node.*--l1.beacon.ignore starts anyway/],
+        [
+          ["--altda.enabled", "--altda.da-server=http://127.0.0.1:3100"],
+          /--altda.enabled: Alt-DA is not supported/,
+        ],
+        [["--conductor.enabled"], /--conductor.enabled needs --sequencer.enabled/],
+        [["--l1.beacon=http://127.0.0.1:9"], /beacon node.*--l1.beacon.ignore starts anyway/],
       ] as const
     ) {
       assertMatch(
-        await refusedStart([`--rollup.config=${dir}/rollup.json`, `--datadir=${dir}/data`, extra]),
+        await refusedStart([`--rollup.config=${dir}/rollup.json`, `--datadir=${dir}/data`, ...extra]),
         reason,
       );
     }
