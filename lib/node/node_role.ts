@@ -21,6 +21,7 @@ import { l1Rpc } from "./l1_rpc.ts";
 import { checkSupported } from "./unsupported.ts";
 import { checkConductorOptions, ConductorClient } from "./conductor.ts";
 import { ProtocolVersionsWatch } from "./protocol_versions.ts";
+import { opstackNamespace } from "./opstack_api.ts";
 import type { P2pHost } from "../rollup/p2p/mod.ts";
 import { Sequencer } from "../rollup/sequencer/mod.ts";
 import { Driver } from "../rollup/driver/mod.ts";
@@ -252,6 +253,20 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
     const host = p2p;
     const namespaces = [rollupnodeNamespace({ version, rollupConfig, driver }), nodep2pNamespace(() => host)];
     if (options.rpcEnableAdmin) namespaces.push(adminNamespace({ sequencer, driver }));
+    const served = options.rpcEnableAdmin ? ["rollupnode", "nodep2p", "admin"] : ["rollupnode", "nodep2p"];
+    if (options.experimentalSequencerApi && driver !== undefined && engineApi !== undefined) {
+      // --experimental.sequencer-api: op-node's opstack namespace for an external test sequencer.
+      const d = driver;
+      namespaces.push(opstackNamespace({
+        cfg: rollupConfig,
+        engine: engineApi,
+        heads: () => ({ safe: d.safeHead, finalized: d.finalizedHead }),
+        publish: host === undefined
+          ? undefined
+          : (payload, root, sig) => host.publishSigned(payload, root, sig),
+      }));
+      served.push("opstack");
+    }
     const registry = new MethodRegistry(namespaces);
     const rpc = new RpcServer({
       endpoints: [{
@@ -260,7 +275,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         port: options.rpcPort,
         http: true,
         ws: true,
-        namespaces: options.rpcEnableAdmin ? ["rollupnode", "nodep2p", "admin"] : ["rollupnode", "nodep2p"],
+        namespaces: served,
         corsDomains: [],
         vhosts: ["*"],
       }],

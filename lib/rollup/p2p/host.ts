@@ -423,7 +423,24 @@ export class P2pHost {
     const version = blocksTopicVersion(this.#deps.cfg, payload.timestamp);
     const signed = gossipSignedBytes(payload, parentBeaconBlockRoot, version);
     const signature = await signer.sign(this.#deps.cfg.l2ChainId, keccak256(signed));
-    const data = encodeSignedGossipBlock(signed, signature);
+    await this.#publish(version, payload, encodeSignedGossipBlock(signed, signature));
+  }
+
+  /** Publishes a block with a signature made elsewhere (opstack_publishBlockV1): sent as given. */
+  async publishSigned(
+    payload: ExecutionPayload,
+    parentBeaconBlockRoot: Uint8Array | undefined,
+    signature: Uint8Array,
+  ): Promise<void> {
+    if (this.#node === undefined) {
+      throw new BaseError("P2P_NOT_STARTED", "Cannot publish: the p2p host is not started");
+    }
+    const version = blocksTopicVersion(this.#deps.cfg, payload.timestamp);
+    const signed = gossipSignedBytes(payload, parentBeaconBlockRoot, version);
+    await this.#publish(version, payload, encodeSignedGossipBlock(signed, signature));
+  }
+
+  async #publish(version: BlocksTopicVersion, payload: ExecutionPayload, data: Uint8Array): Promise<void> {
     let seen = this.#seen.get(payload.blockNumber);
     if (seen === undefined) this.#seen.set(payload.blockNumber, seen = new Set());
     seen.add(bytesToHex(payload.blockHash));

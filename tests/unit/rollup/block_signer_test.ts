@@ -13,6 +13,7 @@ import {
   blockSigner,
   blockSigningHash,
   blocksTopic,
+  gossipSignedBytes,
   signBlockHash,
 } from "../../../lib/protocol/gossip_block.ts";
 import type { RollupConfig } from "../../../lib/protocol/rollup_config.ts";
@@ -160,6 +161,17 @@ Deno.test("remote signer: a block it signs is published and accepted by a peer e
     assertEquals(received[0].payload.blockNumber, 5n);
     assertEquals(a.stats.accepted, 1);
     assert(fake.requests.some((r) => r.method === "opsigner_signBlockPayload"));
+    // A block signed elsewhere (opstack_publishBlockV1) goes out with its signature as given.
+    const next = testPayload(6n, 1000n);
+    const signature = await new LocalBlockSigner(KEY).sign(
+      901n,
+      keccak256(gossipSignedBytes(next, undefined, 0)),
+    );
+    const asked = fake.requests.length;
+    await b.publishSigned(next, undefined, signature);
+    await until("a accepting the second block", () => received.length === 2);
+    assertEquals(bytesToHex(received[1].signature), bytesToHex(signature));
+    assertEquals(fake.requests.length, asked);
   } finally {
     await b.stop();
     await a.stop();
