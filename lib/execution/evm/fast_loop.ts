@@ -15,6 +15,7 @@
  * first interpreter seen (`patchInterpreter`, called by fast_opcodes.ts's handlers).
  */
 import { EVMError, type EVMInterface } from "@ethereumjs/evm";
+import { installFastFrames, learnInterpreter } from "./fast_frame.ts";
 
 interface OpcodeInfo {
   code: number;
@@ -75,10 +76,12 @@ let patched = false;
 /** Lets `evm`'s frames run the fast loop (once the interpreter prototype is patched). */
 export function installFastLoop(evm: EVMInterface): void {
   FAST_EVMS.add(evm);
+  installFastFrames(evm);
 }
 
 /** Patches `interpreter`'s prototype (once): `run` takes the fast loop where it may. */
 export function patchInterpreter(interpreter: unknown): void {
+  learnInterpreter(interpreter);
   if (patched) return;
   patched = true;
   const proto = Object.getPrototypeOf(interpreter) as InterpreterLike;
