@@ -16,6 +16,7 @@ import type { Header } from "../../protocol/mod.ts";
 import { type BlockSpec, RpcError } from "../../rpc/mod.ts";
 import {
   EVM_TIMEOUT,
+  fastEipLookup,
   forkRules,
   installDeadlineCheck,
   installFastOpcodes,
@@ -67,31 +68,14 @@ function patchJumpAnalysis(interpreter: unknown): void {
 }
 
 type Common = ReturnType<typeof forkRules>["common"];
-type EipCache = { _activatedEIPsCache: number[]; keelEipList?: number[]; keelEipSet?: Set<number> };
-
-/**
- * Common.isActivatedEIP as a Set lookup: the stock method scans the activated-EIP array
- * (`includes`), and the interpreter asks it for nearly every opcode (7% of a balanceOf call,
- * measured). The Set is rebuilt whenever Common replaces the array (setHardfork, setEIPs), so
- * the answer is always the stock one.
- */
-function isActivatedEIP(this: EipCache, eip: number): boolean {
-  const list = this._activatedEIPsCache;
-  if (this.keelEipList !== list) {
-    this.keelEipList = list;
-    this.keelEipSet = new Set(list);
-  }
-  return this.keelEipSet!.has(eip);
-}
-
 const CALL_COMMONS = new WeakMap<Common, Common>();
 
-/** A copy of the fork's Common for call VMs, with the Set-backed isActivatedEIP. */
+/** A copy of the fork's Common for call VMs (with the Set-backed isActivatedEIP of evm/common.ts). */
 function callCommon(common: Common): Common {
   let copy = CALL_COMMONS.get(common);
   if (copy === undefined) {
     copy = common.copy();
-    (copy as unknown as { isActivatedEIP: typeof isActivatedEIP }).isActivatedEIP = isActivatedEIP;
+    fastEipLookup(copy);
     CALL_COMMONS.set(common, copy);
   }
   return copy;

@@ -54,3 +54,22 @@ Deno.test("txCommon: shared view that cannot copy, re-merge or change hardfork",
   assertThrows(() => view.setHardfork("prague"));
   assertEquals(common.hardfork(), "cancun");
 });
+
+Deno.test("forkRules: isActivatedEIP is a Set lookup with the stock answers, on copies and after setHardfork", () => {
+  const stock = (c: { _activatedEIPsCache: number[] }, eip: number) => c._activatedEIPsCache.includes(eip);
+  for (const config of [opConfig("bedrock"), opConfig("ecotone"), opConfig("jovian"), l1Config()]) {
+    const common = forkRules(config, 0n).common;
+    const copy = common.copy();
+    for (const c of [common, copy, txCommon(common)]) {
+      const raw = c as unknown as { _activatedEIPsCache: number[] };
+      for (let eip = 1; eip < 8300; eip++) assertEquals(c.isActivatedEIP(eip), stock(raw, eip), `EIP-${eip}`);
+    }
+    // A copy that changes hardfork answers for its new fork (Common replaces the array).
+    copy.setHardfork("osaka");
+    const raw = copy as unknown as { _activatedEIPsCache: number[] };
+    assertEquals(copy.isActivatedEIP(7594), stock(raw, 7594));
+    assertEquals(copy.isActivatedEIP(7594), true);
+    copy.setEIPs([7928]);
+    assertEquals(copy.isActivatedEIP(7928), true);
+  }
+});
