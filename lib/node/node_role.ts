@@ -213,7 +213,15 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
             : undefined,
           onBlock: host === undefined
             ? undefined
-            : (payload, root) => void host.publish(payload, root).catch(() => {}),
+            : (payload, root) =>
+              void host.publish(payload, root).catch((e) => {
+                // The block is the head already; peers get it over L1 (or a later block's gap fill).
+                shared.metrics.recordPublishingError();
+                log.warn("Cannot publish block {number}: {error}", {
+                  number: Number(payload.blockNumber),
+                  error: (e as Error).message,
+                });
+              }),
         }, {
           l1Confs: Number(options.sequencerL1Confs),
           maxSafeLag: Number(options.sequencerMaxSafeLag),
