@@ -7,9 +7,9 @@
  * them: `domain` 32 numbers (all zero), `chainId` a JSON number, `payloadHash` base64 (keccak256 of the
  * signed bytes), `senderAddress` hex (`--signer.address`); it answers the 65-byte signature r ++ s ++ v,
  * hex. At start the node asks `health_status` (as op-node, within 3 s) and stops when the signer does not
- * answer. With `--signer.tls.enabled` (the default) the connection is TLS (rustls: 1.2 or 1.3; op-node asks 1.3) with the server checked
- * against `--signer.tls.ca` and the node's certificate and key (`--signer.tls.cert`, `--signer.tls.key`)
- * presented for client authentication; `--signer.header` adds HTTP headers. keel also checks that each
+ * answer. With `--signer.tls.enabled` (the default) the connection is TLS (1.2 or 1.3 as Deno's client
+ * negotiates; op-node asks 1.3) with the server checked against `--signer.tls.ca` and the node's
+ * certificate and key (`--signer.tls.cert`, `--signer.tls.key`) presented for client authentication; `--signer.header` adds HTTP headers. keel also checks that each
  * signature recovers to `--signer.address` before publishing (peers would reject the block otherwise).
  */
 import { bytesToHex, equalBytes, hexToBytes } from "../../common/bytes.ts";
