@@ -10,6 +10,7 @@ import type {
   ParsedExecution,
   ParsedNode,
 } from "../config/mod.ts";
+import { dirname } from "node:path";
 import { type LaunchHooks, launchRole } from "./launcher.ts";
 
 function executionWrites(o: ExecutionOptions): (string | undefined)[] {
@@ -32,8 +33,20 @@ export async function runNode(parsed: ParsedNode, hooks?: LaunchHooks): Promise<
       options.p2pPeerstorePath === "memory" ? undefined : options.p2pPeerstorePath,
       options.p2pDiscoveryPath === "memory" ? undefined : options.p2pDiscoveryPath,
     ],
-    read: [options.rollupConfig, execution.genesis, options.interopDependencySet],
+    read: [
+      options.rollupConfig,
+      execution.genesis,
+      options.interopDependencySet,
+      // The remote signer's TLS files, and their folders (watched for rotated certificates).
+      ...signerTlsReads(options),
+    ],
   }, hooks);
+}
+
+function signerTlsReads(o: ParsedNode["options"]): string[] {
+  if (o.signerEndpoint === undefined || !o.signerTlsEnabled) return [];
+  const files = [o.signerTlsCa, o.signerTlsCert, o.signerTlsKey];
+  return [...files, ...files.map((f) => dirname(f))];
 }
 
 /** `keel execution`: the execution client alone. */

@@ -1,6 +1,6 @@
 /**
- * `keel node --sequencer.enabled --signer.endpoint ...` with anvil as L1 and a stand-in op-signer: the
- * node asks the signer `health_status` at start and `opsigner_signBlockPayload` for each block it
+ * `keel node --sequencer.enabled --signer.endpoint ...` with anvil as L1 and a stand-in op-signer over
+ * TLS (the test CA of tests/unit/rollup/tls, read by the node Worker under its narrowed permissions): the node asks the signer `health_status` at start and `opsigner_signBlockPayload` for each block it
  * sequences; when the signature is unusable the block stays the head, is not gossiped, and the failure
  * is logged ("Cannot publish block") and counted in op_node_default_publishing_errors_total.
  */
@@ -15,7 +15,7 @@ import {
   startAnvil,
   until,
 } from "./helpers/mod.ts";
-import { ADDRESS, fakeSigner } from "../unit/rollup/fake_signer.ts";
+import { ADDRESS, fakeSigner, TLS } from "../unit/rollup/fake_signer.ts";
 
 const tool = await anvilForTest("node_remote_signer_anvil_test");
 
@@ -27,7 +27,7 @@ Deno.test({
     const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
     const dir = await Deno.makeTempDir({ prefix: "keel-remote-signer-" });
     // Answers health_status, then a 64-byte "signature" for every block.
-    const signer = fakeSigner({ bad: "0x" + "11".repeat(64) });
+    const signer = fakeSigner({ bad: "0x" + "11".repeat(64), tls: true });
     try {
       const port = freePort();
       const metricsPort = freePort();
@@ -35,7 +35,10 @@ Deno.test({
         ...await sequencerOnAnvil(anvil.url, dir, port),
         `--signer.endpoint=${signer.endpoint}`,
         `--signer.address=${bytesToHex(ADDRESS)}`,
-        "--signer.tls.enabled=false",
+        // TLS on (the default): the node Worker may read these files, and only these, with the rest.
+        `--signer.tls.ca=${TLS}ca.crt`,
+        `--signer.tls.cert=${TLS}tls.crt`,
+        `--signer.tls.key=${TLS}tls.key`,
         "--signer.header=X-Token=abc",
         "--metrics.enabled",
         "--metrics.addr=127.0.0.1",

@@ -9,12 +9,15 @@
  * hex. At start the node asks `health_status` (as op-node, within 3 s) and stops when the signer does not
  * answer. With `--signer.tls.enabled` (the default) the connection is TLS (1.2 or 1.3 as Deno's client
  * negotiates; op-node asks 1.3) with the server checked against `--signer.tls.ca` and the node's
- * certificate and key (`--signer.tls.cert`, `--signer.tls.key`) presented for client authentication; `--signer.header` adds HTTP headers. keel also checks that each
- * signature recovers to `--signer.address` before publishing (peers would reject the block otherwise).
+ * certificate and key (`--signer.tls.cert`, `--signer.tls.key`) presented for client authentication,
+ * read again when they change; `--signer.header` adds HTTP headers. keel also checks that each signature
+ * recovers to `--signer.address` before publishing (peers would reject the block otherwise).
  */
 import { bytesToHex, equalBytes, hexToBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import { JsonRpcClient } from "../../common/json_rpc_client.ts";
+import { getLogger } from "../../common/logger.ts";
+import { dirname, resolve } from "node:path";
 import { blockSigner, blockSigningHash, signBlockHash } from "../../protocol/gossip_block.ts";
 
 export interface BlockSigner {
@@ -84,52 +87,130 @@ async function readPem(path: string, what: string): Promise<string> {
   }
 }
 
-/** Signs through an op-signer compatible service. */
+/** The TLS client of the signer's files; SIGNER_CONFIG when they do not load. */
+async function tlsClient(tls: NonNullable<RemoteSignerOptions["tls"]>): Promise<Deno.HttpClient> {
+  const [ca, cert, key] = await Promise.all([
+    readPem(tls.ca, "the signer's TLS CA certificate (--signer.tls.ca)"),
+    readPem(tls.cert, "the signer's TLS client certificate (--signer.tls.cert)"),
+    readPem(tls.key, "the signer's TLS client key (--signer.tls.key)"),
+  ]);
+  try {
+    return Deno.createHttpClient({ caCerts: [ca], cert, key });
+  } catch (e) {
+    throw new BaseError("SIGNER_CONFIG", `Cannot use the signer's TLS files: ${(e as Error).message}`, {
+      cause: e,
+    });
+  }
+}
+
+/** After a change to a TLS file, this long before reading them (a rotation writes several files). */
+const RELOAD_DELAY_MS = 200;
+
+/**
+ * Signs through an op-signer compatible service. With TLS, the certificate and key files are watched
+ * and read again when they change (op-service's certman: rotated client certificates are picked up
+ * without a restart); files that do not load leave the current client in use, with a warning.
+ */
 export class RemoteBlockSigner implements BlockSigner {
   readonly name: string;
   readonly address: Uint8Array;
-  readonly #rpc: JsonRpcClient;
-  readonly #http: Deno.HttpClient | undefined;
+  readonly #options: RemoteSignerOptions;
+  readonly #headers: Record<string, string>;
+  #rpc: JsonRpcClient;
+  #http: Deno.HttpClient | undefined;
+  #watcher: Deno.FsWatcher | undefined;
+  #reload: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+  readonly #log = getLogger(["rollup", "p2p", "signer"]);
+  /** TLS files read again, and reloads that failed (tests, logs). */
+  readonly reloads = { done: 0, failed: 0 };
 
-  private constructor(options: RemoteSignerOptions, rpc: JsonRpcClient, http: Deno.HttpClient | undefined) {
+  private constructor(
+    options: RemoteSignerOptions,
+    headers: Record<string, string>,
+    http: Deno.HttpClient | undefined,
+  ) {
     this.name = `remote ${options.endpoint}`;
     this.address = options.address;
-    this.#rpc = rpc;
+    this.#options = options;
+    this.#headers = headers;
     this.#http = http;
+    this.#rpc = this.#client(options.timeoutMs ?? 10_000);
+  }
+
+  #client(timeoutMs: number): JsonRpcClient {
+    return new JsonRpcClient(this.#options.endpoint, {
+      timeoutMs,
+      headers: this.#headers,
+      client: this.#http,
+    });
   }
 
   /** Connects and asks `health_status`; throws SIGNER_UNREACHABLE or SIGNER_CONFIG when it cannot. */
   static async open(options: RemoteSignerOptions): Promise<RemoteBlockSigner> {
     const headers = headerRecord(options.headers);
-    let http: Deno.HttpClient | undefined;
-    if (options.tls !== undefined) {
-      const [ca, cert, key] = await Promise.all([
-        readPem(options.tls.ca, "the signer's TLS CA certificate (--signer.tls.ca)"),
-        readPem(options.tls.cert, "the signer's TLS client certificate (--signer.tls.cert)"),
-        readPem(options.tls.key, "the signer's TLS client key (--signer.tls.key)"),
-      ]);
-      try {
-        http = Deno.createHttpClient({ caCerts: [ca], cert, key });
-      } catch (e) {
-        throw new BaseError("SIGNER_CONFIG", `Cannot use the signer's TLS files: ${(e as Error).message}`, {
-          cause: e,
-        });
-      }
-    }
-    const rpc = (timeoutMs: number) =>
-      new JsonRpcClient(options.endpoint, { timeoutMs, headers, client: http });
+    const http = options.tls === undefined ? undefined : await tlsClient(options.tls);
+    const signer = new RemoteBlockSigner(options, headers, http);
     try {
-      const version = await rpc(PING_TIMEOUT_MS).call<unknown>("health_status");
+      const version = await signer.#client(PING_TIMEOUT_MS).call<unknown>("health_status");
       if (typeof version !== "string") throw new Error(`health_status answered ${JSON.stringify(version)}`);
     } catch (e) {
-      http?.close();
+      signer.close();
       throw new BaseError(
         "SIGNER_UNREACHABLE",
         `Cannot reach the remote signer at ${options.endpoint}: ${(e as Error).message}`,
         { cause: e },
       );
     }
-    return new RemoteBlockSigner(options, rpc(options.timeoutMs ?? 10_000), http);
+    if (options.tls !== undefined) signer.#watch(options.tls);
+    return signer;
+  }
+
+  /** Watches the directories of the certificate and key (a rotation may replace the files). */
+  #watch(tls: NonNullable<RemoteSignerOptions["tls"]>): void {
+    const files = new Set([tls.cert, tls.key].map((f) => resolve(f)));
+    const dirs = [...new Set([...files].map((f) => dirname(f)))];
+    const watcher = this.#watcher = Deno.watchFs(dirs, { recursive: false });
+    void (async () => {
+      try {
+        for await (const event of watcher) {
+          if (!event.paths.some((p) => files.has(resolve(p)))) continue;
+          if (this.#reload !== undefined) clearTimeout(this.#reload);
+          this.#reload = setTimeout(() => void this.#reloadTls(tls), RELOAD_DELAY_MS);
+        }
+      } catch (e) {
+        if (!this.#closed) {
+          this.#log.warn("Stopped watching the signer's TLS files: {error}", { error: String(e) });
+        }
+      }
+    })();
+  }
+
+  async #reloadTls(tls: NonNullable<RemoteSignerOptions["tls"]>): Promise<void> {
+    this.#reload = undefined;
+    if (this.#closed) return;
+    let http: Deno.HttpClient;
+    try {
+      http = await tlsClient(tls);
+    } catch (e) {
+      this.reloads.failed++;
+      this.#log.warn("Keeping the signer's current TLS client: {error}", { error: (e as Error).message });
+      return;
+    }
+    if (this.#closed) {
+      http.close();
+      return;
+    }
+    const old = this.#http;
+    this.#http = http;
+    this.#rpc = this.#client(this.#options.timeoutMs ?? 10_000);
+    this.reloads.done++;
+    this.#log.info("Reloaded the signer's TLS certificate and key");
+    // Requests still under way on the old client finish within their timeout.
+    if (old !== undefined) {
+      const t = setTimeout(() => old.close(), (this.#options.timeoutMs ?? 10_000) + 1_000);
+      Deno.unrefTimer(t);
+    }
   }
 
   async sign(chainId: bigint, payloadHash: Uint8Array): Promise<Uint8Array> {
@@ -163,6 +244,9 @@ export class RemoteBlockSigner implements BlockSigner {
   }
 
   close(): void {
+    this.#closed = true;
+    if (this.#reload !== undefined) clearTimeout(this.#reload);
+    this.#watcher?.close();
     this.#http?.close();
   }
 }

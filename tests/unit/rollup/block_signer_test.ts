@@ -179,3 +179,37 @@ Deno.test("remote signer: a block it signs is published and accepted by a peer e
     await fake.server.shutdown();
   }
 });
+
+Deno.test("remote signer over TLS: rotated client certificate files are read again; broken ones keep the current client", async () => {
+  const fake = fakeSigner({ tls: true });
+  const dir = await Deno.makeTempDir({ prefix: "keel-signer-tls-" });
+  const signer = await (async () => {
+    await Deno.copyFile(`${TLS}tls.crt`, `${dir}/tls.crt`);
+    await Deno.copyFile(`${TLS}tls.key`, `${dir}/tls.key`);
+    return await RemoteBlockSigner.open({
+      endpoint: fake.endpoint,
+      address: ADDRESS,
+      headers: [],
+      tls: { ca: `${TLS}ca.crt`, cert: `${dir}/tls.crt`, key: `${dir}/tls.key` },
+    });
+  })();
+  try {
+    const signs = async () =>
+      bytesToHex(blockSigner(blockSigningHash(901n, PAYLOAD_HASH), await signer.sign(901n, PAYLOAD_HASH)));
+    assertEquals(await signs(), bytesToHex(ADDRESS));
+    // A rotation: both files replaced.
+    await Deno.copyFile(`${TLS}tls2.crt`, `${dir}/tls.crt`);
+    await Deno.copyFile(`${TLS}tls2.key`, `${dir}/tls.key`);
+    await until("the reload", () => signer.reloads.done === 1, 5_000);
+    assertEquals(await signs(), bytesToHex(ADDRESS));
+    // A broken key: the current client stays.
+    await Deno.writeTextFile(`${dir}/tls.key`, "not a key");
+    await until("the failed reload", () => signer.reloads.failed === 1, 5_000);
+    assertEquals(signer.reloads.done, 1);
+    assertEquals(await signs(), bytesToHex(ADDRESS));
+  } finally {
+    signer.close();
+    await fake.server.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
