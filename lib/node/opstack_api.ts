@@ -19,6 +19,7 @@ import {
   executionPayloadToJson,
   parseExecutionPayload,
   parsePayloadAttributes,
+  payloadIdSchema,
   toEngineRpcError,
 } from "../execution/engine/mod.ts";
 import type { L2BlockRef } from "../protocol/block_ref.ts";
@@ -60,7 +61,7 @@ const uint64 = s.custom("uint64", (v) => {
   return BigInt(v);
 });
 const blockId = s.object({ hash: s.hash(), number: uint64 });
-const payloadInfo = s.object({ id: s.custom("eth.PayloadID", parsePayloadId), timestamp: uint64 });
+const payloadInfo = s.object({ id: payloadIdSchema, timestamp: uint64 });
 const signedEnvelope = s.object({
   envelope: s.object({
     executionPayload: s.custom("ExecutionPayload", parseExecutionPayload),
@@ -72,12 +73,6 @@ const signedEnvelope = s.object({
     return b;
   }),
 });
-
-function parsePayloadId(v: unknown): Uint8Array {
-  const b = typeof v === "string" && /^0x[0-9a-fA-F]{16}$/.test(v) ? hexToBytes(v) : undefined;
-  if (b === undefined) throw new BaseError("INVALID_PARAMS", "id: expected 8 bytes of hex");
-  return b;
-}
 
 /** The Engine API error code of `e` (thrown by the embedded engine or answered by an external one). */
 function engineCode(e: unknown): number | undefined {

@@ -20,7 +20,12 @@ import { EVMError } from "@ethereumjs/evm";
 const CONTAINER_SIZE = 8192;
 /** Memories kept for reuse (frames nest; a few suffice, more only hold memory). */
 const POOL_SIZE = 64;
-const STOCK_ONLY_EIPS = [3540, 6800, 7864, 7928, 8037, 8038];
+/**
+ * The EIPs whose per-step or per-frame work only @ethereumjs's own loop and frames do (EOF, code-chunk
+ * gas of EIP-6800 and EIP-7864, EIP-7928 call out-of-gas, EIP-8037 leftover burn): with any active, the
+ * fast loop (fast_loop.ts) and these frames step aside.
+ */
+export const STOCK_ONLY_EIPS: readonly number[] = [3540, 6800, 7864, 7928, 8037, 8038];
 
 interface MemoryLike {
   _store: Uint8Array;

@@ -15,7 +15,7 @@
  * first interpreter seen (`patchInterpreter`, called by fast_opcodes.ts's handlers).
  */
 import { EVMError, type EVMInterface } from "@ethereumjs/evm";
-import { installFastFrames, learnInterpreter } from "./fast_frame.ts";
+import { installFastFrames, learnInterpreter, STOCK_ONLY_EIPS } from "./fast_frame.ts";
 
 interface OpcodeInfo {
   code: number;
@@ -66,8 +66,6 @@ interface RunResult {
 
 /** EVMs whose frames may run the fast loop. */
 const FAST_EVMS = new WeakSet<object>();
-/** The EIPs whose per-step work only the stock loop does. */
-const STOCK_ONLY_EIPS = [3540, 6800, 7864, 7928, 8037, 8038];
 /** How many frames ran the fast loop and the stock one (tests, profiling). */
 export const fastLoopStats = { fast: 0, stock: 0 };
 
