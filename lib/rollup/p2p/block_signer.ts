@@ -89,11 +89,16 @@ async function readPem(path: string, what: string): Promise<string> {
 
 /** The TLS client of the signer's files; SIGNER_CONFIG when they do not load. */
 async function tlsClient(tls: NonNullable<RemoteSignerOptions["tls"]>): Promise<Deno.HttpClient> {
-  const [ca, cert, key] = await Promise.all([
+  // Read together, but the error named is the first file's in this order, not whichever read failed first.
+  const read = await Promise.allSettled([
     readPem(tls.ca, "the signer's TLS CA certificate (--signer.tls.ca)"),
     readPem(tls.cert, "the signer's TLS client certificate (--signer.tls.cert)"),
     readPem(tls.key, "the signer's TLS client key (--signer.tls.key)"),
   ]);
+  const [ca, cert, key] = read.map((r) => {
+    if (r.status === "rejected") throw r.reason;
+    return r.value;
+  });
   try {
     return Deno.createHttpClient({ caCerts: [ca], cert, key });
   } catch (e) {
