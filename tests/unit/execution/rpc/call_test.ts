@@ -203,20 +203,21 @@ Deno.test("rpc.evmtimeout stops a pure compute loop in eth_call and eth_estimate
   const res = await g.rpc("eth_call", [{ to: target, gas }, "latest", loop]);
   assertEquals(res.error, { code: -32000, message: "execution aborted (timeout = 200ms)" });
   let took = performance.now() - started;
-  assert(took < 400, `eth_call stopped after ${took} ms`);
+  // Bounds with room for a loaded machine: without the timeout the loop would run for hours.
+  assert(took < 1_000, `eth_call stopped after ${took} ms`);
   // JUMPI loops too: JUMPDEST PUSH1 1 PUSH1 0 JUMPI.
   started = performance.now();
   const jumpi = await g.rpc("eth_call", [{ to: target, gas }, "latest", {
     [target]: { code: "0x5b600160005700" },
   }]);
   assertEquals(jumpi.error?.message, "execution aborted (timeout = 200ms)");
-  assert(performance.now() - started < 400);
+  assert(performance.now() - started < 1_000);
   // eth_estimateGas has four times the budget (a binary search runs the call many times).
   started = performance.now();
   const est = await g.rpc("eth_estimateGas", [{ to: target, gas }, "latest", loop]);
   assertEquals(est.error, { code: -32000, message: "execution aborted (timeout = 800ms)" });
   took = performance.now() - started;
-  assert(took < 1_600, `eth_estimateGas stopped after ${took} ms`);
+  assert(took < 2_400, `eth_estimateGas stopped after ${took} ms`);
   // The environment is usable afterwards.
   assertEquals(await g.call("eth_call", [{ to: hex(d.logger), data: WORD }]), "0x");
 });
