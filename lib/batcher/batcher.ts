@@ -3,7 +3,8 @@
  * the last one it submitted (the safe head at start), makes them singular batches in one channel
  * (Brotli from Fjord, zlib before), cuts the channel into frames that fit a batcher transaction, and
  * sends one EIP-1559 transaction per frame to the batch inbox, signed with the batcher key, each
- * waited for before the next. If the L2 block it last submitted is no longer canonical, it starts
+ * waited for before the next (on an Alt-DA chain the frame goes to the DA server and the transaction
+ * carries its commitment). If the L2 block it last submitted is no longer canonical, it starts
  * again from the safe head.
  */
 import { bytesToHex } from "../common/bytes.ts";
@@ -19,6 +20,7 @@ import {
   type L2BlockForBatch,
 } from "./channel_out.ts";
 import { encodeSingularBatch } from "../protocol/batch.ts";
+import { type Commitment, commitmentTxData } from "../protocol/altda.ts";
 
 /** The sequencer's chain as the batcher reads it. */
 export interface BatcherSource {
@@ -58,6 +60,11 @@ export interface BatcherDeps {
   l1: JsonRpcClient;
   /** The batcher's private key (its address must be the SystemConfig's batcher). */
   key: Uint8Array;
+  /**
+   * Alt-DA (specs/experimental/alt-da.md "Input Commitment Submission"): each frame's data goes to the
+   * DA server and the batcher transaction carries its commitment.
+   */
+  da?: { setInput(input: Uint8Array): Promise<Commitment> };
 }
 
 export class Batcher {
@@ -139,6 +146,8 @@ export class Batcher {
   }
 
   async #send(data: Uint8Array): Promise<void> {
+    // Alt-DA: stored first (the commitment is not sent unless the server took the input).
+    if (this.#deps.da !== undefined) data = commitmentTxData(await this.#deps.da.setInput(data));
     await this.#sender.send(this.cfg.batchInboxAddress, data, "Batcher transaction", {
       timeoutMs: this.options.receiptTimeoutMs,
       stopped: () => this.#loop.stopped,

@@ -4,6 +4,7 @@
  * BaseError: RPC_TRANSPORT (no answer, HTTP status, bad JSON), RPC_ERROR (the server's error object,
  * with its code and data in meta).
  */
+import { Semaphore } from "./semaphore.ts";
 import { BaseError } from "./errors.ts";
 
 export interface JsonRpcClientOptions {
@@ -28,31 +29,6 @@ interface Response {
   id?: unknown;
   result?: unknown;
   error?: { code: number; message: string; data?: unknown };
-}
-
-/** At most `limit` holders at a time; the others wait in order. */
-class Semaphore {
-  readonly #limit: number;
-  #held = 0;
-  readonly #waiting: (() => void)[] = [];
-
-  constructor(limit: number) {
-    this.#limit = limit;
-  }
-
-  async acquire(): Promise<void> {
-    if (this.#held < this.#limit) {
-      this.#held++;
-      return;
-    }
-    await new Promise<void>((resolve) => this.#waiting.push(resolve));
-  }
-
-  release(): void {
-    const next = this.#waiting.shift();
-    if (next !== undefined) next(); // the slot passes on
-    else this.#held--;
-  }
 }
 
 /** A token bucket: `rate` tokens a second, holding at most `burst`; takers wait for their tokens in turn. */

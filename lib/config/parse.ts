@@ -331,27 +331,10 @@ function checkNode(r: Resolution<typeof NODE_COMMAND_TABLE>): void {
       { flag: flagOf(lo), env: envName(lo), value: String(v.p2pPeersLo), form: "at most p2p.peers.hi" },
     );
   }
-  // op-service altda CLIConfig.Check: a DA server URL is required when alt-DA is enabled.
-  if (v.altdaEnabled && v.altdaDaServer === undefined) {
-    const s = t.altdaDaServer;
-    throw new ConfigError(
-      "CONFIG_MISSING_REQUIRED",
-      `missing required option: ${
-        label(s)
-      } when --altda.enabled is true, none given: expected ${s.kind.form}`,
-      { flag: flagOf(s), env: envName(s), value: "", form: s.kind.form },
-    );
-  }
+  checkDaServer(v, t.altdaDaServer);
   // op-service signer CLIConfig.Check: a remote signer endpoint needs the address it signs for.
   if (v.signerEndpoint !== undefined && v.signerAddress === undefined) {
-    const s = t.signerAddress;
-    throw new ConfigError(
-      "CONFIG_MISSING_REQUIRED",
-      `missing required option: ${
-        label(s)
-      } when --signer.endpoint is given, none given: expected ${s.kind.form}`,
-      { flag: flagOf(s), env: envName(s), value: "", form: s.kind.form },
-    );
+    throw missingWhen(t.signerAddress, "when --signer.endpoint is given");
   }
 }
 
@@ -411,10 +394,27 @@ function parseExecution(
   return { command: "execution", options: r.values, sources: r.sources };
 }
 
+/** CONFIG_MISSING_REQUIRED for `spec`, required `when` another option is set (a phrase). */
+function missingWhen(spec: AnyOption, when: string): ConfigError {
+  return new ConfigError(
+    "CONFIG_MISSING_REQUIRED",
+    `missing required option: ${label(spec)} ${when}, none given: expected ${spec.kind.form}`,
+    { flag: flagOf(spec), env: envName(spec), value: "", form: spec.kind.form },
+  );
+}
+
+/** op-alt-da CLIConfig.Check: a DA server URL is required when Alt-DA is enabled (node and batcher). */
+function checkDaServer(v: { altdaEnabled: boolean; altdaDaServer?: string }, spec: AnyOption): void {
+  if (v.altdaEnabled && v.altdaDaServer === undefined) {
+    throw missingWhen(spec, "when --altda.enabled is true");
+  }
+}
+
 /**
  * Parses a full command line (without the program name) against the injected environment.
  * `preset` supplies values below flags and environment. Throws `ConfigError` on bad input.
  */
+
 export function parseArgs(
   argv: readonly string[],
   env: Readonly<Record<string, string>>,
@@ -453,6 +453,7 @@ export function parseArgs(
           { flag: flagOf(spec), env: envName(spec), value: "", form: spec.kind.form },
         );
       }
+      checkDaServer(v, BATCHER_OPTION_TABLE.altdaDaServer);
       return { command: "batcher", options: v as ParsedBatcher["options"] };
     }
     case "networks": {

@@ -5,6 +5,7 @@
  * (eth_getBlockByNumber with full transactions, each re-encoded and checked against its hash), the
  * batcher transactions to L1 (lib/batcher Batcher).
  */
+import { daClientFor } from "./altda_service.ts";
 import { createAddressFromPrivateKey } from "@ethereumjs/util";
 import { Batcher, type BatcherSource } from "../batcher/mod.ts";
 import { bytesToHex, fromQuantity, hexToBytes } from "../common/bytes.ts";
@@ -130,7 +131,8 @@ export async function startBatcherRole(o: ParsedBatcher["options"]): Promise<Run
       genesisBatcher: bytesToHex(cfg.genesis.systemConfig.batcherAddr),
     });
   }
-  const batcher = new Batcher(cfg, { source: rpcBatcherSource(l2, rollup), l1, key }, {
+  const da = daClientFor(o);
+  const batcher = new Batcher(cfg, { source: rpcBatcherSource(l2, rollup), l1, key, da }, {
     pollIntervalMs: o.pollInterval,
     maxFrameSize: o.maxL1TxSizeBytes,
     maxBlocksPerChannel: o.maxBlocksPerChannel,
@@ -142,6 +144,9 @@ export async function startBatcherRole(o: ParsedBatcher["options"]): Promise<Run
     batcher: bytesToHex(from),
     inbox: bytesToHex(cfg.batchInboxAddress),
     batchType: o.batchType === 1 ? "span" : "singular",
+    altda: da === undefined
+      ? "off"
+      : `${o.altdaDaServer} (${o.altdaDaService ? "generic" : "keccak256"} commitments)`,
     l2: o.l2EthRpc,
     l1: o.l1EthRpc,
   });

@@ -19,6 +19,7 @@ import { adminNamespace, nodep2pNamespace, rollupnodeNamespace } from "../rollup
 import { startP2p } from "./p2p_service.ts";
 import { l1Rpc } from "./l1_rpc.ts";
 import { checkSupported } from "./unsupported.ts";
+import { altDaManagerFor, checkAltDa, daClientFor } from "./altda_service.ts";
 import { checkConductorOptions, ConductorClient } from "./conductor.ts";
 import { ProtocolVersionsWatch } from "./protocol_versions.ts";
 import { opstackNamespace } from "./opstack_api.ts";
@@ -101,6 +102,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
   for (const warning of checkSupported(options)) log.warn(warning);
   checkConductorOptions(options);
   const rollupConfig = await loadRollupConfig(options, sources);
+  checkAltDa(options, rollupConfig);
   const l1BlobFees = l1BlobFeeScheduleFor(rollupConfig.l1ChainId, await readL1ChainConfig(options));
   const shared = await startSharedServices(options, version);
   const listeners = new ListenerPool({});
@@ -169,6 +171,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         engine: engineApi,
         l2: chain,
         l1BlobFeeSchedule: l1BlobFees,
+        altda: altDaManagerFor(options, rollupConfig, l1),
       }, {
         pollIntervalMs: options.l1HttpPollIntervalMs,
         l1Confs: Number(options.verifierL1Confs),
@@ -240,6 +243,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
           source: engineBatcherSource(embedded, () => running.safeHead.number),
           l1: l1Rpc(options),
           key: hexToBytes(request.batcherKey),
+          da: rollupConfig.altDA === undefined ? undefined : daClientFor(options),
         }, { pollIntervalMs: Number(rollupConfig.blockTime) * 1000 });
         batcher.start();
         stops.push(() => batcher.stop());

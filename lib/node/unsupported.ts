@@ -1,6 +1,6 @@
 /**
  * Options of the interface (interfaces.md 4.5) whose feature keel does not have. Those that would make
- * the node behave other than asked (derive Alt-DA data, serve a supervisor) stop the start with a clear
+ * the node behave other than asked (serve a supervisor) stop the start with a clear
  * error; those that only tune what keel does anyway, or have a safe fallback, are logged once as warnings.
  */
 import { BaseError } from "../common/errors.ts";
@@ -15,9 +15,6 @@ export interface UnsupportedOptions {
 export function unsupportedOptions(o: NodeOptions): UnsupportedOptions {
   const errors: string[] = [];
   const warnings: string[] = [];
-  if (o.altdaEnabled) {
-    errors.push("--altda.enabled: Alt-DA is not supported; keel derives from calldata and blobs only");
-  }
   if (o.interopRpcAddr !== undefined && o.interopRpcAddr !== "") {
     errors.push("--interop.rpc.addr: the interop supervisor RPC is not supported");
   }

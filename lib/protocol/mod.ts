@@ -29,3 +29,4 @@ export * from "./output_root.ts";
 export * from "./ordered_trie.ts";
 export * from "./gossip_block.ts";
 export * from "./protocol_version.ts";
+export * from "./altda.ts";

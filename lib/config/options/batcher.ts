@@ -4,7 +4,7 @@
  * --max-l1-tx-size-bytes, --batch-type, --network-timeout). Environment: KEEL_BATCHER_<NAME>.
  */
 import { envSuffixOf, KEEL, option, optional, type OptionTable } from "../option.ts";
-import { duration, hex32, int, RPC_SCHEMES, url } from "../values.ts";
+import { bool, duration, hex32, HTTP_SCHEMES, int, RPC_SCHEMES, url } from "../values.ts";
 import { LOG_OPTIONS } from "./log.ts";
 
 const group = "Batcher";
@@ -93,6 +93,61 @@ export const BATCHER_OPTIONS = {
     origin: KEEL,
     group,
     description: "how long to wait for a batcher transaction's receipt before sending it again",
+  }),
+  altdaEnabled: option({
+    ...named("altda.enabled"),
+    kind: bool,
+    default: false,
+    origin: OP_BATCHER,
+    group,
+    description: "Alt-DA: store each frame on the DA server and send its commitment to the batch inbox",
+  }),
+  altdaDaServer: optional({
+    ...named("altda.da-server"),
+    kind: url(HTTP_SCHEMES),
+    origin: OP_BATCHER,
+    group,
+    description: "HTTP address of the DA server; required with --altda.enabled",
+  }),
+  altdaDaService: option({
+    ...named("altda.da-service"),
+    kind: bool,
+    default: false,
+    origin: OP_BATCHER,
+    group,
+    description: "the DA server makes the commitments (generic); else keccak256 commitments",
+  }),
+  altdaVerifyOnRead: option({
+    ...named("altda.verify-on-read"),
+    kind: bool,
+    default: true,
+    origin: OP_BATCHER,
+    group,
+    description: "verify input data against commitments",
+  }),
+  altdaGetTimeoutMs: option({
+    ...named("altda.get-timeout"),
+    kind: duration,
+    default: 0,
+    origin: OP_BATCHER,
+    group,
+    description: "get timeout; 0 means none",
+  }),
+  altdaPutTimeoutMs: option({
+    ...named("altda.put-timeout"),
+    kind: duration,
+    default: 0,
+    origin: OP_BATCHER,
+    group,
+    description: "put timeout; 0 means none",
+  }),
+  altdaMaxConcurrentDaRequests: option({
+    ...named("altda.max-concurrent-da-requests"),
+    kind: int(1, 2 ** 31 - 1),
+    default: 1,
+    origin: OP_BATCHER,
+    group,
+    description: "max concurrent DA requests",
   }),
 } satisfies OptionTable;
 

@@ -23,6 +23,13 @@ import { isRollupForkActive, type RollupConfig } from "../../protocol/rollup_con
 import { type SystemConfig, systemConfigUpdatesFromReceipts } from "../../protocol/system_config.ts";
 import { upgradeTransactions } from "../../protocol/upgrade_txs.ts";
 import { decodeBlobData } from "../../protocol/blob_data.ts";
+import {
+  type Commitment,
+  decodeCommitment,
+  KECCAK256_COMMITMENT,
+  MAX_INPUT_SIZE,
+  TX_DATA_VERSION_1,
+} from "../../protocol/altda.ts";
 import type { L1Tx } from "../l1/mod.ts";
 import { buildPayloadAttributes } from "./attributes.ts";
 import { BatchQueue } from "./batch_queue.ts";
@@ -54,6 +61,16 @@ export interface PipelineDeps {
   l1BlobFeeSchedule?: L1BlobFeeSchedule;
   /** Called for what the stages drop (frames, channels, batches), for logs. */
   onDrop?: (stage: string, reason: string) => void;
+  /** Alt-DA chains (rollup config `alt_da`): batcher data with version 1 are commitments to resolve. */
+  altda?: AltDaSource;
+}
+
+/** What L1 retrieval needs of the Alt-DA manager (rollup/altda/da_manager.ts). */
+export interface AltDaSource {
+  /** Reads the challenge events of `origin` and expires commitments (may ask for a reset). */
+  advanceL1Origin(origin: L1BlockRef): Promise<void>;
+  /** The input of a commitment read from `origin`, or "skip". */
+  getInput(c: Commitment, origin: L1BlockRef): Promise<Uint8Array | "skip">;
 }
 
 /** The attributes of the next L2 block, with what they were derived from. */
@@ -193,21 +210,58 @@ export class DerivationPipeline {
     const wanted = items.flatMap((d) => (d.kind === "blob" ? [{ index: d.index, hash: d.hash }] : []));
     const blobs = wanted.length === 0 ? [] : await this.#fetchBlobs(origin, wanted);
     let blob = 0;
+    let datas: Uint8Array[] = [];
     for (const item of items) {
-      let data: Uint8Array;
-      if (item.kind === "calldata") data = item.data;
+      if (item.kind === "calldata") datas.push(item.data);
       else {
         try {
-          data = decodeBlobData(blobs[blob++]);
+          datas.push(decodeBlobData(blobs[blob++]));
         } catch (e) {
           this.#deps.onDrop?.("l1-retrieval", (e as Error).message);
-          continue;
         }
       }
+    }
+    // Alt-DA: every input is resolved before any frame goes on, so that a wait leaves nothing half read.
+    if (this.#deps.altda !== undefined) datas = await this.#resolveAltDa(this.#deps.altda, origin, datas);
+    for (const data of datas) {
       const refused = this.#frames.push(data, origin);
       if (refused !== undefined) this.#deps.onDrop?.("frame-queue", refused);
       await this.#drainFrames(origin);
     }
+  }
+
+  /**
+   * Alt-DA retrieval (specs/experimental/alt-da.md "Derivation"; op-node altda_data_source.go): data of
+   * version 1 is a commitment whose input (frames with their version byte) comes from the DA server;
+   * other data goes on as it is. Invalid commitments and skipped inputs are dropped, as are inputs of
+   * keccak256 commitments above MAX_INPUT_SIZE (they could not be resolved on L1).
+   */
+  async #resolveAltDa(altda: AltDaSource, origin: L1BlockRef, datas: Uint8Array[]): Promise<Uint8Array[]> {
+    await altda.advanceL1Origin(origin);
+    const out: Uint8Array[] = [];
+    for (const data of datas) {
+      if (data.length === 0) continue;
+      if (data[0] !== TX_DATA_VERSION_1) {
+        out.push(data);
+        continue;
+      }
+      let c: Commitment;
+      try {
+        c = decodeCommitment(data.subarray(1));
+      } catch (e) {
+        this.#deps.onDrop?.("altda", (e as Error).message);
+        continue;
+      }
+      const input = await altda.getInput(c, origin);
+      if (input === "skip") {
+        this.#deps.onDrop?.("altda", "input skipped (expired challenge or another commitment type)");
+      } else if (c.type === KECCAK256_COMMITMENT && input.length > MAX_INPUT_SIZE) {
+        this.#deps.onDrop?.("altda", `input of ${input.length} bytes above ${MAX_INPUT_SIZE}`);
+      } else {
+        out.push(input);
+      }
+    }
+    return out;
   }
 
   async #fetchBlobs(

@@ -24,6 +24,7 @@ import {
 } from "../derive/mod.ts";
 import type { L1Client } from "../l1/mod.ts";
 import { L1Heads } from "./l1_heads.ts";
+import type { AltDaManager } from "../altda/mod.ts";
 
 /** What the driver needs of the L2 execution client besides the Engine API. */
 export interface L2Chain {
@@ -68,6 +69,19 @@ export interface DriverDeps {
   engine: EngineApi;
   l2: L2Chain;
   l1BlobFeeSchedule?: L1BlobFeeSchedule;
+  /** Alt-DA chains: the manager of commitments and challenges (it outlives pipeline resets). */
+  altda?: AltDaManager;
+}
+
+/**
+ * L1 blocks a reset walks the safe head back (op-node rollup.Config.SyncLookback): the sequencing
+ * window, or on Alt-DA chains the challenge and resolve windows if longer (a commitment can be
+ * invalidated that long after its inclusion).
+ */
+export function syncLookback(cfg: RollupConfig): bigint {
+  const a = cfg.altDA;
+  const windows = a === undefined ? 0n : a.daChallengeWindow + a.daResolveWindow;
+  return windows > cfg.seqWindowSize ? windows : cfg.seqWindowSize;
 }
 
 /** rollupnode_syncStatus (interfaces.md 2.6), in internal form. */
@@ -178,12 +192,20 @@ export class Driver {
 
   async #reset(): Promise<void> {
     const safeNumber = (await this.#deps.l2.safeNumber()) ?? this.cfg.genesis.l2.number;
-    const safe = await this.#ref(
+    let safe = await this.#ref(
       safeNumber < this.cfg.genesis.l2.number ? this.cfg.genesis.l2.number : safeNumber,
     );
+    const altda = this.#deps.altda;
+    if (altda !== undefined) {
+      // Alt-DA: blocks derived from inputs that can still be invalidated are derived again (matching
+      // ones stay as they are: consolidation), as op-node's sync start walks back SyncLookback.
+      safe = await this.#rewind(safe);
+      this.#derived = this.#derived.filter((d) => d.block.number <= safe.number);
+    }
     const back = safe.l1Origin.number - this.cfg.seqWindowSize;
     const originNumber = back > this.cfg.genesis.l1.number ? back : this.cfg.genesis.l1.number;
     const origin = await this.#deps.l1.blockRef(originNumber);
+    altda?.reset(origin);
     const safePayload = await this.#deps.l2.payloadByNumber(safe.number);
     const systemConfig = systemConfigFromL2Block(this.cfg, safePayload!);
     const l2 = this.#deps.l2;
@@ -199,12 +221,53 @@ export class Driver {
         },
         l1BlobFeeSchedule: this.#deps.l1BlobFeeSchedule,
         onDrop: (stage, reason) => this.#log.debug("Dropped {stage}: {reason}", { stage, reason }),
+        altda,
       },
       origin,
       systemConfig,
     );
     this.#safe = safe;
     this.#log.info("Derivation starts", { safe: Number(safe.number), l1Origin: Number(origin.number) });
+  }
+
+  /**
+   * The first block of the newest epoch whose L1 origin is more than syncLookback L1 blocks before
+   * `safe`'s (op-node sync/start.go FindL2Heads), not below the finalized block or genesis. The L1
+   * origin grows with the block number: two binary searches.
+   */
+  async #rewind(safe: L2BlockRef): Promise<L2BlockRef> {
+    const floor = this.#finalized.number > this.cfg.genesis.l2.number
+      ? this.#finalized.number
+      : this.cfg.genesis.l2.number;
+    const target = safe.l1Origin.number - syncLookback(this.cfg) - 1n;
+    if (safe.number <= floor) return safe;
+    const low = await this.#ref(floor);
+    if (low.l1Origin.number > target) return low;
+    // The highest block with its L1 origin at or below the target.
+    let lo = floor;
+    let hi = safe.number;
+    while (lo < hi) {
+      const mid = (lo + hi + 1n) / 2n;
+      if ((await this.#ref(mid)).l1Origin.number <= target) lo = mid;
+      else hi = mid - 1n;
+    }
+    // The first block of its epoch.
+    const epoch = (await this.#ref(lo)).l1Origin.number;
+    let first = floor;
+    let last = lo;
+    while (first < last) {
+      const mid = (first + last) / 2n;
+      if ((await this.#ref(mid)).l1Origin.number < epoch) first = mid + 1n;
+      else last = mid;
+    }
+    const rewound = await this.#ref(first);
+    if (rewound.number < safe.number) {
+      this.#log.info("Alt-DA: safe head walked back to re-derive", {
+        from: Number(safe.number),
+        to: Number(rewound.number),
+      });
+    }
+    return rewound;
   }
 
   async #run(): Promise<void> {
@@ -323,7 +386,11 @@ export class Driver {
   }
 
   #finalize(): void {
-    const f = this.#heads.finalized.number;
+    let f = this.#heads.finalized.number;
+    if (this.#deps.altda !== undefined && this.#heads.finalized !== ZERO_L1) {
+      // Alt-DA: up to the last commitment that can no longer be invalidated (specs "Safety and Finality").
+      f = this.#deps.altda.finalize(this.#heads.finalized)?.number ?? -1n;
+    }
     while (this.#derived.length > 0 && this.#derived[0].from <= f && this.#heads.finalized !== ZERO_L1) {
       this.#finalized = this.#derived.shift()!.block;
     }

@@ -41,6 +41,23 @@ Deno.test("keel batcher: op-batcher's flags, from flags, environment and default
     [e.options.privateKey, e.options.l1EthRpc, e.options.pollInterval, e.options.maxL1TxSizeBytes],
     [KEY, "http://10.0.0.1:8545", 500, 100_000],
   );
+  // Alt-DA as op-batcher's --altda.* flags (KEEL_BATCHER_ALTDA_*); off by default.
+  assertEquals(o.altdaEnabled, false);
+  const a = parseArgs([
+    "batcher",
+    ...REQUIRED,
+    `--private-key=${KEY}`,
+    "--altda.enabled",
+    "--altda.da-service",
+  ], {
+    KEEL_BATCHER_ALTDA_DA_SERVER: "http://127.0.0.1:3100",
+    KEEL_BATCHER_ALTDA_PUT_TIMEOUT: "2s",
+  });
+  assert(a.command === "batcher");
+  assertEquals(
+    [a.options.altdaEnabled, a.options.altdaDaServer, a.options.altdaDaService, a.options.altdaPutTimeoutMs],
+    [true, "http://127.0.0.1:3100", true, 2_000],
+  );
   assertEquals(parseArgs(["batcher", "--help"], {}), { command: "help", topic: "batcher" });
   assertEquals(parseArgs(["help", "batcher"], {}), { command: "help", topic: "batcher" });
 });
@@ -51,6 +68,7 @@ Deno.test("keel batcher: the L2 RPC, the rollup RPC and the key are required; ba
       [["--rollup-rpc=http://127.0.0.1:1", `--private-key=${KEY}`], "--l2-eth-rpc"],
       [["--l2-eth-rpc=http://127.0.0.1:1", `--private-key=${KEY}`], "--rollup-rpc"],
       [REQUIRED, "--private-key"],
+      [[...REQUIRED, `--private-key=${KEY}`, "--altda.enabled"], "--altda.da-server"],
     ] as const
   ) {
     const e = assertThrows(() => parseArgs(["batcher", ...args], {}), ConfigError);

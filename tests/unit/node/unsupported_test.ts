@@ -13,7 +13,6 @@ Deno.test("unsupported options: the defaults start; features keel lacks stop the
   assertEquals(unsupportedOptions(node()), { errors: [], warnings: [] });
   for (
     const [args, name] of [
-      [["--altda.enabled", "--altda.da-server=http://127.0.0.1:3100"], "--altda.enabled"],
       [["--interop.rpc.addr=127.0.0.1"], "--interop.rpc.addr"],
     ] as const
   ) {
@@ -21,8 +20,12 @@ Deno.test("unsupported options: the defaults start; features keel lacks stop the
     assert(isErrorCode(e, "UNSUPPORTED_OPTION"), String(e));
     assert((e as Error).message.includes(name), (e as Error).message);
   }
-  // Recover mode (the sequencer's, admin_setRecoverMode), a remote block signer and op-conductor are
-  // supported.
+  // Alt-DA (checked against the chain: altda_service_test.ts), recover mode (the sequencer's,
+  // admin_setRecoverMode), a remote block signer and op-conductor are supported.
+  assertEquals(unsupportedOptions(node("--altda.enabled", "--altda.da-server=http://127.0.0.1:3100")), {
+    errors: [],
+    warnings: [],
+  });
   assertEquals(unsupportedOptions(node("--sequencer.enabled", "--conductor.enabled")), {
     errors: [],
     warnings: [],
