@@ -192,7 +192,11 @@ export class AltDaManager {
     // has no more blocks (then wait for them).
     for (;;) {
       const status = this.state.status(c, block.number);
-      if (status === ChallengeStatus.Expired) return "skip";
+      if (status === ChallengeStatus.Expired) {
+        // Never used: its expiry needs no re-derivation (op-node tracks it and re-derives anyway).
+        this.state.untrackCommitment(c, block.number);
+        return "skip";
+      }
       if (status === ChallengeStatus.Resolved) {
         const input = this.state.challenge(c, block.number)?.input;
         if (c.type === GENERIC_COMMITMENT || input === undefined) throw this.#missing(c, block);

@@ -102,6 +102,13 @@ export class DaState {
     });
   }
 
+  /** Stops tracking a commitment whose input derivation skipped (its expiry then needs no reorg). */
+  untrackCommitment(c: Commitment, inclusionNumber: bigint): void {
+    const key = keyOf(c, inclusionNumber);
+    if (!this.#tracked.delete(key)) return;
+    this.#commitments = this.#commitments.filter((t) => keyOf(t.commitment, t.inclusion.number) !== key);
+  }
+
   challenge(c: Commitment, inclusionNumber: bigint): Challenge | undefined {
     return this.#byKey.get(keyOf(c, inclusionNumber));
   }

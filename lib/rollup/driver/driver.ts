@@ -84,6 +84,42 @@ export function syncLookback(cfg: RollupConfig): bigint {
   return windows > cfg.seqWindowSize ? windows : cfg.seqWindowSize;
 }
 
+/**
+ * Where a reset of an Alt-DA chain restarts the safe head (op-node sync/start.go FindL2Heads): the
+ * first block of the newest epoch whose L1 origin is more than `lookback` L1 blocks before `safe`'s,
+ * not below block `floor` (the finalized block or genesis). The L1 origin grows with the block
+ * number: two binary searches over `ref`.
+ */
+export async function syncStartSafe(
+  safe: L2BlockRef,
+  floor: bigint,
+  lookback: bigint,
+  ref: (n: bigint) => Promise<L2BlockRef>,
+): Promise<L2BlockRef> {
+  if (safe.number <= floor) return safe;
+  const target = safe.l1Origin.number - lookback - 1n;
+  const low = await ref(floor);
+  if (low.l1Origin.number > target) return low;
+  // The highest block with its L1 origin at or below the target.
+  let lo = floor;
+  let hi = safe.number;
+  while (lo < hi) {
+    const mid = (lo + hi + 1n) / 2n;
+    if ((await ref(mid)).l1Origin.number <= target) lo = mid;
+    else hi = mid - 1n;
+  }
+  // The first block of its epoch.
+  const epoch = (await ref(lo)).l1Origin.number;
+  let first = floor;
+  let last = lo;
+  while (first < last) {
+    const mid = (first + last) / 2n;
+    if ((await ref(mid)).l1Origin.number < epoch) first = mid + 1n;
+    else last = mid;
+  }
+  return await ref(first);
+}
+
 /** rollupnode_syncStatus (interfaces.md 2.6), in internal form. */
 export interface SyncStatus {
   currentL1: L1BlockRef;
@@ -199,7 +235,14 @@ export class Driver {
     if (altda !== undefined) {
       // Alt-DA: blocks derived from inputs that can still be invalidated are derived again (matching
       // ones stay as they are: consolidation), as op-node's sync start walks back SyncLookback.
-      safe = await this.#rewind(safe);
+      const rewound = await this.#rewind(safe);
+      if (rewound.number < safe.number) {
+        this.#log.info("Alt-DA: safe head walked back to re-derive", {
+          from: Number(safe.number),
+          to: Number(rewound.number),
+        });
+      }
+      safe = rewound;
       this.#derived = this.#derived.filter((d) => d.block.number <= safe.number);
     }
     const back = safe.l1Origin.number - this.cfg.seqWindowSize;
@@ -230,44 +273,11 @@ export class Driver {
     this.#log.info("Derivation starts", { safe: Number(safe.number), l1Origin: Number(origin.number) });
   }
 
-  /**
-   * The first block of the newest epoch whose L1 origin is more than syncLookback L1 blocks before
-   * `safe`'s (op-node sync/start.go FindL2Heads), not below the finalized block or genesis. The L1
-   * origin grows with the block number: two binary searches.
-   */
-  async #rewind(safe: L2BlockRef): Promise<L2BlockRef> {
-    const floor = this.#finalized.number > this.cfg.genesis.l2.number
-      ? this.#finalized.number
-      : this.cfg.genesis.l2.number;
-    const target = safe.l1Origin.number - syncLookback(this.cfg) - 1n;
-    if (safe.number <= floor) return safe;
-    const low = await this.#ref(floor);
-    if (low.l1Origin.number > target) return low;
-    // The highest block with its L1 origin at or below the target.
-    let lo = floor;
-    let hi = safe.number;
-    while (lo < hi) {
-      const mid = (lo + hi + 1n) / 2n;
-      if ((await this.#ref(mid)).l1Origin.number <= target) lo = mid;
-      else hi = mid - 1n;
-    }
-    // The first block of its epoch.
-    const epoch = (await this.#ref(lo)).l1Origin.number;
-    let first = floor;
-    let last = lo;
-    while (first < last) {
-      const mid = (first + last) / 2n;
-      if ((await this.#ref(mid)).l1Origin.number < epoch) first = mid + 1n;
-      else last = mid;
-    }
-    const rewound = await this.#ref(first);
-    if (rewound.number < safe.number) {
-      this.#log.info("Alt-DA: safe head walked back to re-derive", {
-        from: Number(safe.number),
-        to: Number(rewound.number),
-      });
-    }
-    return rewound;
+  /** See syncStartSafe: from the finalized block (or genesis) up. */
+  #rewind(safe: L2BlockRef): Promise<L2BlockRef> {
+    const genesis = this.cfg.genesis.l2.number;
+    const floor = this.#finalized.number > genesis ? this.#finalized.number : genesis;
+    return syncStartSafe(safe, floor, syncLookback(this.cfg), (n) => this.#ref(n));
   }
 
   async #run(): Promise<void> {

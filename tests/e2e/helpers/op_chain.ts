@@ -22,7 +22,10 @@ import { blobTx } from "../../unit/execution/txpool/fixtures.ts";
 import { Address } from "@ethereumjs/util";
 import type { RollupConfig } from "../../../lib/protocol/rollup_config.ts";
 import { encodeEcotoneScalar, systemConfigFromGenesis } from "../../../lib/protocol/system_config.ts";
+import { commitmentTxData } from "../../../lib/protocol/altda.ts";
+import type { DaStorage } from "../../../lib/rollup/altda/mod.ts";
 import {
+  type AltDaSource,
   type BlobSource,
   buildPayloadAttributes,
   DerivationPipeline,
@@ -130,6 +133,8 @@ export async function opChainOnAnvil(
   l1: L1Client,
   n: number,
   da: "calldata" | "blobs" | "none" = "calldata",
+  /** Alt-DA: each frame goes to this DA storage and its transaction carries the commitment. */
+  altda?: DaStorage,
 ): Promise<OpChain> {
   const l1Genesis = await l1.blockRef(0n);
   const t0 = l1Genesis.timestamp;
@@ -242,7 +247,9 @@ export async function opChainOnAnvil(
   } else {
     for (const [k, frame] of frames.entries()) {
       await rpc.call("evm_setNextBlockTimestamp", [Number(t0 + 12n * (4n + BigInt(k)))]);
-      await send(hexToBytes(DEV_PRIVATE_KEY), l1Nonce++, encodeBatcherTxData([frame]));
+      let data = encodeBatcherTxData([frame]);
+      if (altda !== undefined) data = commitmentTxData(await altda.setInput(data));
+      await send(hexToBytes(DEV_PRIVATE_KEY), l1Nonce++, data);
     }
   }
   // A transaction to the inbox from someone else is not batcher data.
@@ -254,7 +261,12 @@ export async function opChainOnAnvil(
  * A verifier engine that reads only L1: derives `chain.blocks.length` blocks with the pipeline and
  * checks each block hash against the sequencer's, and that nothing more is derivable.
  */
-export async function verifyFromL1(l1: L1Client, chain: OpChain, blobs?: BlobSource): Promise<void> {
+export async function verifyFromL1(
+  l1: L1Client,
+  chain: OpChain,
+  blobs?: BlobSource,
+  altda?: AltDaSource,
+): Promise<void> {
   const { cfg, genesisRef } = chain;
   const ver = await ExecutionEngine.open({ genesis: chain.genesisJson });
   try {
@@ -278,6 +290,7 @@ export async function verifyFromL1(l1: L1Client, chain: OpChain, blobs?: BlobSou
         },
         blobs,
         onDrop: (stage, reason) => drops.push(`${stage}: ${reason}`),
+        altda,
       },
       await l1.blockRef(0n),
       genesisConfig,

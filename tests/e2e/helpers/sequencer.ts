@@ -7,6 +7,7 @@ import { JsonRpcClient } from "../../../lib/common/json_rpc_client.ts";
 import { ExecutionEngine } from "../../../lib/execution/engine/mod.ts";
 import { buildDevGenesis } from "../../../lib/execution/genesis/dev_genesis.ts";
 import { rollupConfigToJson } from "../../../lib/protocol/rollup_config_json.ts";
+import type { RollupConfig } from "../../../lib/protocol/rollup_config.ts";
 import { L1Client } from "../../../lib/rollup/l1/mod.ts";
 import { freePort } from "./keel_process.ts";
 import { anvilRollupConfig, BATCHER } from "./op_chain.ts";
@@ -79,17 +80,22 @@ export async function until<T>(
 
 /**
  * Writes `dir`/genesis.json and `dir`/rollup.json for an L2 (chain 901, Isthmus from genesis, batcher
- * BATCHER, inbox INBOX) on the L1 at `l1Url`, and returns the arguments of a sequencing `keel node`
- * serving its RPC on `port`.
+ * BATCHER, inbox INBOX; `overrides` change single fields) on the L1 at `l1Url`, and returns the
+ * arguments of a sequencing `keel node` serving its RPC on `port`.
  */
-export async function sequencerOnAnvil(l1Url: string, dir: string, port: number): Promise<string[]> {
+export async function sequencerOnAnvil(
+  l1Url: string,
+  dir: string,
+  port: number,
+  overrides: Partial<RollupConfig> = {},
+): Promise<string[]> {
   const l1 = new L1Client(new JsonRpcClient(l1Url));
   const l1Genesis = await l1.blockRef(0n);
   const genesisJson = buildDevGenesis({ upTo: "isthmus", timestamp: l1Genesis.timestamp, batcher: BATCHER });
   const engine = await ExecutionEngine.open({ genesis: genesisJson });
   const l2Genesis = engine.head().hash;
   await engine.close();
-  const cfg = anvilRollupConfig(l1Genesis, l2Genesis, 31337n);
+  const cfg = anvilRollupConfig(l1Genesis, l2Genesis, 31337n, overrides);
   await Deno.writeTextFile(`${dir}/genesis.json`, JSON.stringify(genesisJson));
   await Deno.writeTextFile(`${dir}/rollup.json`, JSON.stringify(rollupConfigToJson(cfg)));
   return [

@@ -266,8 +266,10 @@ Deno.test("altda manager: an expired challenge skips the input, or asks for a re
   await m.advanceL1Origin(ref(2n));
   // The lost input: the manager reads ahead until its challenge expires, and it is skipped.
   assertEquals(await m.getInput(cLost, ref(2n)), "skip");
-  // The pipeline reaching blocks 9 and 10: challenges of commitments it read expired unresolved.
-  const e = await assertRejects(() => walk(m, 3, 10));
+  // The pipeline passing block 9 (the skipped commitment's end: nothing to undo) and reaching 10, where
+  // the used commitment's challenge expired unresolved.
+  await walk(m, 3, 9);
+  const e = await assertRejects(() => walk(m, 10, 10));
   assert(isErrorCode(e, "ALTDA_REORG_REQUIRED"), String(e));
   assertEquals((e as BaseError & { severity?: string }).severity, "reset");
   // The reset keeps the challenges: derived again, the input is skipped.
