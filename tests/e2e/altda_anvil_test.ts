@@ -31,6 +31,7 @@ import {
   anvilForTest,
   BATCHER,
   INBOX,
+  type OpChain,
   opChainOnAnvil,
   startAnvil,
   verifyFromL1,
@@ -148,28 +149,64 @@ Deno.test({
   },
 });
 
+/**
+ * An Alt-DA chain on a fresh anvil with keccak256 commitments whose first input the DA server lost,
+ * the challenge contract deployed and that commitment challenged; `run` gets it with a verifier's
+ * manager reading that contract.
+ */
+async function withChallengedInput(
+  run: (t: {
+    rpc: JsonRpcClient;
+    l1: L1Client;
+    chain: OpChain;
+    first: { block: bigint; c: Commitment };
+    key: Hex;
+    input: Uint8Array;
+    contract: Hex;
+    manager: AltDaManager;
+  }) => Promise<void>,
+): Promise<void> {
+  const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
+  const da = fakeDaServer();
+  try {
+    const rpc = new JsonRpcClient(anvil.url);
+    const l1 = new L1Client(rpc);
+    const chain = await opChainOnAnvil(rpc, l1, L2_BLOCKS, "calldata", client(da.url, false));
+    const [first] = await commitments(rpc, l1);
+    const key = bytesToHex(encodeCommitment(first.c)) as Hex;
+    const input = da.store.get(key)!;
+    da.withheld.add(key);
+    const contract = await deployChallengeContract(rpc);
+    await send(
+      rpc,
+      CHALLENGER,
+      encodeFunctionData({ abi: dacAbi, functionName: "challenge", args: [first.block, key] }),
+      contract,
+    );
+    const manager = new AltDaManager(
+      {
+        commitmentType: KECCAK256_COMMITMENT,
+        challengeAddress: hexToBytes(contract),
+        challengeWindow: WINDOW,
+        resolveWindow: WINDOW,
+      },
+      client(da.url, false),
+      l1,
+    );
+    await run({ rpc, l1, chain, first, key, input, contract, manager });
+    await chain.sequencer.close();
+  } finally {
+    await da.close();
+    await anvil.stop();
+  }
+}
+
 Deno.test({
   name: "alt-da: an input the DA server lost comes from the L1 transaction that resolved its challenge",
   ignore: !tool.ok,
   sanitizeResources: false,
-  fn: async () => {
-    const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
-    const da = fakeDaServer();
-    try {
-      const rpc = new JsonRpcClient(anvil.url);
-      const l1 = new L1Client(rpc);
-      const chain = await opChainOnAnvil(rpc, l1, L2_BLOCKS, "calldata", client(da.url, false));
-      const [first] = await commitments(rpc, l1);
-      const key = bytesToHex(encodeCommitment(first.c)) as Hex;
-      const input = da.store.get(key)!;
-      da.withheld.add(key);
-      const contract = await deployChallengeContract(rpc);
-      await send(
-        rpc,
-        CHALLENGER,
-        encodeFunctionData({ abi: dacAbi, functionName: "challenge", args: [first.block, key] }),
-        contract,
-      );
+  fn: () =>
+    withChallengedInput(async ({ rpc, l1, chain, first, key, input, contract, manager }) => {
       await send(
         rpc,
         DEPLOYER,
@@ -180,59 +217,19 @@ Deno.test({
         }),
         contract,
       );
-      const manager = new AltDaManager(
-        {
-          commitmentType: KECCAK256_COMMITMENT,
-          challengeAddress: hexToBytes(contract),
-          challengeWindow: WINDOW,
-          resolveWindow: WINDOW,
-        },
-        client(da.url, false),
-        l1,
-      );
       await verifyFromL1(l1, chain, undefined, manager);
       assertEquals(manager.state.status(first.c, first.block), ChallengeStatus.Resolved);
-      await chain.sequencer.close();
-    } finally {
-      await da.close();
-      await anvil.stop();
-    }
-  },
+    }),
 });
 
 Deno.test({
   name: "alt-da: an input whose challenge expired unresolved is dropped; its blocks are derived without it",
   ignore: !tool.ok,
   sanitizeResources: false,
-  fn: async () => {
-    const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
-    const da = fakeDaServer();
-    try {
-      const rpc = new JsonRpcClient(anvil.url);
-      const l1 = new L1Client(rpc);
-      const chain = await opChainOnAnvil(rpc, l1, L2_BLOCKS, "calldata", client(da.url, false));
-      const [first] = await commitments(rpc, l1);
-      const key = bytesToHex(encodeCommitment(first.c)) as Hex;
-      da.withheld.add(key);
-      const contract = await deployChallengeContract(rpc);
-      await send(
-        rpc,
-        CHALLENGER,
-        encodeFunctionData({ abi: dacAbi, functionName: "challenge", args: [first.block, key] }),
-        contract,
-      );
+  fn: () =>
+    withChallengedInput(async ({ rpc, l1, chain, first, manager }) => {
       // Past the resolve window and the sequencing window of the first epochs.
       await rpc.call("anvil_mine", ["0x30"]);
-      const manager = new AltDaManager(
-        {
-          commitmentType: KECCAK256_COMMITMENT,
-          challengeAddress: hexToBytes(contract),
-          challengeWindow: WINDOW,
-          resolveWindow: WINDOW,
-        },
-        client(da.url, false),
-        l1,
-      );
       const drops: string[] = [];
       const { cfg, genesisRef } = chain;
       const pipeline = new DerivationPipeline(
@@ -258,10 +255,5 @@ Deno.test({
       assertEquals(chain.blocks[0].transactions.length, 3, "the sequencer's block had two transfers");
       assertEquals(manager.state.status(first.c, first.block), ChallengeStatus.Expired);
       assert(drops.some((d) => d.startsWith("altda: input skipped")), drops.join("; "));
-      await chain.sequencer.close();
-    } finally {
-      await da.close();
-      await anvil.stop();
-    }
-  },
+    }),
 });
