@@ -201,13 +201,13 @@ Deno.test("keel node embeds the execution client; its RPC and the node's share o
       await refusedStart(["--network=op-sepolia", `--datadir=${dir}/data2`]),
       /embedded engine's genesis is chain 901, the rollup config is chain 11155420/,
     );
-    // Refused at start, each with its reason: a feature keel lacks, op-node's conductor rule, and a beacon
-    // node that does not answer.
+    // Refused at start, each with its reason: Alt-DA on a chain without alt_da, op-node's conductor rule,
+    // and a beacon node that does not answer.
     for (
       const [extra, reason] of [
         [
           ["--altda.enabled", "--altda.da-server=http://127.0.0.1:3100"],
-          /--altda.enabled: Alt-DA is not supported/,
+          /Cannot start with Alt-DA: --altda.enabled, but the rollup config has no alt_da section/,
         ],
         [["--conductor.enabled"], /--conductor.enabled needs --sequencer.enabled/],
         [["--l1.beacon=http://127.0.0.1:9"], /beacon node.*--l1.beacon.ignore starts anyway/],
