@@ -18,7 +18,7 @@
  * Generic commitments have no challenges: the contract's events are not read for them.
  */
 import { bytesToHex } from "../../common/bytes.ts";
-import { BaseError } from "../../common/errors.ts";
+import { BaseError, isErrorCode } from "../../common/errors.ts";
 import { getLogger } from "../../common/logger.ts";
 import {
   ChallengeStatus,
@@ -48,10 +48,6 @@ export interface AltDaL1 {
   blockRef(number: bigint): Promise<L1BlockRef>;
   blockWithTxs(hash: Uint8Array): Promise<{ txs: { input: Uint8Array }[] }>;
   receipts(hash: Uint8Array): Promise<L1Receipt[]>;
-}
-
-function isNotFound(e: unknown): boolean {
-  return e instanceof BaseError && e.code === "L1_NOT_FOUND";
 }
 
 export class AltDaManager {
@@ -180,7 +176,7 @@ export class AltDaManager {
     try {
       return await this.#storage.getInput(c);
     } catch (e) {
-      if (!(e instanceof BaseError && e.code === "ALTDA_NOT_FOUND")) {
+      if (!isErrorCode(e, "ALTDA_NOT_FOUND")) {
         throw new BaseError("ALTDA_UNAVAILABLE", (e as Error).message, { severity: "temporary", cause: e });
       }
     }
@@ -212,7 +208,7 @@ export class AltDaManager {
       try {
         next = await this.#l1.blockRef(this.#challengeOrigin + 1n);
       } catch (e) {
-        if (!isNotFound(e)) throw e;
+        if (!isErrorCode(e, "L1_NOT_FOUND")) throw e;
         throw new BaseError(
           "ALTDA_PENDING_CHALLENGE",
           `Alt-DA input of commitment ${
