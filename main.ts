@@ -83,6 +83,11 @@ async function run(parsed: ParsedCommand): Promise<number> {
       await runBatcher(parsed.options);
       return 0;
     }
+    case "da-server": {
+      const { runDaServer } = await import("./lib/node/run.ts");
+      await runDaServer(parsed.options);
+      return 0;
+    }
     case "execution-init": {
       const { initExecution } = await import("./lib/node/run.ts");
       await initExecution(parsed.datadir, parsed.genesisPath);

@@ -1,7 +1,12 @@
 /** `--help` text, derived from the option tables: grouped by area, each option with env var and default. */
 import { type AnyOption, envName, formatDefault, GROUPS, type OptionTable } from "./option.ts";
 import { type HelpTopic, NODE_COMMAND_TABLE } from "./parse.ts";
-import { BATCHER_OPTION_TABLE, DEVNET_OPTION_TABLE, EXECUTION_OPTION_TABLE } from "./options/mod.ts";
+import {
+  BATCHER_OPTION_TABLE,
+  DA_SERVER_OPTION_TABLE,
+  DEVNET_OPTION_TABLE,
+  EXECUTION_OPTION_TABLE,
+} from "./options/mod.ts";
 
 function optionLines(spec: AnyOption): string[] {
   const head = `  --${spec.name}${
@@ -47,6 +52,7 @@ export function mainHelp(): string {
     "  keel execution init --datadir DIR genesis.json  write a chain's genesis into a data dir",
     "  keel devnet [options]                         a local OP devnet: L1, sequencer with batcher, verifier",
     "  keel batcher [options]                        the batch submitter of a sequencer (as op-batcher)",
+    "  keel da-server --file.path DIR [options]      an Alt-DA server for local chains (as op-alt-da's)",
     "  keel networks                                 list the preset networks",
     "  keel --version                                print the version",
     "  keel help <command>                           options of a command",
@@ -98,6 +104,18 @@ export function batcherHelp(): string {
   ].join("\n");
 }
 
+export function daServerHelp(): string {
+  return [
+    "Usage: keel da-server --file.path DIR [options]",
+    "",
+    'Serves Alt-DA inputs as op-alt-da\'s da-server does (specs/experimental/alt-da.md "DA Server"):',
+    "GET /get/0x<commitment>, POST /put/0x<commitment> (a keccak256 commitment must match its input),",
+    "POST /put answering the commitment. Each input is a file in --file.path named by its commitment.",
+    optionsHelp(DA_SERVER_OPTION_TABLE),
+    COMMON_FOOTER,
+  ].join("\n");
+}
+
 export function networksHelp(): string {
   return "Usage: keel networks\n\nLists every preset network: name, chain id, L1 chain id, block time, aliases.";
 }
@@ -115,6 +133,8 @@ export function helpText(topic: HelpTopic): string {
       return networksHelp();
     case "devnet":
       return devnetHelp();
+    case "da-server":
+      return daServerHelp();
     case "batcher":
       return batcherHelp();
   }

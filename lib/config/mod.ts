@@ -4,7 +4,16 @@
  */
 export { formatDuration, parseDuration } from "./duration.ts";
 export { CONFIG_EXIT_CODE, ConfigError, type ConfigErrorCode, type ConfigErrorMeta } from "./errors.ts";
-export { batcherHelp, devnetHelp, executionHelp, helpText, mainHelp, nodeHelp, optionsHelp } from "./help.ts";
+export {
+  batcherHelp,
+  daServerHelp,
+  devnetHelp,
+  executionHelp,
+  helpText,
+  mainHelp,
+  nodeHelp,
+  optionsHelp,
+} from "./help.ts";
 export {
   type AnyOption,
   ENV_PREFIX,
@@ -25,6 +34,7 @@ export {
   parseArgs,
   type ParsedBatcher,
   type ParsedCommand,
+  type ParsedDaServer,
   type ParsedExecution,
   type ParsedExecutionInit,
   type ParsedHelp,

@@ -27,6 +27,7 @@ export const GROUPS = [
   "Execution client: chain and data",
   "Devnet",
   "Batcher",
+  "DA server",
 ] as const;
 export type Group = typeof GROUPS[number];
 

@@ -8,6 +8,8 @@ import { type AnyOption, ENV_PREFIX, envName, type OptionsOf, type OptionTable }
 import {
   BATCHER_OPTION_TABLE,
   type BatcherOptions,
+  DA_SERVER_OPTION_TABLE,
+  type DaServerOptions,
   DEVNET_OPTION_TABLE,
   type DevnetOptions,
   EXECUTION_OPTION_TABLE,
@@ -22,7 +24,7 @@ import { ValueError } from "./values.ts";
 export type ValueSource = "flag" | "env" | "preset" | "default";
 
 /** The commands of the CLI. */
-export const COMMANDS = ["node", "execution", "devnet", "batcher", "networks", "help"] as const;
+export const COMMANDS = ["node", "execution", "devnet", "batcher", "da-server", "networks", "help"] as const;
 export type CommandName = typeof COMMANDS[number];
 
 /** Every option `keel node` takes: the rollup node's and the embedded execution client's. */
@@ -58,7 +60,7 @@ export interface ParsedHelp {
   topic: HelpTopic;
 }
 
-export type HelpTopic = "main" | "node" | "execution" | "networks" | "devnet" | "batcher";
+export type HelpTopic = "main" | "node" | "execution" | "networks" | "devnet" | "batcher" | "da-server";
 
 export interface ParsedVersion {
   command: "version";
@@ -79,7 +81,14 @@ export interface ParsedBatcher {
   options: BatcherOptions & { l2EthRpc: string; rollupRpc: string; privateKey: string };
 }
 
+export interface ParsedDaServer {
+  command: "da-server";
+  /** filePath is checked present. */
+  options: DaServerOptions & { filePath: string };
+}
+
 export type ParsedCommand =
+  | ParsedDaServer
   | ParsedNode
   | ParsedExecution
   | ParsedExecutionInit
@@ -394,11 +403,13 @@ function parseExecution(
   return { command: "execution", options: r.values, sources: r.sources };
 }
 
-/** CONFIG_MISSING_REQUIRED for `spec`, required `when` another option is set (a phrase). */
-function missingWhen(spec: AnyOption, when: string): ConfigError {
+/** CONFIG_MISSING_REQUIRED for `spec`, required always or `when` another option is set (a phrase). */
+function missingWhen(spec: AnyOption, when = ""): ConfigError {
   return new ConfigError(
     "CONFIG_MISSING_REQUIRED",
-    `missing required option: ${label(spec)} ${when}, none given: expected ${spec.kind.form}`,
+    `missing required option: ${label(spec)}${
+      when === "" ? "" : ` ${when}`
+    }, none given: expected ${spec.kind.form}`,
     { flag: flagOf(spec), env: envName(spec), value: "", form: spec.kind.form },
   );
 }
@@ -445,16 +456,20 @@ export function parseArgs(
       const v = r.values as BatcherOptions;
       // op-batcher CLIConfig.Check: the L2 and rollup endpoints and a signer are required.
       for (const key of ["l2EthRpc", "rollupRpc", "privateKey"] as const) {
-        if (v[key] !== undefined) continue;
-        const spec = BATCHER_OPTION_TABLE[key];
-        throw new ConfigError(
-          "CONFIG_MISSING_REQUIRED",
-          `missing required option: ${label(spec)}, none given: expected ${spec.kind.form}`,
-          { flag: flagOf(spec), env: envName(spec), value: "", form: spec.kind.form },
-        );
+        if (v[key] === undefined) throw missingWhen(BATCHER_OPTION_TABLE[key]);
       }
       checkDaServer(v, BATCHER_OPTION_TABLE.altdaDaServer);
       return { command: "batcher", options: v as ParsedBatcher["options"] };
+    }
+    case "da-server": {
+      const s = scan(rest, DA_SERVER_OPTION_TABLE, "da-server");
+      if (s.help) return { command: "help", topic: "da-server" };
+      if (s.version) return { command: "version" };
+      noPositionals(s.positionals, "da-server");
+      const v = resolveOptions(DA_SERVER_OPTION_TABLE, s.flags, env, {}).values as DaServerOptions;
+      // op-alt-da's da-server needs a storage: here the file store.
+      if (v.filePath === undefined) throw missingWhen(DA_SERVER_OPTION_TABLE.filePath);
+      return { command: "da-server", options: v as ParsedDaServer["options"] };
     }
     case "networks": {
       const s = scan(rest, {}, "networks");
@@ -468,7 +483,7 @@ export function parseArgs(
       if (topic === undefined) return { command: "help", topic: "main" };
       if (
         topic === "node" || topic === "execution" || topic === "networks" || topic === "devnet" ||
-        topic === "batcher"
+        topic === "batcher" || topic === "da-server"
       ) {
         return { command: "help", topic };
       }

@@ -4,6 +4,7 @@ import type {
   ExecutionOptions,
   NodeOptions,
   ParsedBatcher,
+  ParsedDaServer,
   ValueSource,
 } from "../config/mod.ts";
 
@@ -35,6 +36,10 @@ export type RoleRequest =
   | {
     role: "batcher";
     options: ParsedBatcher["options"];
+  }
+  | {
+    role: "da-server";
+    options: ParsedDaServer["options"];
   }
   | {
     role: "execution";

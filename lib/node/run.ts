@@ -7,6 +7,7 @@ import type {
   DevnetOptions,
   ExecutionOptions,
   ParsedBatcher,
+  ParsedDaServer,
   ParsedExecution,
   ParsedNode,
 } from "../config/mod.ts";
@@ -66,6 +67,12 @@ export async function runExecution(
 export async function runDevnet(options: DevnetOptions, hooks?: LaunchHooks): Promise<void> {
   await Deno.mkdir(options.datadir, { recursive: true });
   await launchRole({ role: "devnet", options }, { dataDir: options.datadir, write: [], read: [] }, hooks);
+}
+
+/** `keel da-server`: an Alt-DA server; its inputs are kept in --file.path. */
+export async function runDaServer(options: ParsedDaServer["options"], hooks?: LaunchHooks): Promise<void> {
+  await Deno.mkdir(options.filePath, { recursive: true });
+  await launchRole({ role: "da-server", options }, { dataDir: options.filePath }, hooks);
 }
 
 /** `keel batcher`: the batch submitter alone; it keeps no files. */

@@ -13,6 +13,10 @@ export async function startRole(request: RoleRequest): Promise<RunningRole> {
     const { startDevnetRole } = await import("./devnet_role.ts");
     return await startDevnetRole(request.options);
   }
+  if (request.role === "da-server") {
+    const { startDaServerRole } = await import("./da_server_role.ts");
+    return await startDaServerRole(request.options);
+  }
   if (request.role === "batcher") {
     const { startBatcherRole } = await import("./batcher_role.ts");
     return await startBatcherRole(request.options);

@@ -79,6 +79,10 @@ export { DEVNET_OPTION_TABLE, DEVNET_OPTIONS } from "./devnet.ts";
 export type DevnetOptions = import("../option.ts").OptionsOf<
   typeof import("./devnet.ts").DEVNET_OPTION_TABLE
 >;
+export { DA_SERVER_OPTION_TABLE, DA_SERVER_OPTIONS } from "./da_server.ts";
+export type DaServerOptions = import("../option.ts").OptionsOf<
+  typeof import("./da_server.ts").DA_SERVER_OPTION_TABLE
+>;
 export { BATCHER_OPTION_TABLE, BATCHER_OPTIONS } from "./batcher.ts";
 export type BatcherOptions = import("../option.ts").OptionsOf<
   typeof import("./batcher.ts").BATCHER_OPTION_TABLE

@@ -2,3 +2,4 @@
 export * from "./da_client.ts";
 export * from "./da_state.ts";
 export * from "./da_manager.ts";
+export * from "./da_server.ts";
