@@ -6,7 +6,10 @@
  *   submitter posting its blocks to the L1 batch inbox; eth and rollupnode RPC on `--l2.port`, admin on;
  * - `verifier/`: an L2 node deriving the chain from L1 alone; RPC on `--verifier.port`;
  * - `l1-genesis.json`, `l1-deployment.json` (the OP L1 contracts' addresses), `l2-genesis.json`,
- *   `rollup.json`: written on the first run, reused after.
+ *   `rollup.json`: written on the first run, reused after;
+ * - with `--altda` on the first run, an Alt-DA chain: the DataAvailabilityChallenge on L1, a DA server
+ *   on `--da.port` keeping inputs in `da/`, the batcher posting keccak256 commitments, both nodes
+ *   resolving them.
  * On the first run the OP L1 contracts are deployed (op_l1_deployment.ts) and L2 starts at the L1 block
  * after them: deposits through the OptimismPortal reach L2. Accounts: the test mnemonic's, funded on
  * both chains, with the OP devnet's roles (0 deployer, 1 proposer, 2 batcher, 4 challenger, 5
@@ -14,6 +17,7 @@
  * (batcher/proposer.ts). Not included yet: p2p between the nodes.
  */
 import { bytesToHex, hexToBytes } from "../common/bytes.ts";
+import { BaseError } from "../common/errors.ts";
 import { getLogger } from "../common/logger.ts";
 import { JsonRpcClient } from "../common/json_rpc_client.ts";
 import { type DevnetOptions, parseArgs } from "../config/mod.ts";
@@ -31,6 +35,7 @@ import { encodeEcotoneScalar } from "../protocol/system_config.ts";
 import { startExecutionRole } from "./execution_role.ts";
 import { startNodeRole } from "./node_role.ts";
 import { p2pPeerId } from "../rollup/p2p/mod.ts";
+import { FileDaStore, startDaServer } from "../rollup/altda/mod.ts";
 import type { RunningRole } from "./role.ts";
 
 /** The L1 genesis entries of the preinstalls every L1 tool expects (Multicall3), nonce 1 as on L2. */
@@ -47,6 +52,16 @@ function l1Preinstalls(): Record<string, { code: string; nonce: string; balance:
 export const DEVNET_L2_CHAIN_ID = 901n;
 export const DEVNET_L1_CHAIN_ID = 900n;
 export const DEVNET_BATCH_INBOX = hexToBytes("0xff00000000000000000000000000000000000901");
+/**
+ * The DataAvailabilityChallenge of an Alt-DA devnet (`--altda`): windows of 16 L1 blocks each (about a
+ * minute at the default block time), no bond, half the resolving cost refunded.
+ */
+export const DEVNET_ALTDA = {
+  challengeWindow: 16n,
+  resolveWindow: 16n,
+  bondSize: 0n,
+  resolverRefundPercentage: 50n,
+};
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -118,6 +133,7 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
         gasLimit: 30_000_000n,
         baseFeeScalar: 1368,
         blobBaseFeeScalar: 810949,
+        altda: o.altda ? DEVNET_ALTDA : undefined,
       });
       await Deno.writeTextFile(
         `${d}/l1-deployment.json`,
@@ -189,13 +205,38 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
         l1SystemConfigAddress: deployment.systemConfig,
         protocolVersionsAddress: deployment.protocolVersions,
       };
+      if (deployment.dataAvailabilityChallenge !== undefined) {
+        cfg.altDA = {
+          commitmentType: "KeccakCommitment",
+          daChallengeAddress: deployment.dataAvailabilityChallenge,
+          daChallengeWindow: DEVNET_ALTDA.challengeWindow,
+          daResolveWindow: DEVNET_ALTDA.resolveWindow,
+        };
+      }
       await Deno.writeTextFile(l2GenesisPath, JSON.stringify(genesis));
       await Deno.writeTextFile(rollupPath, JSON.stringify(rollupConfigToJson(cfg), null, 2));
     }
 
     const deployed = JSON.parse(await Deno.readTextFile(`${d}/l1-deployment.json`)) as {
       l2OutputOracle: string;
+      dataAvailabilityChallenge?: string;
     };
+    // Alt-DA is fixed when the devnet is made (its rollup config); the DA server keeps inputs in da/.
+    const altda: string[] = [];
+    if (deployed.dataAvailabilityChallenge !== undefined) {
+      await Deno.mkdir(`${d}/da`, { recursive: true });
+      const da = startDaServer("127.0.0.1", o.daPort, new FileDaStore(`${d}/da`), {
+        genericCommitments: false,
+      });
+      stops.push(() => da.close());
+      endpoints.da = da.url;
+      altda.push("--altda.enabled", `--altda.da-server=${da.url}`);
+    } else if (o.altda) {
+      throw new BaseError(
+        "DEVNET_ALTDA",
+        `Cannot start the devnet in ${d} with --altda: it was made without Alt-DA (start with a new --datadir)`,
+      );
+    }
 
     // The two L2 nodes.
     const node = async (name: "sequencer" | "verifier", port: number, extra: string[]) => {
@@ -219,6 +260,7 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
         `--p2p.discovery.path=${d}/${name}/discovery`,
         "--p2p.listen.ip=127.0.0.1",
         `--log.level=${o.logLevel}`,
+        ...altda,
         ...extra,
       ], {});
       if (parsed.command !== "node") throw new Error("devnet: bad node arguments");
@@ -256,6 +298,7 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
       l1: endpoints.l1,
       sequencer: endpoints.sequencer,
       verifier: endpoints.verifier,
+      ...(endpoints.da === undefined ? {} : { da: endpoints.da }),
     });
   } catch (err) {
     await stopAll();

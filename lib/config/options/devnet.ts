@@ -3,7 +3,7 @@
  * batcher, an L2 verifier). Ports and block times; everything is kept under `--datadir`.
  */
 import { envSuffixOf, KEEL, option, type OptionTable } from "../option.ts";
-import { int, path, port } from "../values.ts";
+import { bool, int, path, port } from "../values.ts";
 
 const seconds = int(1, 3600, "<seconds>");
 import { LOG_OPTIONS } from "./log.ts";
@@ -71,6 +71,23 @@ export const DEVNET_OPTIONS = {
     origin: KEEL,
     group,
     description: "seconds between L2 blocks",
+  }),
+  altda: option({
+    ...named("altda"),
+    kind: bool,
+    default: false,
+    origin: KEEL,
+    group,
+    description:
+      "an Alt-DA chain (when the devnet is first made): the DataAvailabilityChallenge on L1, a DA server, batches as keccak256 commitments",
+  }),
+  daPort: option({
+    ...named("da.port"),
+    kind: port,
+    default: 3100,
+    origin: KEEL,
+    group,
+    description: "the DA server's port (Alt-DA devnets)",
   }),
 } satisfies OptionTable;
 

@@ -29,6 +29,8 @@ export interface OpL1Deployment {
   optimismMintableERC20Factory: Uint8Array;
   l1ERC721Bridge: Uint8Array;
   l2OutputOracle: Uint8Array;
+  /** Alt-DA deployments only: the DataAvailabilityChallenge proxy. */
+  dataAvailabilityChallenge?: Uint8Array;
   /** The L1 block that holds the last deployment transaction. */
   blockNumber: bigint;
 }
@@ -49,6 +51,16 @@ export interface OpL1DeploymentConfig {
   gasLimit: bigint;
   baseFeeScalar: number;
   blobBaseFeeScalar: number;
+  /**
+   * Alt-DA (specs/experimental/alt-da.md): also the DataAvailabilityChallenge behind a proxy, owned by
+   * `finalOwner`, with these windows (L1 blocks), bond (wei) and resolver refund (percent).
+   */
+  altda?: {
+    challengeWindow: bigint;
+    resolveWindow: bigint;
+    bondSize: bigint;
+    resolverRefundPercentage: bigint;
+  };
 }
 
 type Artifact = { abi: Abi; bytecode: { object: Hex } };
@@ -115,6 +127,11 @@ async function artifact(name: string): Promise<Artifact> {
       import("@eth-optimism/contracts-bedrock/forge-artifacts/OptimismPortal.sol/OptimismPortal.json", {
         with: { type: "json" },
       }),
+    DataAvailabilityChallenge: () =>
+      import(
+        "@eth-optimism/contracts-bedrock/forge-artifacts/DataAvailabilityChallenge.sol/DataAvailabilityChallenge.json",
+        { with: { type: "json" } }
+      ),
     L2OutputOracle: () =>
       import("@eth-optimism/contracts-bedrock/forge-artifacts/L2OutputOracle.sol/L2OutputOracle.json", {
         with: { type: "json" },
@@ -271,6 +288,23 @@ export async function deployOpL1(rpc: JsonRpcClient, cfg: OpL1DeploymentConfig):
       12n,
     ]),
   );
+  let dataAvailabilityChallenge: Uint8Array | undefined;
+  if (cfg.altda !== undefined) {
+    const a = cfg.altda;
+    dataAvailabilityChallenge = await deploy("Proxy", [hex(proxyAdmin)]);
+    const dacImpl = await deploy("DataAvailabilityChallenge", [], 3_000_000n);
+    await upgrade(
+      dataAvailabilityChallenge,
+      dacImpl,
+      await initData("DataAvailabilityChallenge", [
+        hex(cfg.finalOwner),
+        a.challengeWindow,
+        a.resolveWindow,
+        a.bondSize,
+        a.resolverRefundPercentage,
+      ]),
+    );
+  }
 
   const hashes: string[] = [];
   for (const [i, t] of txs.entries()) {
@@ -322,6 +356,7 @@ export async function deployOpL1(rpc: JsonRpcClient, cfg: OpL1DeploymentConfig):
     optimismMintableERC20Factory,
     l1ERC721Bridge,
     l2OutputOracle,
+    ...(dataAvailabilityChallenge === undefined ? {} : { dataAvailabilityChallenge }),
     blockNumber,
   };
 }

@@ -12,9 +12,14 @@ Deno.test("keel devnet: ports, block times and data dir, from flags, environment
       d.options.verifierPort,
       d.options.l1BlockTime,
       d.options.l2BlockTime,
+      d.options.altda,
+      d.options.daPort,
     ],
-    ["keel_devnet", 8545, 9545, 9555, 4, 2],
+    ["keel_devnet", 8545, 9545, 9555, 4, 2, false, 3100],
   );
+  const a = parseArgs(["devnet", "--altda"], { KEEL_DEVNET_DA_PORT: "13100" });
+  assert(a.command === "devnet");
+  assertEquals([a.options.altda, a.options.daPort], [true, 13100]);
   const f = parseArgs(["devnet", "--l1.port=18545", "--l2.block-time", "1", "--datadir=/tmp/x"], {
     KEEL_DEVNET_VERIFIER_PORT: "19555",
   });
