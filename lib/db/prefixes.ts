@@ -26,6 +26,8 @@ export const PREFIXES = {
   logIndex: 0x17,
   /** Reserved for the execution client's other users (txpool journal, ...): 0x20-0x2f. */
   executionReserved: 0x20,
+  /** Block hash -> the state root the dev methods gave that block (execution/engine IrregularState). */
+  devStateRoot: 0x21,
   /** Reserved for the rollup node (safe-head db, ...): 0x40-0x4f. */
   rollupReserved: 0x40,
   /** Reserved for the batcher: 0x50-0x5f. */

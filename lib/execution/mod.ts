@@ -3,6 +3,7 @@ export * from "./engine/mod.ts";
 export { ChainStore, type StoredReceipt } from "./chain/mod.ts";
 export {
   buildDevGenesis,
+  deriveDevAccounts,
   type Genesis,
   type GenesisJson,
   parseGenesis,

@@ -8,7 +8,9 @@ import { getLogger } from "../common/mod.ts";
 import { type ExecutionOptions, keelVersion, type ValueSource } from "../config/mod.ts";
 import {
   buildDevGenesis,
+  deriveDevAccounts,
   DEV_TXPOOL_OPTIONS,
+  DevClock,
   DevMiner,
   engineNamespace,
   ExecutionEngine,
@@ -18,6 +20,8 @@ import {
 } from "../execution/mod.ts";
 import {
   DEFAULT_ETH_RPC_OPTIONS,
+  DEV_NAMESPACES,
+  devNamespace,
   type EthBackend,
   ethNamespace,
   FilterManager,
@@ -158,11 +162,18 @@ export async function startExecutionRole(
     // In the node Worker, the main thread starts the state-root worker (threads.ts).
     // In the node Worker, the main thread starts the helper threads of block import (threads.ts) when
     // the first block is imported; the engine closes them.
+    // Dev mode: one clock for the engine (the pool's next-block rules) and the miner (evm_increaseTime).
+    const clock = options.dev ? new DevClock() : undefined;
     const engine = await ExecutionEngine.open({
       dataDir: options.datadir,
       genesis,
       txpool: options.dev ? DEV_TXPOOL_OPTIONS : undefined,
-    }, { logger: log, stateRootChannel: rootWorkerConnector(), sendersChannel: sendersConnector() });
+    }, {
+      logger: log,
+      stateRootChannel: rootWorkerConnector(),
+      sendersChannel: sendersConnector(),
+      now: clock === undefined ? undefined : () => clock.now(),
+    });
     stops.push(() => engine.close());
     chainId = engine.config.chainId;
 
@@ -171,6 +182,8 @@ export async function startExecutionRole(
       chain: engine.chain,
       pool: engine.pool,
       stateAt: (header) => engine.stateAt(header),
+      stateRootOf: (header) => engine.irregular.rootOf(header),
+      devAccounts: options.dev ? deriveDevAccounts(10) : undefined,
       clientVersion: `${version}/${Deno.build.os}-${Deno.build.arch}/deno${Deno.version.deno}`,
       options: {
         ...DEFAULT_ETH_RPC_OPTIONS,
@@ -193,7 +206,11 @@ export async function startExecutionRole(
       engine,
     });
     running = { engine, engineApi };
+    const miner = options.dev
+      ? new DevMiner({ period: options.devPeriod, sealEmpty: options.devPeriod > 0 }, { engine, clock })
+      : undefined;
     const registry = new MethodRegistry([
+      ...(miner === undefined ? [] : [devNamespace(engine, miner)]),
       ethNamespace(backend, filters),
       ethSubscriptions({
         onNewHeads: (cb) => engine.onNewHeads(cb),
@@ -225,7 +242,7 @@ export async function startExecutionRole(
         port: options.httpPort,
         http: true,
         ws: sharePort,
-        namespaces: options.httpApi,
+        namespaces: miner === undefined ? options.httpApi : [...options.httpApi, ...DEV_NAMESPACES],
         corsDomains: cors,
         vhosts: options.httpVhosts,
       });
@@ -237,7 +254,7 @@ export async function startExecutionRole(
         port: options.wsPort,
         http: false,
         ws: true,
-        namespaces: options.wsApi,
+        namespaces: miner === undefined ? options.wsApi : [...options.wsApi, ...DEV_NAMESPACES],
         corsDomains: [],
         vhosts: ["*"],
       });
@@ -264,8 +281,7 @@ export async function startExecutionRole(
     for (const e of list) endpoints[e.name] = server.url(e.name, e.http ? "http" : "ws");
     log.info("Execution RPC started", endpoints);
 
-    if (options.dev) {
-      const miner = new DevMiner({ period: options.devPeriod, sealEmpty: options.devPeriod > 0 }, { engine });
+    if (miner !== undefined) {
       miner.start();
       stops.push(() => miner.stop());
       log.info("Dev mode: sealing blocks", {

@@ -1,7 +1,8 @@
 /**
  * Foundry's cast (npm @foundry-rs/cast, the real binary), unchanged, against a real
  * `keel execution --dev` (issue 4, "Tested with real clients"): chain-id, rpc, block-number,
- * balance, send (value and contract creation and call), receipt, call, logs, block.
+ * balance, send (value and contract creation and call; --unlocked with the node's dev key), receipt,
+ * call, logs, block, and the anvil methods through `cast rpc`.
  *
  * The binary is installed into node_modules/.cache/keel-e2e on first use; the test is skipped
  * (with the reason printed) only when the npm registry cannot be reached.
@@ -91,6 +92,35 @@ Deno.test({
         const full = JSON.parse(await cast(cwd, "block", ...rpc, "--json", "--full", "1"));
         assertEquals(full.transactions[0].type, "0x7e");
       });
+
+      await t.step(
+        "send --unlocked (the node's dev key); rpc evm_snapshot / anvil_setBalance / evm_revert",
+        async () => {
+          const before = BigInt(await cast(cwd, "balance", ...rpc, DEV_ADDRESS_1));
+          const sent = JSON.parse(
+            await cast(
+              cwd,
+              "send",
+              ...rpc,
+              "--unlocked",
+              "--from",
+              DEV_ADDRESS,
+              "--json",
+              DEV_ADDRESS_1,
+              "--value",
+              "99",
+            ),
+          );
+          assertEquals(sent.status, "0x1");
+          assertEquals(sent.from.toLowerCase(), DEV_ADDRESS.toLowerCase());
+          assertEquals(BigInt(await cast(cwd, "balance", ...rpc, DEV_ADDRESS_1)), before + 99n);
+          const id = JSON.parse(await cast(cwd, "rpc", ...rpc, "evm_snapshot"));
+          await cast(cwd, "rpc", ...rpc, "anvil_setBalance", DEV_ADDRESS_1, "0x1");
+          assertEquals(await cast(cwd, "balance", ...rpc, DEV_ADDRESS_1), "1");
+          assertEquals(await cast(cwd, "rpc", ...rpc, "evm_revert", id), "true");
+          assertEquals(BigInt(await cast(cwd, "balance", ...rpc, DEV_ADDRESS_1)), before + 99n);
+        },
+      );
 
       await t.step("deploy with send --create; call; send a contract call; logs", async () => {
         const created = JSON.parse(

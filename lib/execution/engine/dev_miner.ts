@@ -8,6 +8,10 @@
  * current values with the next sequence number (deposits.md "L1 Attributes Deposited Transaction",
  * source hash per "Source hash computation"), so the L1 fee parameters stay coherent; the coinbase is
  * the SequencerFeeVault (exec-engine.md "Fee Vaults"). Timestamps strictly increase: max(now, parent + 1).
+ *
+ * The dev methods (rpc/dev) steer it as anvil's: automine on or off, interval mining changed at run
+ * time, blocks mined on request, and time moved (DevClock offset, the next block's timestamp, a fixed
+ * interval between timestamps). Blocks are sealed one at a time.
  */
 import { Hardfork } from "@ethereumjs/common";
 import { Address, bigIntToBytes as ejsBigIntToBytes, bytesToBigInt, setLengthLeft } from "@ethereumjs/util";
@@ -61,10 +65,36 @@ export const DEFAULT_DEV_MINER_OPTIONS: DevMinerOptions = {
   settleTurns: 8,
 };
 
+/**
+ * Dev time: the wall clock plus an offset (evm_increaseTime, evm_setNextBlockTimestamp). Share one with
+ * the engine (its `now`) so the pool validates against the fork of the next dev block.
+ */
+export class DevClock {
+  /** Seconds added to the wall clock. */
+  offset = 0;
+  readonly #wall: () => number;
+
+  constructor(wall: () => number = () => Math.floor(Date.now() / 1000)) {
+    this.#wall = wall;
+  }
+
+  /** Unix seconds, shifted. */
+  now(): number {
+    return this.#wall() + this.offset;
+  }
+
+  /** Makes `now()` read `t` at this instant. */
+  setNow(t: number): void {
+    this.offset = t - this.#wall();
+  }
+}
+
 export interface DevMinerDeps {
   engine: ExecutionEngine;
-  /** Wall clock in unix seconds. */
+  /** Wall clock in unix seconds (ignored when `clock` is given). */
   now?: () => number;
+  /** The dev clock (default: one on `now`). */
+  clock?: DevClock;
   /** Subscribes to "a transaction entered the pool"; default: the engine pool's onPending. */
   subscribe?: (onTransaction: () => void) => () => void;
   logger?: Logger;
@@ -145,8 +175,8 @@ function containsPush4(code: Uint8Array, selector: Uint8Array): boolean {
 
 export class DevMiner {
   readonly options: DevMinerOptions;
+  readonly clock: DevClock;
   readonly #engine: ExecutionEngine;
-  readonly #now: () => number;
   readonly #logger: Logger;
   readonly #subscribe?: DevMinerDeps["subscribe"];
   #unsubscribe?: () => void;
@@ -159,6 +189,18 @@ export class DevMiner {
   #arrivals = 0;
   #settleTimer?: ReturnType<typeof setTimeout>;
   #settleWake?: () => void;
+  /** Seal on arrival (period 0 and not turned off by evm_setAutomine). */
+  #automine: boolean;
+  /** Seconds between interval blocks (0: none). */
+  #period: number;
+  /** Interval blocks are sealed even without transactions (always for an interval set at run time, as anvil). */
+  #sealEmpty: boolean;
+  /** The next block's timestamp (evm_setNextBlockTimestamp). */
+  #nextTimestamp: bigint | undefined;
+  /** Seconds between block timestamps (anvil_setBlockTimestampInterval). */
+  #timestampInterval: bigint | undefined;
+  /** The tail of the blocks being sealed: one at a time. */
+  #sealing: Promise<unknown> = Promise.resolve();
 
   constructor(options: Partial<DevMinerOptions>, deps: DevMinerDeps) {
     this.options = { ...DEFAULT_DEV_MINER_OPTIONS, ...options };
@@ -169,7 +211,10 @@ export class DevMiner {
       );
     }
     this.#engine = deps.engine;
-    this.#now = deps.now ?? (() => Math.floor(Date.now() / 1000));
+    this.clock = deps.clock ?? new DevClock(deps.now);
+    this.#period = this.options.period;
+    this.#sealEmpty = this.options.sealEmpty;
+    this.#automine = this.options.period === 0;
     this.#logger = deps.logger ?? getLogger(["execution", "dev"]);
     this.#subscribe = deps.subscribe ?? ((cb) => deps.engine.pool.onPending(() => cb()));
   }
@@ -179,9 +224,19 @@ export class DevMiner {
     if (this.#started) return;
     this.#started = true;
     this.#stopped = false;
-    if (this.options.period > 0) {
-      this.#timer = setInterval(() => this.trigger(true), this.options.period * 1000);
-    } else if (this.#subscribe !== undefined) {
+    this.#schedule();
+  }
+
+  /** Subscribes or starts the timer as the mode says (after clearing both). */
+  #schedule(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    if (!this.#started) return;
+    if (this.#period > 0) {
+      this.#timer = setInterval(() => this.trigger(this.#sealEmpty), this.#period * 1000);
+    } else if (this.#automine && this.#subscribe !== undefined) {
       this.#unsubscribe = this.#subscribe(() => {
         this.#arrivals++;
         this.trigger();
@@ -189,14 +244,73 @@ export class DevMiner {
     }
   }
 
+  /** Whether blocks are sealed as transactions arrive (anvil_getAutomine). */
+  get automine(): boolean {
+    return this.#automine && this.#period === 0;
+  }
+
+  /** Seconds between interval blocks, 0 when none. */
+  get period(): number {
+    return this.#period;
+  }
+
+  /**
+   * evm_setAutomine: on, a block is sealed as transactions arrive (and interval mining stops), with
+   * the transactions already waiting; off, transactions wait for evm_mine or the interval.
+   */
+  setAutomine(on: boolean): void {
+    this.#automine = on;
+    if (on) this.#period = 0;
+    this.#schedule();
+    if (on && this.#started) this.trigger();
+  }
+
+  /** evm_setIntervalMining: a block every `seconds` (automine off); 0 stops interval mining. */
+  setIntervalMining(seconds: number): void {
+    if (!(seconds >= 0) || !Number.isSafeInteger(seconds)) {
+      throw new BaseError("INVALID_DEV_PERIOD", `Cannot mine every ${seconds} seconds`);
+    }
+    this.#period = seconds;
+    this.#sealEmpty = true;
+    if (seconds > 0) this.#automine = false;
+    this.#schedule();
+  }
+
+  /**
+   * evm_setNextBlockTimestamp: the next block gets `timestamp`, and time goes on from there. It must
+   * be after the head's (a block's timestamp always grows).
+   */
+  setNextTimestamp(timestamp: bigint): void {
+    const head = this.#engine.head().header.timestamp;
+    if (timestamp <= head) {
+      throw new BaseError(
+        "INVALID_TIMESTAMP",
+        `Timestamp error: ${timestamp} is lower than or equal to previous block's timestamp ${head}`,
+      );
+    }
+    this.#nextTimestamp = timestamp;
+  }
+
+  /** anvil_setBlockTimestampInterval: each block `seconds` after its parent (undefined: the clock's). */
+  setTimestampInterval(seconds: bigint | undefined): void {
+    this.#timestampInterval = seconds;
+  }
+
+  get timestampInterval(): bigint | undefined {
+    return this.#timestampInterval;
+  }
+
+  /** evm_increaseTime: moves the clock `seconds` ahead; returns the total offset in seconds. */
+  increaseTime(seconds: number): number {
+    this.clock.offset += seconds;
+    return this.clock.offset;
+  }
+
   /** Stops sealing and waits for a block in progress. Idempotent. */
   async stop(): Promise<void> {
     this.#started = false;
     this.#stopped = true;
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
-    this.#unsubscribe?.();
-    this.#unsubscribe = undefined;
+    this.#schedule();
     this.#again = false;
     if (this.#settleTimer !== undefined) clearTimeout(this.#settleTimer);
     this.#settleTimer = undefined;
@@ -240,9 +354,9 @@ export class DevMiner {
   }
 
   async #loop(empty: boolean): Promise<void> {
-    let allowEmpty = empty && this.options.sealEmpty;
+    let allowEmpty = empty;
     for (;;) {
-      if (!allowEmpty && this.options.period === 0) await this.#settle();
+      if (!allowEmpty && this.#period === 0) await this.#settle();
       if (this.#stopped) return;
       this.#again = false;
       try {
@@ -255,10 +369,28 @@ export class DevMiner {
     }
   }
 
-  /** The attributes of the next dev block on `parent`. */
-  async attributes(parent: Header): Promise<PayloadAttributes> {
+  /** The next block's timestamp on `parent` (`wanted` when given). */
+  #timestampOn(parent: Header, wanted?: bigint): bigint {
+    if (wanted !== undefined) {
+      if (wanted <= parent.timestamp) {
+        throw new BaseError(
+          "INVALID_TIMESTAMP",
+          `Timestamp error: ${wanted} is lower than or equal to previous block's timestamp ${parent.timestamp}`,
+        );
+      }
+      return wanted;
+    }
+    if (this.#nextTimestamp !== undefined && this.#nextTimestamp > parent.timestamp) {
+      return this.#nextTimestamp;
+    }
+    if (this.#timestampInterval !== undefined) return parent.timestamp + this.#timestampInterval;
+    return BigInt(Math.max(this.clock.now(), Number(parent.timestamp) + 1));
+  }
+
+  /** The attributes of the next dev block on `parent` (at `timestamp` when given). */
+  async attributes(parent: Header, wanted?: bigint): Promise<PayloadAttributes> {
     const config = this.#engine.config;
-    const timestamp = BigInt(Math.max(this.#now(), Number(parent.timestamp) + 1));
+    const timestamp = this.#timestampOn(parent, wanted);
     const common = forkRules(config, timestamp).common;
     const attrs: PayloadAttributes = {
       timestamp,
@@ -301,14 +433,49 @@ export class DevMiner {
    * finalized. Without `allowEmpty`, returns undefined instead of sealing a block with no user
    * transactions.
    */
-  async mine(options: { allowEmpty?: boolean } = {}): Promise<BuiltBlock | undefined> {
+  mine(options: { allowEmpty?: boolean; timestamp?: bigint } = {}): Promise<BuiltBlock | undefined> {
+    return this.exclusive(() => this.#mineOne(options));
+  }
+
+  /**
+   * Runs `fn` between two sealings (none is in progress meanwhile): for changes of the head or its
+   * state (evm_revert, anvil_setBalance) that a block being built on the old head would undo.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#sealing.then(fn);
+    this.#sealing = run.catch(() => {});
+    return run;
+  }
+
+  /**
+   * anvil_mine: `count` blocks, each `interval` seconds after its parent when given (else by the
+   * clock); evm_mine's `timestamp` is the first one's.
+   */
+  async mineBlocks(count: bigint, options: { interval?: bigint; timestamp?: bigint } = {}): Promise<void> {
+    let timestamp = options.timestamp;
+    for (let i = 0n; i < count; i++) {
+      if (timestamp === undefined && options.interval !== undefined) {
+        timestamp = this.#engine.head().header.timestamp + options.interval;
+      }
+      await this.mine({ allowEmpty: true, timestamp });
+      timestamp = undefined;
+    }
+  }
+
+  async #mineOne(options: { allowEmpty?: boolean; timestamp?: bigint }): Promise<BuiltBlock | undefined> {
     const engine = this.#engine;
     const head = engine.head();
-    const attrs = await this.attributes(head.header);
+    const attrs = await this.attributes(head.header, options.timestamp);
     const forced = attrs.transactions?.length ?? 0;
     const built = await engine.buildBlock(head.hash, attrs);
     if (built.block.transactions.length === forced && options.allowEmpty !== true) return undefined;
     await engine.forkchoiceUpdate(built.hash, built.hash, built.hash);
+    // Time goes on from the last block: a timestamp set by hand, an interval or blocks sealed faster
+    // than one a second put it ahead of the clock, which then moves to it (as anvil's).
+    this.#nextTimestamp = undefined;
+    if (BigInt(this.clock.now()) < built.block.header.timestamp) {
+      this.clock.setNow(Number(built.block.header.timestamp));
+    }
     this.#logger.info("Dev block sealed", {
       number: built.block.header.number.toString(),
       txs: built.block.transactions.length,

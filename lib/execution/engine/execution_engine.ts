@@ -57,6 +57,7 @@ import {
 import { attrsError, toBlockAttributes } from "./block_attributes.ts";
 import { GENESIS_HASH_KEY, initParsedGenesis, storedChainConfig, toGenesis } from "./genesis_store.ts";
 import { blockValue, toStoredReceipts } from "./receipts.ts";
+import { IrregularState } from "./irregular_state.ts";
 import {
   BlockSenderRecovery,
   type PoolHead,
@@ -88,8 +89,10 @@ export class ExecutionEngine {
   readonly #now: () => number;
   /** The transaction pool (validated against the head state; refilled on reorgs). */
   readonly pool: TxPool;
+  /** State roots the dev methods gave blocks (empty outside `--dev`). */
+  readonly irregular: IrregularState;
   #builderPool: EngineTxPool;
-  #headState: { hash: Uint8Array; sm: Promise<MerkleStateManager> } | undefined;
+  #headState: { hash: Uint8Array; root: Uint8Array; sm: Promise<MerkleStateManager> } | undefined;
   /** The L1 fee parameters of the head's L1Block, for the pool: read once per head and fork. */
   #headL1Fees: { hash: Uint8Array; fork: string; source: Promise<L1FeeSource> } | undefined;
   #listeners = new Set<(event: NewHeadsEvent) => void>();
@@ -116,6 +119,7 @@ export class ExecutionEngine {
     this.#ownsStore = ownsStore;
     this.chain = chain;
     this.genesisHash = genesisHash;
+    this.irregular = new IrregularState(store);
     this.#logger = deps.logger ?? getLogger(["execution", "engine"]);
     this.#now = deps.now ?? (() => Math.floor(Date.now() / 1000));
     this.pool = new TxPool(txpool, {
@@ -156,10 +160,14 @@ export class ExecutionEngine {
   /** The head state, shared by the pool's account reads until the head moves. */
   #headStateManager(): Promise<MerkleStateManager> {
     const head = this.head();
-    if (this.#headState === undefined || !equalBytes(this.#headState.hash, head.hash)) {
-      this.#headState = { hash: head.hash, sm: createStateManager(this.store, head.header.stateRoot) };
+    const root = this.irregular.rootOf(head.header, head.hash);
+    const cached = this.#headState;
+    if (cached === undefined || !equalBytes(cached.hash, head.hash) || !equalBytes(cached.root, root)) {
+      const sm = createStateManager(this.store, root);
+      this.#headState = { hash: head.hash, root, sm };
+      return sm;
     }
-    return this.#headState.sm;
+    return cached.sm;
   }
 
   async #headAccount(address: Uint8Array): Promise<{ nonce: bigint; balance: bigint }> {
@@ -295,7 +303,67 @@ export class ExecutionEngine {
 
   /** A fresh state manager at `header`'s state root (for eth_call, eth_getBalance, eth_getProof). */
   async stateAt(header: Header): Promise<MerkleStateManager> {
-    return await createStateManager(this.store, header.stateRoot);
+    return await createStateManager(this.store, this.irregular.rootOf(header));
+  }
+
+  /**
+   * Changes the head block's state outside any transaction (the dev methods anvil_setBalance & co.):
+   * `change` writes into a state manager at the head's state, whose new root becomes the head's state
+   * (IrregularState). The pool re-reads its accounts. Returns the new root.
+   */
+  changeHeadState(change: (sm: MerkleStateManager) => Promise<void>): Promise<Uint8Array> {
+    return this.#serial(async () => {
+      const head = this.head();
+      const sm = await createStateManager(this.store, this.irregular.rootOf(head.header, head.hash));
+      const root = await this.store.transactionAsync(async () => {
+        await change(sm);
+        const root = await sm.getStateRoot();
+        await sm.flush();
+        this.irregular.set(head.hash, equalBytes(root, head.header.stateRoot) ? undefined : root);
+        return root;
+      });
+      this.#forgetHeadState();
+      await this.#followHead({ added: [], removed: [] }, true);
+      return root;
+    });
+  }
+
+  /**
+   * Moves the chain back to the canonical block `hash` with `root` as its state (its header's when
+   * undefined), as evm_revert: the blocks after it leave the canonical chain and their transactions do
+   * not return to the pool. Head, safe and finalized all become `hash`.
+   */
+  revertTo(hash: Uint8Array, root: Uint8Array | undefined): Promise<ReorgResult> {
+    return this.#serial(async () => {
+      const header = this.chain.getHeaderByHash(hash);
+      if (header === undefined || !equalBytes(this.chain.getCanonicalHash(header.number) ?? ZERO32, hash)) {
+        throw new BaseError(
+          ENGINE_ERRORS.UNKNOWN_BLOCK,
+          `Cannot revert to ${bytesToHex(hash)}: not canonical`,
+        );
+      }
+      let reorg: ReorgResult = { added: [], removed: [] };
+      await this.store.transactionAsync(async () => {
+        await Promise.resolve();
+        reorg = this.chain.setCanonicalHead(hash);
+        this.chain.setSafeHead(hash);
+        this.chain.setFinalizedHead(hash);
+        this.irregular.set(
+          hash,
+          root !== undefined && !equalBytes(root, header.stateRoot) ? root : undefined,
+        );
+      });
+      this.#forgetHeadState();
+      await this.#followHead(reorg, false);
+      return reorg;
+    });
+  }
+
+  /** Drops what was read from the head's state (it changed without a new head). */
+  #forgetHeadState(): void {
+    this.#hot = undefined;
+    this.#headState = undefined;
+    this.#headL1Fees = undefined;
   }
 
   /** Subscribes to canonical head changes; returns the unsubscribe function. */
@@ -374,7 +442,7 @@ export class ExecutionEngine {
     const parent = this.#parent(parentHash);
     const battrs = this.blockAttributes(parent, attrs);
     return await this.store.transactionAsync(async () => {
-      const sm = await this.#stateFor(parent.stateRoot);
+      const sm = await this.#stateFor(this.irregular.rootOf(parent, parentHash));
       let builder: BlockBuilder;
       try {
         builder = await BlockBuilder.open(this.config, parent, battrs, {
@@ -463,12 +531,14 @@ export class ExecutionEngine {
       const senders = { ...this.#blockSenders.stats };
       const timings: ImportTimings = { open: 0, decode: 0, execute: 0, seal: 0, commit: 0 };
       await this.store.transactionAsync(async () => {
-        const sm = await this.#stateFor(parent.stateRoot);
+        const parentRoot = this.irregular.rootOf(parent, block.header.parentHash);
+        const sm = await this.#stateFor(parentRoot);
         let sealed;
         try {
           sealed = await importBlock(this.config, parent, block, {
             stateManager: sm,
-            stateRoot: this.#rootTask,
+            // The worker starts from the parent header's root: not for a parent the dev methods changed.
+            stateRoot: equalBytes(parentRoot, parent.stateRoot) ? this.#rootTask : undefined,
             getBlockHash: this.#blockHashLookup(parent, block.header.parentHash),
           }, { recoverSender: recoverAndRemember, blockSenders: this.#blockSenders, timings });
         } catch (e) {
@@ -549,7 +619,7 @@ export class ExecutionEngine {
           added: reorg.added.length,
         });
       }
-      if (reorg.added.length > 0 || reorg.removed.length > 0) await this.#announce(reorg);
+      if (reorg.added.length > 0 || reorg.removed.length > 0) await this.#followHead(reorg, true);
       return reorg;
     });
   }
@@ -562,17 +632,22 @@ export class ExecutionEngine {
     return { hash: ref.hash, block, receipts: this.chain.getReceipts(ref.hash) ?? [] };
   }
 
-  async #announce(reorg: ReorgResult): Promise<void> {
+  /**
+   * The pool follows a head change, then the listeners hear of it (when blocks came or went).
+   * `requeue` false: the dropped blocks' transactions do not return to the pool (evm_revert).
+   */
+  async #followHead(reorg: ReorgResult, requeue: boolean): Promise<void> {
     const event: NewHeadsEvent = {
       added: reorg.added.map((r) => this.#chainBlock(r)),
       removed: reorg.removed.map((r) => this.#chainBlock(r)),
       head: this.chain.getHead("latest")!,
     };
     try {
-      await this.#builderPool.onNewHead(event);
+      await this.#builderPool.onNewHead(requeue ? event : { ...event, removed: [] });
     } catch (e) {
       this.#logger.warn("Transaction pool failed to follow the head", { error: (e as Error).message });
     }
+    if (event.added.length === 0 && event.removed.length === 0) return;
     for (const cb of [...this.#listeners]) {
       try {
         cb(event);

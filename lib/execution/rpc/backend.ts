@@ -68,6 +68,16 @@ export interface EthBackend {
   options: EthRpcOptions;
   /** Milliseconds since the epoch (filter expiry); default Date.now. */
   clock?: () => number;
+  /**
+   * Accounts whose keys the node holds (`keel execution --dev`: the test mnemonic's, as anvil): listed by
+   * eth_accounts, used by eth_sendTransaction and the signing methods. None otherwise (geth without keystore).
+   */
+  devAccounts?: readonly { address: Uint8Array; privateKey: Uint8Array }[];
+  /**
+   * The state root reads at `header` use: its own, unless the dev methods changed the state of that
+   * block (anvil_setBalance & co. write on the head without a new block, as hardhat's irregular state).
+   */
+  stateRootOf?(header: Header): Uint8Array;
 }
 
 /** A resolved block: its header and hash. */
@@ -182,7 +192,7 @@ export class StateCache {
 
   /** The shared manager at the header's root, for reads only. */
   read(header: Header): Promise<MerkleStateManager> {
-    const key = bytesToHex(header.stateRoot);
+    const key = bytesToHex(this.#backend.stateRootOf?.(header) ?? header.stateRoot);
     let entry = this.#reads.get(key);
     if (entry === undefined) {
       entry = this.#backend.stateAt(header);
@@ -198,7 +208,7 @@ export class StateCache {
    * its write overlay and VM per root).
    */
   exclusive<T>(header: Header, fn: (sm: MerkleStateManager) => Promise<T>): Promise<T> {
-    const key = bytesToHex(header.stateRoot);
+    const key = bytesToHex(this.#backend.stateRootOf?.(header) ?? header.stateRoot);
     const sm = this.read(header);
     const prev = this.#locks.get(key) ?? Promise.resolve();
     const run = prev.then(() => sm, () => sm).then(fn);

@@ -9,8 +9,8 @@ import { bytesToHex, type Hex } from "../../common/mod.ts";
 import { type Infer, RpcError, s, SchemaError } from "../../rpc/mod.ts";
 import type { StateManagerInterface } from "@ethereumjs/common";
 
-/** The call object (geth TransactionArgs). */
-export const callArgsSchema = s.object({
+/** The fields of the call object (geth TransactionArgs), shared with eth_sendTransaction's. */
+export const CALL_ARGS_FIELDS = {
   from: s.optional(s.address()),
   to: s.optional(s.address()),
   gas: s.optional(s.uint64()),
@@ -23,7 +23,10 @@ export const callArgsSchema = s.object({
   input: s.optional(s.hex()),
   accessList: s.optional(s.array(s.object({ address: s.address(), storageKeys: s.array(s.hash()) }))),
   chainId: s.optional(s.quantity()),
-});
+};
+
+/** The call object (geth TransactionArgs). */
+export const callArgsSchema = s.object(CALL_ARGS_FIELDS);
 export type CallArgs = Infer<typeof callArgsSchema>;
 
 /** One account's override (geth override.OverrideAccount). */

@@ -43,6 +43,8 @@ import { ethGetTransactionCount } from "./eth/get_transaction_count.ts";
 import { ethGetTransactionReceipt } from "./eth/get_transaction_receipt.ts";
 import { ethAccounts, ethSyncing } from "./eth/misc.ts";
 import { ethSendRawTransaction } from "./eth/send_raw_transaction.ts";
+import { ethSendTransaction, ethSignTransaction } from "./eth/send_transaction.ts";
+import { ethSign, ethSignTypedData, ethSignTypedDataV4, personalSign } from "./eth/sign.ts";
 import {
   ethGetUncleByBlockHashAndIndex,
   ethGetUncleByBlockNumberAndIndex,
@@ -94,6 +96,12 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethGetProof(ctx),
     ethSyncing(ctx),
     ethAccounts(ctx),
+    ethSendTransaction(ctx),
+    ethSignTransaction(ctx),
+    ethSign(ctx),
+    personalSign(ctx),
+    ethSignTypedDataV4(ctx),
+    ethSignTypedData(ctx),
     ethNewFilter(ctx, fm),
     ethNewBlockFilter(ctx, fm),
     ethNewPendingTransactionFilter(ctx, fm),

@@ -1,4 +1,5 @@
-/** eth_syncing (false: the engine imports what it is given) and eth_accounts (no keys held). */
+/** eth_syncing (false: the engine imports what it is given) and eth_accounts (the dev accounts, if any). */
+import { bytesToHex, type Hex } from "../../../common/mod.ts";
 import { defineMethod } from "../../../rpc/mod.ts";
 import type { EthContext } from "../backend.ts";
 
@@ -6,6 +7,11 @@ export function ethSyncing(_ctx: EthContext) {
   return defineMethod({ name: "eth_syncing", params: [], handler: () => false });
 }
 
-export function ethAccounts(_ctx: EthContext) {
-  return defineMethod({ name: "eth_accounts", params: [], handler: () => [] as string[] });
+/** The addresses of the keys the node holds (`--dev`: the test mnemonic's, in order), else none. */
+export function ethAccounts(ctx: EthContext) {
+  return defineMethod({
+    name: "eth_accounts",
+    params: [],
+    handler: (): Hex[] => (ctx.backend.devAccounts ?? []).map((a) => bytesToHex(a.address)),
+  });
 }

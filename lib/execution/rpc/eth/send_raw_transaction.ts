@@ -93,28 +93,37 @@ function bytesToBigInt(b: Uint8Array): bigint {
   return b.length === 0 ? 0n : BigInt(`0x${b.toHex()}`);
 }
 
+/**
+ * geth checkTxFee (internal/ethapi): refuses a signed transaction whose fee cap * gas is above
+ * rpc.txfeecap (0 = no cap). Undecodable bytes pass: the pool reports the decoding error with geth's message.
+ */
+export function checkTxFee(ctx: EthContext, raw: Uint8Array): void {
+  const cap = ctx.backend.options.txFeeCap;
+  if (cap === 0n) return;
+  const fee = rawTxFee(raw);
+  if (fee !== undefined && fee > cap) {
+    throw RpcError.server(`tx fee (${ether(fee)} ether) exceeds the configured cap (${ether(cap)} ether)`);
+  }
+}
+
+/**
+ * Submits a signed transaction as a local one (geth SubmitTransaction): no deposits, the fee cap
+ * check, then the pool. Returns the hash in lowercase hex. eth_sendRawTransaction and eth_sendTransaction.
+ */
+export async function submitRawTransaction(ctx: EthContext, raw: Uint8Array): Promise<Hex> {
+  if (raw.length > 0 && raw[0] === DEPOSIT_TX_TYPE) {
+    // Deposits come only from L1 via the rollup node (specs/protocol/deposits.md).
+    throw RpcError.server("transaction type not supported");
+  }
+  checkTxFee(ctx, raw);
+  const hash = await ctx.backend.pool.add(raw, { local: true });
+  return hash.toLowerCase() as Hex;
+}
+
 export function ethSendRawTransaction(ctx: EthContext) {
   return defineMethod({
     name: "eth_sendRawTransaction",
     params: [s.hex()],
-    handler: async ([raw]) => {
-      if (raw.length > 0 && raw[0] === DEPOSIT_TX_TYPE) {
-        // Deposits come only from L1 via the rollup node (specs/protocol/deposits.md).
-        throw RpcError.server("transaction type not supported");
-      }
-      const cap = ctx.backend.options.txFeeCap;
-      if (cap > 0n) {
-        // Undecodable bytes: the pool reports the decoding error with geth's message.
-        const fee = rawTxFee(raw);
-        if (fee !== undefined && fee > cap) {
-          // geth internal/ethapi checkTxFee
-          throw RpcError.server(
-            `tx fee (${ether(fee)} ether) exceeds the configured cap (${ether(cap)} ether)`,
-          );
-        }
-      }
-      const hash = await ctx.backend.pool.add(raw, { local: true });
-      return hash.toLowerCase() as Hex;
-    },
+    handler: ([raw]) => submitRawTransaction(ctx, raw),
   });
 }

@@ -1,0 +1,55 @@
+/**
+ * What the dev methods (anvil_*, evm_*, hardhat_*: `keel execution --dev`) need: the engine's head and
+ * its state changes, and the dev miner. The composition root passes the ExecutionEngine and DevMiner,
+ * which satisfy these shapes.
+ */
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
+import type { Header } from "../../../protocol/mod.ts";
+
+export interface DevChain {
+  head(): { hash: Uint8Array; header: Header };
+  /** The state root the dev methods gave block `hash`, if any. */
+  irregular: { get(hash: Uint8Array): Uint8Array | undefined };
+  /** Writes into the head's state without a new block; returns the new root. */
+  changeHeadState(change: (sm: MerkleStateManager) => Promise<void>): Promise<Uint8Array>;
+  /** Makes the canonical block `hash` the head again, with `root` as its state. */
+  revertTo(hash: Uint8Array, root: Uint8Array | undefined): Promise<unknown>;
+}
+
+export interface DevMining {
+  readonly automine: boolean;
+  readonly period: number;
+  readonly timestampInterval: bigint | undefined;
+  readonly clock: { offset: number };
+  setAutomine(on: boolean): void;
+  setIntervalMining(seconds: number): void;
+  setNextTimestamp(timestamp: bigint): void;
+  setTimestampInterval(seconds: bigint | undefined): void;
+  increaseTime(seconds: number): number;
+  mineBlocks(count: bigint, options?: { interval?: bigint; timestamp?: bigint }): Promise<void>;
+  /** Runs `fn` while no block is being sealed. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+export interface DevContext {
+  chain: DevChain;
+  miner: DevMining;
+  /** evm_snapshot's records, by id. */
+  snapshots: Map<bigint, DevSnapshot>;
+  /** The id of the next snapshot (anvil counts from 0). */
+  nextSnapshot: bigint;
+}
+
+/** What evm_revert goes back to. */
+export interface DevSnapshot {
+  hash: Uint8Array;
+  /** The head's state root when it differs from its header's. */
+  root: Uint8Array | undefined;
+  /** The dev clock's offset. */
+  offset: number;
+  timestampInterval: bigint | undefined;
+}
+
+export function devContext(chain: DevChain, miner: DevMining): DevContext {
+  return { chain, miner, snapshots: new Map(), nextSnapshot: 0n };
+}

@@ -1,0 +1,25 @@
+/**
+ * The dev methods of `keel execution --dev`, as anvil and hardhat serve them (viem's test actions,
+ * Foundry and Hardhat test suites use them): snapshots, mining and time control, state changes.
+ * Namespaces evm, anvil and hardhat; served only in dev mode.
+ */
+import type { Namespace } from "../../../rpc/mod.ts";
+import { type DevChain, devContext, type DevMining } from "./backend.ts";
+import { miningMethods } from "./mining.ts";
+import { evmRevert, evmSnapshot } from "./snapshot.ts";
+import { stateMethods } from "./state.ts";
+
+export type { DevChain, DevContext, DevMining, DevSnapshot } from "./backend.ts";
+
+/** The dev namespaces evm, anvil and hardhat as one record. */
+export function devNamespace(chain: DevChain, miner: DevMining): Namespace {
+  const ctx = devContext(chain, miner);
+  const defs = [evmSnapshot(ctx), evmRevert(ctx), ...miningMethods(ctx), ...stateMethods(ctx)];
+  return Object.fromEntries(defs.map((d) => [d.name, d]));
+}
+
+/**
+ * The namespaces added to the HTTP and WebSocket API lists in dev mode: the dev methods', and
+ * personal (personal_sign with the dev accounts, served by the eth namespace record).
+ */
+export const DEV_NAMESPACES = ["evm", "anvil", "hardhat", "personal"] as const;

@@ -1,0 +1,44 @@
+/**
+ * evm_snapshot and evm_revert (anvil, hardhat): a snapshot records the head (and its state, the dev
+ * clock); reverting makes that block the head again, drops the blocks after it (their transactions do
+ * not return to the pool) and forgets this snapshot and every later one. An unknown id answers false.
+ */
+import { defineMethod, s } from "../../../rpc/mod.ts";
+import type { DevContext } from "./backend.ts";
+import { q } from "../format.ts";
+
+export function evmSnapshot(ctx: DevContext) {
+  return defineMethod({
+    name: "evm_snapshot",
+    params: [],
+    handler: () =>
+      ctx.miner.exclusive(() => {
+        const head = ctx.chain.head();
+        const id = ctx.nextSnapshot++;
+        ctx.snapshots.set(id, {
+          hash: head.hash,
+          root: ctx.chain.irregular.get(head.hash),
+          offset: ctx.miner.clock.offset,
+          timestampInterval: ctx.miner.timestampInterval,
+        });
+        return Promise.resolve(q(id));
+      }),
+  });
+}
+
+export function evmRevert(ctx: DevContext) {
+  return defineMethod({
+    name: "evm_revert",
+    params: [s.quantity()],
+    handler: ([id]) =>
+      ctx.miner.exclusive(async () => {
+        const snap = ctx.snapshots.get(id);
+        if (snap === undefined) return false;
+        for (const k of [...ctx.snapshots.keys()]) if (k >= id) ctx.snapshots.delete(k);
+        await ctx.chain.revertTo(snap.hash, snap.root);
+        ctx.miner.clock.offset = snap.offset;
+        ctx.miner.setTimestampInterval(snap.timestampInterval);
+        return true;
+      }),
+  });
+}

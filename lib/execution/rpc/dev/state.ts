@@ -1,0 +1,104 @@
+/**
+ * anvil_setBalance, anvil_setCode, anvil_setNonce, anvil_setStorageAt (and their hardhat_ names):
+ * the head's state changes at once, without a block (ExecutionEngine.changeHeadState); reads at
+ * `latest`, the pool and the next block see the new values. Answers as anvil's: null, and true for
+ * anvil_setStorageAt.
+ */
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
+import { Account, Address } from "@ethereumjs/util";
+import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
+import type { DevContext } from "./backend.ts";
+
+/** The account at `address`, created empty when missing. */
+async function accountOf(sm: MerkleStateManager, address: Address): Promise<Account> {
+  return (await sm.getAccount(address)) ?? new Account();
+}
+
+/** Leading zero bytes dropped (a zero value clears the slot). */
+function unpad(b: Uint8Array): Uint8Array {
+  let i = 0;
+  while (i < b.length && b[i] === 0) i++;
+  return b.subarray(i);
+}
+
+function change(ctx: DevContext, fn: (sm: MerkleStateManager) => Promise<void>): Promise<void> {
+  return ctx.miner.exclusive(async () => {
+    await ctx.chain.changeHeadState(fn);
+  });
+}
+
+function setBalance(name: string, ctx: DevContext) {
+  return defineMethod({
+    name,
+    params: [s.address(), s.quantity()],
+    handler: async ([address, balance]) => {
+      const a = new Address(address);
+      await change(ctx, async (sm) => {
+        const account = await accountOf(sm, a);
+        account.balance = balance;
+        await sm.putAccount(a, account);
+      });
+      return null;
+    },
+  });
+}
+
+function setNonce(name: string, ctx: DevContext) {
+  return defineMethod({
+    name,
+    params: [s.address(), s.uint64()],
+    handler: async ([address, nonce]) => {
+      const a = new Address(address);
+      await change(ctx, async (sm) => {
+        const account = await accountOf(sm, a);
+        account.nonce = nonce;
+        await sm.putAccount(a, account);
+      });
+      return null;
+    },
+  });
+}
+
+function setCode(name: string, ctx: DevContext) {
+  return defineMethod({
+    name,
+    params: [s.address(), s.hex()],
+    handler: async ([address, code]) => {
+      const a = new Address(address);
+      await change(ctx, async (sm) => {
+        if ((await sm.getAccount(a)) === undefined) await sm.putAccount(a, new Account());
+        await sm.putCode(a, code);
+      });
+      return null;
+    },
+  });
+}
+
+function setStorageAt(name: string, ctx: DevContext) {
+  return defineMethod({
+    name,
+    params: [s.address(), s.quantity(), s.hex()],
+    handler: async ([address, slot, value]) => {
+      if (value.length !== 32) {
+        throw RpcError.invalidParams(`storage value must be 32 bytes, got ${value.length}`);
+      }
+      const a = new Address(address);
+      const key = new Uint8Array(32);
+      for (let i = 31, x = slot; i >= 0 && x > 0n; i--, x >>= 8n) key[i] = Number(x & 0xffn);
+      await change(ctx, async (sm) => {
+        if ((await sm.getAccount(a)) === undefined) await sm.putAccount(a, new Account());
+        await sm.putStorage(a, key, unpad(value));
+      });
+      return true;
+    },
+  });
+}
+
+export function stateMethods(ctx: DevContext) {
+  return ["anvil", "hardhat"].flatMap((ns) => [
+    setBalance(`${ns}_setBalance`, ctx),
+    setNonce(`${ns}_setNonce`, ctx),
+    setCode(`${ns}_setCode`, ctx),
+    setStorageAt(`${ns}_setStorageAt`, ctx),
+  ]);
+}

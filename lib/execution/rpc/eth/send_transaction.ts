@@ -1,0 +1,197 @@
+/**
+ * eth_sendTransaction and eth_signTransaction with the keys the node holds (`keel execution --dev`,
+ * as anvil). Missing fields are filled as geth's TransactionArgs.setDefaults does: the fees (a
+ * legacy or EIP-2930 transaction keeps its gasPrice, else EIP-1559 with the suggested tip and
+ * 2 * base fee + tip), the pool's next nonce, the chain id, and the gas from eth_estimateGas. The
+ * transaction is signed with EIP-155 replay protection; eth_sendTransaction then submits it as
+ * eth_sendRawTransaction does, eth_signTransaction returns the raw bytes (anvil's result; geth's is
+ * {raw, tx}).
+ */
+import {
+  createAccessList2930Tx,
+  createFeeMarket1559Tx,
+  createLegacyTx,
+  type TypedTransaction,
+} from "@ethereumjs/tx";
+import { bytesToHex, type Hex } from "../../../common/mod.ts";
+import { defineMethod, type Infer, RpcError, s } from "../../../rpc/mod.ts";
+import { forkRules } from "../../evm/mod.ts";
+import { type EthContext, LATEST, requireHeader } from "../backend.ts";
+import { CALL_ARGS_FIELDS, type CallArgs } from "../call_args.ts";
+import { q } from "../format.ts";
+import { gasPrice, suggestTip } from "../gas_price.ts";
+import { estimateCallGas } from "./estimate_gas.ts";
+import { checkTxFee, submitRawTransaction } from "./send_raw_transaction.ts";
+import { devAccountKey } from "./sign.ts";
+
+/** The transaction object (geth TransactionArgs, without blobs and authorizations, plus the type). */
+export const sendArgsSchema = s.object({ ...CALL_ARGS_FIELDS, type: s.optional(s.uint64()) });
+export type SendArgs = Infer<typeof sendArgsSchema>;
+
+const EMPTY = new Uint8Array();
+
+/** The sender: `from`, or the first dev account when absent (anvil); its key or "unknown account". */
+function sender(ctx: EthContext, args: SendArgs): { from: Uint8Array; key: Uint8Array } {
+  const from = args.from ?? ctx.backend.devAccounts?.[0]?.address;
+  if (from === undefined) throw RpcError.server("unknown account");
+  return { from, key: devAccountKey(ctx, from) };
+}
+
+/** The fee fields of the transaction: gasPrice (types 0 and 1) or the two EIP-1559 fees (type 2). */
+interface Fees {
+  gasPrice: bigint | undefined;
+  maxFeePerGas: bigint | undefined;
+  maxPriorityFeePerGas: bigint | undefined;
+}
+
+/** geth setLondonFeeDefaults: the suggested tip, and twice the latest base fee plus the tip (room for it to rise). */
+function dynamicFees(ctx: EthContext, args: SendArgs, baseFee: bigint): Fees {
+  if (args.gasPrice !== undefined) {
+    throw RpcError.server("gasPrice is not valid for an EIP-1559 transaction: use maxFeePerGas");
+  }
+  const tip = args.maxPriorityFeePerGas ?? suggestTip(ctx.backend);
+  const maxFee = args.maxFeePerGas ?? tip + 2n * baseFee;
+  if (maxFee < tip) throw RpcError.server(`maxFeePerGas (${q(maxFee)}) < maxPriorityFeePerGas (${q(tip)})`);
+  return { gasPrice: undefined, maxFeePerGas: maxFee, maxPriorityFeePerGas: tip };
+}
+
+/** A legacy or EIP-2930 transaction's gasPrice: the given one, else eth_gasPrice (suggested tip + latest base fee). */
+function legacyFees(ctx: EthContext, args: SendArgs, type: bigint): Fees {
+  if (args.maxFeePerGas !== undefined || args.maxPriorityFeePerGas !== undefined) {
+    throw RpcError.server(
+      `maxFeePerGas and maxPriorityFeePerGas are not valid for transaction type ${q(type)}`,
+    );
+  }
+  if (type === 0n && args.accessList !== undefined) {
+    throw RpcError.server("accessList is not valid for a legacy transaction");
+  }
+  return {
+    gasPrice: args.gasPrice ?? gasPrice(ctx.backend),
+    maxFeePerGas: undefined,
+    maxPriorityFeePerGas: undefined,
+  };
+}
+
+/**
+ * The signed transaction of `args` from `from`, its missing fields filled (geth setDefaults;
+ * the messages are geth's where geth has the case).
+ */
+export async function signFilledTransaction(
+  ctx: EthContext,
+  args: SendArgs,
+  from: Uint8Array,
+  key: Uint8Array,
+): Promise<TypedTransaction> {
+  const backend = ctx.backend;
+  if (
+    args.input !== undefined && args.data !== undefined && bytesToHex(args.input) !== bytesToHex(args.data)
+  ) {
+    throw RpcError.server(
+      `both "data" and "input" are set and not equal. Please use "input" to pass transaction call data`,
+    );
+  }
+  const data = args.input ?? args.data ?? EMPTY;
+  if (args.to === undefined && data.length === 0) {
+    throw RpcError.server("contract creation without any data provided");
+  }
+  const chainId = backend.config.chainId;
+  if (args.chainId !== undefined && args.chainId !== chainId) {
+    throw RpcError.server(`chainId does not match node's (have=${args.chainId}, want=${chainId})`);
+  }
+  const { header } = requireHeader(backend, LATEST);
+  const baseFee = header.baseFeePerGas;
+  const dynamic = args.maxFeePerGas !== undefined || args.maxPriorityFeePerGas !== undefined;
+  if (args.gasPrice !== undefined && dynamic) {
+    throw RpcError.server("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified");
+  }
+  // geth ToTransaction: EIP-1559 with 1559 fees (or by default after London), else EIP-2930 with an access list, else legacy.
+  const legacyType = args.accessList !== undefined ? 1n : 0n;
+  const type = args.type ??
+    (dynamic || (args.gasPrice === undefined && baseFee !== undefined) ? 2n : legacyType);
+  if (type > 2n || (type === 2n && baseFee === undefined)) {
+    throw RpcError.server("transaction type not supported");
+  }
+  const fees: Fees = type === 2n ? dynamicFees(ctx, args, baseFee ?? 0n) : legacyFees(ctx, args, type);
+  const call: CallArgs = {
+    from,
+    to: args.to,
+    value: args.value ?? 0n,
+    data,
+    accessList: args.accessList,
+    gas: undefined,
+    nonce: undefined,
+    input: undefined,
+    chainId: undefined,
+    ...fees,
+  };
+  const nonce = args.nonce ?? await backend.pool.nonce(from);
+  const gasLimit = args.gas ?? await estimateCallGas(ctx, call);
+  const common = forkRules(backend.config, header.timestamp).common;
+  const accessList = (args.accessList ?? []).map((
+    e,
+  ): [Uint8Array, Uint8Array[]] => [e.address, e.storageKeys]);
+  const fields = { nonce, to: args.to, value: call.value, data, gasLimit };
+  let tx: TypedTransaction;
+  if (type === 2n) {
+    tx = createFeeMarket1559Tx({
+      ...fields,
+      chainId,
+      accessList,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    }, { common });
+  } else if (type === 1n) {
+    tx = createAccessList2930Tx({ ...fields, chainId, accessList, gasPrice: fees.gasPrice }, { common });
+  } else {
+    // EIP-155: the common's chain id goes into v.
+    tx = createLegacyTx({ ...fields, gasPrice: fees.gasPrice }, { common });
+  }
+  return tx.sign(key);
+}
+
+/** Per-account queue of sends (geth's nonceLock): concurrent sends of one account get consecutive nonces. */
+class AccountLocks {
+  readonly #tails = new Map<string, Promise<void>>();
+
+  run<T>(address: Uint8Array, fn: () => Promise<T>): Promise<T> {
+    const key = bytesToHex(address);
+    const run = (this.#tails.get(key) ?? Promise.resolve()).then(fn);
+    const tail = run.then(() => {}, () => {});
+    this.#tails.set(key, tail);
+    tail.then(() => {
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    });
+    return run;
+  }
+}
+
+/** eth_sendTransaction [tx]: fill, sign and submit; the transaction hash. */
+export function ethSendTransaction(ctx: EthContext) {
+  const locks = new AccountLocks();
+  return defineMethod({
+    name: "eth_sendTransaction",
+    params: [sendArgsSchema],
+    handler: ([args]) => {
+      const { from, key } = sender(ctx, args);
+      return locks.run(from, async (): Promise<Hex> => {
+        const tx = await signFilledTransaction(ctx, args, from, key);
+        return await submitRawTransaction(ctx, tx.serialize());
+      });
+    },
+  });
+}
+
+/** eth_signTransaction [tx]: fill and sign; the raw transaction (anvil's result). */
+export function ethSignTransaction(ctx: EthContext) {
+  return defineMethod({
+    name: "eth_signTransaction",
+    params: [sendArgsSchema],
+    handler: async ([args]): Promise<Hex> => {
+      const { from, key } = sender(ctx, args);
+      const raw = (await signFilledTransaction(ctx, args, from, key)).serialize();
+      // geth SignTransaction checks the fee cap too.
+      checkTxFee(ctx, raw);
+      return bytesToHex(raw);
+    },
+  });
+}

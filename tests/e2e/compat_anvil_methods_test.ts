@@ -1,0 +1,209 @@
+/**
+ * anvil's dev methods on `keel execution --dev`, through viem's test client in anvil mode, unchanged:
+ * the same scenario runs against the real anvil (npm @foundry-rs/anvil) and against keel, and both
+ * must pass it: state changes without a block, snapshots and reverts (the reverted blocks'
+ * transactions gone for good), mining on request with timestamps, time travel, automine off and on.
+ */
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  defineChain,
+  http,
+  pad,
+  parseEther,
+  type PublicClient,
+  toHex,
+} from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { recoverMessageAddress, verifyTypedData } from "viem";
+import { assert, assertEquals } from "../assert.ts";
+import {
+  anvilForTest,
+  DEV_ADDRESS,
+  DEV_ADDRESS_1,
+  DEV_CHAIN_ID,
+  DEV_PRIVATE_KEY,
+  startAnvil,
+  startKeelExecution,
+} from "./helpers/mod.ts";
+
+/** Runtime code that returns the word 1: PUSH1 1 PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN. */
+const RETURNS_ONE = "0x600160005260206000f3";
+
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function latest(client: PublicClient) {
+  return await client.getBlock({ blockTag: "latest" });
+}
+
+/** The scenario both nodes must pass. */
+async function scenario(t: Deno.TestContext, url: string): Promise<void> {
+  const chain = defineChain({
+    id: DEV_CHAIN_ID,
+    name: "dev",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [url] } },
+  });
+  const client = createPublicClient({ chain, transport: http(url), cacheTime: 0 }) as PublicClient;
+  const test = createTestClient({ chain, mode: "anvil", transport: http(url) });
+  const dev = createWalletClient({
+    account: privateKeyToAccount(DEV_PRIVATE_KEY),
+    chain,
+    transport: http(url),
+  });
+  /** A request outside viem's typed anvil schema. */
+  const raw = (method: string, params: unknown[] = []) =>
+    (test.request as (args: { method: string; params: unknown[] }) => Promise<unknown>)({ method, params });
+  const fresh = privateKeyToAccount(generatePrivateKey());
+  const contract = privateKeyToAccount(generatePrivateKey()).address;
+
+  await t.step(
+    "the node's accounts: eth_accounts, eth_sendTransaction, personal_sign, eth_signTypedData_v4",
+    async () => {
+      const unlocked = createWalletClient({ account: DEV_ADDRESS, chain, transport: http(url) });
+      const addresses = (await unlocked.getAddresses()).map((a) => a.toLowerCase());
+      assertEquals(addresses.length, 10);
+      assertEquals(addresses[0], DEV_ADDRESS.toLowerCase());
+      const hash = await unlocked.sendTransaction({ to: DEV_ADDRESS_1, value: 7n });
+      const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+      assertEquals(receipt.status, "success");
+      assertEquals(receipt.from.toLowerCase(), DEV_ADDRESS.toLowerCase());
+      const signature = await unlocked.signMessage({ message: "hello keel" });
+      assertEquals(await recoverMessageAddress({ message: "hello keel", signature }), DEV_ADDRESS);
+      const typed = {
+        domain: { name: "Ether Mail", version: "1", chainId: DEV_CHAIN_ID },
+        types: { Person: [{ name: "name", type: "string" }, { name: "wallet", type: "address" }] },
+        primaryType: "Person",
+        message: { name: "Bob", wallet: DEV_ADDRESS_1 },
+      } as const;
+      const typedSignature = await unlocked.signTypedData(typed);
+      assert(await verifyTypedData({ ...typed, address: DEV_ADDRESS, signature: typedSignature }));
+    },
+  );
+
+  await t.step("setBalance, setNonce, setCode, setStorageAt: read at latest, no new block", async () => {
+    const before = await client.getBlockNumber();
+    await test.setBalance({ address: fresh.address, value: parseEther("2") });
+    await test.setNonce({ address: fresh.address, nonce: 5 });
+    await test.setCode({ address: contract, bytecode: RETURNS_ONE });
+    await test.setStorageAt({ address: contract, index: 1, value: pad("0x07") });
+    assertEquals(await client.getBalance({ address: fresh.address }), parseEther("2"));
+    assertEquals(await client.getTransactionCount({ address: fresh.address }), 5);
+    assertEquals(await client.getCode({ address: contract }), RETURNS_ONE);
+    assertEquals(await client.getStorageAt({ address: contract, slot: toHex(1) }), pad("0x07"));
+    assertEquals((await client.call({ to: contract })).data, pad("0x01"));
+    assertEquals(await client.getBlockNumber(), before);
+  });
+
+  await t.step("the pool and the next block see the changed state", async () => {
+    const wallet = createWalletClient({ account: fresh, chain, transport: http(url) });
+    const hash = await wallet.sendTransaction({ to: DEV_ADDRESS_1, value: parseEther("1") });
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    assertEquals(receipt.status, "success");
+    const tx = await client.getTransaction({ hash });
+    assertEquals(tx.nonce, 5);
+    assert((await client.getBalance({ address: fresh.address })) < parseEther("1"));
+  });
+
+  await t.step(
+    "snapshot and revert: blocks, state and transactions after the snapshot are gone",
+    async () => {
+      const head = await latest(client);
+      const id = await test.snapshot();
+      await test.setBalance({ address: fresh.address, value: 999n });
+      const hash = await dev.sendTransaction({ to: DEV_ADDRESS_1, value: 1n });
+      await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+      await test.mine({ blocks: 3 });
+      assert((await client.getBlockNumber()) >= head.number + 4n);
+      await test.revert({ id });
+      assertEquals((await latest(client)).hash, head.hash);
+      assert((await client.getBalance({ address: fresh.address })) > 999n);
+      // The transaction is gone, and does not come back with the next block.
+      await test.mine({ blocks: 1 });
+      assertEquals(await client.getTransactionReceipt({ hash }).catch(() => null), null);
+      // A snapshot is used up by its revert.
+      const again = await raw("evm_revert", [id]);
+      assertEquals(again, false);
+    },
+  );
+
+  await t.step("mine, with an interval between the blocks' timestamps", async () => {
+    const start = await latest(client);
+    await test.mine({ blocks: 2, interval: 10 });
+    const end = await latest(client);
+    assertEquals(end.number, start.number + 2n);
+    assertEquals(end.timestamp, start.timestamp + 20n);
+    assertEquals(await raw("evm_mine", []), "0x0");
+  });
+
+  await t.step("increaseTime and setNextBlockTimestamp", async () => {
+    const start = await latest(client);
+    await test.increaseTime({ seconds: 3600 });
+    await test.mine({ blocks: 1 });
+    assert((await latest(client)).timestamp >= start.timestamp + 3600n);
+    const next = (await latest(client)).timestamp + 1000n;
+    await test.setNextBlockTimestamp({ timestamp: next });
+    await test.mine({ blocks: 1 });
+    assertEquals((await latest(client)).timestamp, next);
+    // Time goes on from there.
+    await test.mine({ blocks: 1 });
+    assert((await latest(client)).timestamp >= next);
+    const past = await raw("evm_setNextBlockTimestamp", [toHex(5)]).then(
+      () => "accepted",
+      (e: Error) => e.message,
+    );
+    assert(/Timestamp error/.test(past), past);
+  });
+
+  await t.step("automine off: transactions wait for evm_mine", async () => {
+    await test.setAutomine(false);
+    assertEquals(await raw("anvil_getAutomine", []), false);
+    const before = await client.getBlockNumber();
+    const hash = await dev.sendTransaction({ to: DEV_ADDRESS_1, value: 2n });
+    await new Promise((r) => setTimeout(r, 300));
+    assertEquals(await client.getBlockNumber(), before);
+    assertEquals(await client.getTransactionReceipt({ hash }).catch(() => null), null);
+    await test.mine({ blocks: 1 });
+    assertEquals((await client.getTransactionReceipt({ hash })).blockNumber, before + 1n);
+    await test.setAutomine(true);
+    assertEquals(await raw("anvil_getAutomine", []), true);
+    const next = await dev.sendTransaction({ to: DEV_ADDRESS_1, value: 3n });
+    await until(
+      "the automined block",
+      async () => (await client.getTransactionReceipt({ hash: next }).catch(() => null)) !== null,
+    );
+  });
+}
+
+Deno.test({
+  name: "anvil dev methods: the same viem test client scenario passes on anvil and on keel execution --dev",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async (t) => {
+    const tool = await anvilForTest("compat_anvil_methods_test");
+    if (tool.ok) {
+      const anvil = await startAnvil(tool.binary, ["--chain-id", String(DEV_CHAIN_ID)]);
+      try {
+        await t.step("anvil", (t) => scenario(t, anvil.url));
+      } finally {
+        await anvil.stop();
+      }
+    }
+    const node = await startKeelExecution({ ws: false });
+    try {
+      await t.step("keel", (t) => scenario(t, node.httpUrl));
+    } catch (e) {
+      console.error(node.output().slice(-4000));
+      throw e;
+    } finally {
+      await node.stop();
+    }
+  },
+});

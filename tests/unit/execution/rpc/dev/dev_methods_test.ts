@@ -1,0 +1,260 @@
+/**
+ * The dev methods (evm_*, anvil_*, hardhat_*) over a real ExecutionEngine on a sqlite file and its
+ * DevMiner, through the RPC core: state changes without a block kept across a restart, reads and the
+ * next block on the changed state, snapshots and reverts, mining and time control, and the errors.
+ */
+import { createFeeMarket1559Tx } from "@ethereumjs/tx";
+import { bytesToHex } from "../../../../../lib/common/bytes.ts";
+import { DevClock, DevMiner, ExecutionEngine } from "../../../../../lib/execution/engine/mod.ts";
+import { forkRules } from "../../../../../lib/execution/evm/mod.ts";
+import { buildDevGenesis, deriveDevAccounts } from "../../../../../lib/execution/genesis/mod.ts";
+import {
+  DEFAULT_ETH_RPC_OPTIONS,
+  devNamespace,
+  type EthBackend,
+  ethNamespace,
+} from "../../../../../lib/execution/rpc/mod.ts";
+import {
+  DEFAULT_ENVELOPE_LIMITS,
+  handleRpcValue,
+  MethodRegistry,
+  NOOP_LOGGER,
+} from "../../../../../lib/rpc/mod.ts";
+import { assert, assertEquals } from "../../../../assert.ts";
+
+const [DEV] = deriveDevAccounts(1);
+const OTHER = "0x00000000000000000000000000000000000000aa";
+const GWEI = 1_000_000_000n;
+
+interface Node {
+  engine: ExecutionEngine;
+  miner: DevMiner;
+  clock: DevClock;
+  /** The result, or throws `code message`. */
+  call<T = unknown>(method: string, params?: unknown[]): Promise<T>;
+  /** The error of a failing call. */
+  error(method: string, params?: unknown[]): Promise<{ code: number; message: string }>;
+  close(): Promise<void>;
+}
+
+async function open(dataDir: string, wall = () => 1_000_000): Promise<Node> {
+  const clock = new DevClock(wall);
+  const engine = await ExecutionEngine.open({ dataDir, genesis: buildDevGenesis({}) }, {
+    now: () => clock.now(),
+  });
+  const miner = new DevMiner({}, { engine, clock });
+  miner.start();
+  const backend: EthBackend = {
+    config: engine.config,
+    chain: engine.chain,
+    pool: engine.pool,
+    stateAt: (h) => engine.stateAt(h),
+    stateRootOf: (h) => engine.irregular.rootOf(h),
+    clientVersion: "keel/test",
+    options: DEFAULT_ETH_RPC_OPTIONS,
+  };
+  const registry = new MethodRegistry([ethNamespace(backend), devNamespace(engine, miner)]);
+  const dispatch = { registry, limits: DEFAULT_ENVELOPE_LIMITS, logger: NOOP_LOGGER };
+  let id = 0;
+  const rpc = async (method: string, params: unknown[] = []) =>
+    JSON.parse((await handleRpcValue({ jsonrpc: "2.0", id: ++id, method, params }, dispatch))!);
+  return {
+    engine,
+    miner,
+    clock,
+    async call<T>(method: string, params: unknown[] = []) {
+      const res = await rpc(method, params);
+      if (res.error !== undefined) throw new Error(`${method}: ${res.error.code} ${res.error.message}`);
+      return res.result as T;
+    },
+    async error(method: string, params: unknown[] = []) {
+      const res = await rpc(method, params);
+      if (res.error === undefined) throw new Error(`${method} did not fail: ${JSON.stringify(res.result)}`);
+      return res.error;
+    },
+    async close() {
+      await miner.stop();
+      await engine.close();
+    },
+  };
+}
+
+function transfer(node: Node, nonce: bigint, value = 1n): Uint8Array {
+  const head = node.engine.head().header;
+  const common = forkRules(node.engine.config, head.timestamp + 1n).common;
+  return createFeeMarket1559Tx({
+    chainId: node.engine.config.chainId,
+    nonce,
+    to: OTHER,
+    value,
+    gasLimit: 21_000n,
+    maxFeePerGas: 10n * GWEI,
+    maxPriorityFeePerGas: GWEI,
+  }, { common }).sign(DEV.privateKey).serialize();
+}
+
+async function withNode(fn: (node: Node, dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "keel-dev-methods-" });
+  const node = await open(dir);
+  try {
+    await fn(node, dir);
+  } finally {
+    await node.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("anvil_setBalance & co.: the head's state changes without a block and survives a restart", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "keel-dev-methods-" });
+  try {
+    let node = await open(dir);
+    const head = node.engine.head();
+    assertEquals(await node.call("anvil_setBalance", [OTHER, "0x1234"]), null);
+    assertEquals(await node.call("hardhat_setNonce", [OTHER, "0x7"]), null);
+    assertEquals(await node.call("anvil_setCode", [OTHER, "0x600160005260206000f3"]), null);
+    const word = "0x" + "00".repeat(31) + "2a";
+    assertEquals(await node.call("anvil_setStorageAt", [OTHER, "0x3", word]), true);
+    const check = async (n: Node) => {
+      assertEquals(await n.call("eth_blockNumber"), "0x0");
+      assertEquals(await n.call("eth_getBalance", [OTHER, "latest"]), "0x1234");
+      assertEquals(await n.call("eth_getTransactionCount", [OTHER, "latest"]), "0x7");
+      assertEquals(await n.call("eth_getCode", [OTHER, "latest"]), "0x600160005260206000f3");
+      assertEquals(await n.call("eth_getStorageAt", [OTHER, "0x3", "latest"]), word);
+      assertEquals(await n.call("eth_call", [{ to: OTHER }, "latest"]), "0x" + "00".repeat(31) + "01");
+    };
+    await check(node);
+    // The header is the genesis' own; only the state under it changed.
+    assertEquals(bytesToHex(node.engine.head().hash), bytesToHex(head.hash));
+    assert(
+      bytesToHex(node.engine.irregular.rootOf(head.header, head.hash)) !== bytesToHex(head.header.stateRoot),
+    );
+    await node.close();
+    node = await open(dir);
+    try {
+      await check(node);
+      // The next block is built on the changed state: the balance carries on.
+      await node.call("evm_mine");
+      assertEquals(await node.call("eth_getBalance", [OTHER, "latest"]), "0x1234");
+      assertEquals(await node.call("eth_getStorageAt", [OTHER, "0x3", "latest"]), word);
+    } finally {
+      await node.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("anvil_setBalance: an account with no funds can pay once funded, and the pool sees it", () =>
+  withNode(async (node) => {
+    const poor = deriveDevAccounts(12)[11];
+    await node.call("anvil_setBalance", [bytesToHex(poor.address), "0x0"]);
+    const common = forkRules(node.engine.config, node.engine.head().header.timestamp + 1n).common;
+    const raw = createFeeMarket1559Tx({
+      chainId: node.engine.config.chainId,
+      nonce: 0n,
+      to: OTHER,
+      value: 5n,
+      gasLimit: 21_000n,
+      maxFeePerGas: 10n * GWEI,
+      maxPriorityFeePerGas: GWEI,
+    }, { common }).sign(poor.privateKey).serialize();
+    const refused = await node.error("eth_sendRawTransaction", [bytesToHex(raw)]);
+    assert(/insufficient funds/.test(refused.message), refused.message);
+    await node.call("anvil_setBalance", [bytesToHex(poor.address), "0xde0b6b3a7640000"]);
+    const hash = await node.call<string>("eth_sendRawTransaction", [bytesToHex(raw)]);
+    await node.miner.idle();
+    for (let i = 0; i < 100 && (await node.call("eth_getTransactionReceipt", [hash])) === null; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert((await node.call("eth_getTransactionReceipt", [hash])) !== null);
+  }));
+
+Deno.test("evm_snapshot / evm_revert: back to the block and state; reverted transactions stay out", () =>
+  withNode(async (node) => {
+    await node.call("anvil_setBalance", [OTHER, "0x10"]);
+    const id = await node.call<string>("evm_snapshot");
+    assertEquals(id, "0x0");
+    assertEquals(await node.call("evm_snapshot"), "0x1");
+    await node.call("anvil_setBalance", [OTHER, "0x20"]);
+    await node.call("eth_sendRawTransaction", [bytesToHex(transfer(node, 0n))]);
+    await node.call("anvil_mine", ["0x2"]);
+    await node.miner.idle();
+    assert(BigInt(await node.call<string>("eth_blockNumber")) >= 2n);
+    assertEquals(await node.call("evm_revert", [id]), true);
+    assertEquals(await node.call("eth_blockNumber"), "0x0");
+    assertEquals(await node.call("eth_getBalance", [OTHER, "latest"]), "0x10");
+    assertEquals(await node.call("eth_getTransactionCount", [bytesToHex(DEV.address), "latest"]), "0x0");
+    // Snapshot 1 was taken after 0: reverting 0 forgets it; 0 is used up too.
+    assertEquals(await node.call("evm_revert", ["0x1"]), false);
+    assertEquals(await node.call("evm_revert", [id]), false);
+    // The next block does not bring the reverted transaction back.
+    await node.call("evm_mine");
+    assertEquals(await node.call("eth_getTransactionCount", [bytesToHex(DEV.address), "latest"]), "0x0");
+    assertEquals(node.engine.pool.status().pending, 0);
+  }));
+
+Deno.test("evm_mine, anvil_mine, evm_setNextBlockTimestamp, evm_increaseTime: timestamps as asked", () =>
+  withNode(async (node) => {
+    // The wall clock stands at 1,000,000 in this test.
+    assertEquals(await node.call("evm_mine", [2_000]), "0x0");
+    let head = node.engine.head().header;
+    assertEquals(head.number, 1n);
+    assertEquals(head.timestamp, 2_000n);
+    assertEquals(await node.call("anvil_mine", ["0x3", "0x10"]), null);
+    head = node.engine.head().header;
+    assertEquals([head.number, head.timestamp], [4n, 2_048n]);
+    await node.call("evm_mine", [{ timestamp: "0x1000", blocks: 2 }]);
+    head = node.engine.head().header;
+    assertEquals(head.number, 6n);
+    assertEquals(head.timestamp > 0x1000n, true);
+    assertEquals(await node.call("evm_setNextBlockTimestamp", [1_000_000_000]), null);
+    await node.call("evm_mine");
+    assertEquals(node.engine.head().header.timestamp, 1_000_000_000n);
+    const offset = await node.call<number>("evm_increaseTime", ["0x64"]);
+    assertEquals(offset, 1_000_000_000 - 1_000_000 + 100);
+    await node.call("evm_mine");
+    assertEquals(node.engine.head().header.timestamp, 1_000_000_100n);
+    await node.call("anvil_setBlockTimestampInterval", [7]);
+    await node.call("evm_mine");
+    assertEquals(node.engine.head().header.timestamp, 1_000_000_107n);
+    assertEquals(await node.call("anvil_removeBlockTimestampInterval"), true);
+    assertEquals(await node.call("anvil_removeBlockTimestampInterval"), false);
+    const past = await node.error("evm_setNextBlockTimestamp", [5]);
+    assertEquals(past.code, -32602);
+    assert(/Timestamp error: 5 is lower than or equal to previous block's timestamp/.test(past.message));
+    const pastMine = await node.error("evm_mine", [5]);
+    assertEquals(pastMine.code, -32602);
+  }));
+
+Deno.test("evm_setAutomine and evm_setIntervalMining switch how transactions are sealed", () =>
+  withNode(async (node) => {
+    assertEquals(await node.call("anvil_getAutomine"), true);
+    assertEquals(await node.call("evm_setAutomine", [false]), null);
+    assertEquals(await node.call("hardhat_getAutomine"), false);
+    await node.call("eth_sendRawTransaction", [bytesToHex(transfer(node, 0n))]);
+    await new Promise((r) => setTimeout(r, 50));
+    await node.miner.idle();
+    assertEquals(node.engine.head().header.number, 0n);
+    // Turning automine back on seals what waits.
+    await node.call("evm_setAutomine", [true]);
+    for (let i = 0; i < 100 && node.engine.head().header.number === 0n; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assertEquals(node.engine.head().header.number, 1n);
+    assertEquals(await node.call("evm_setIntervalMining", [1]), null);
+    assertEquals(await node.call("anvil_getAutomine"), false);
+    assertEquals(node.miner.period, 1);
+    assertEquals(await node.call("evm_setIntervalMining", [0]), null);
+    assertEquals(node.miner.period, 0);
+  }));
+
+Deno.test("dev methods refuse bad input with a clear error", () =>
+  withNode(async (node) => {
+    const short = await node.error("anvil_setStorageAt", [OTHER, "0x1", "0x01"]);
+    assertEquals(short.code, -32602);
+    assert(/32 bytes/.test(short.message), short.message);
+    assertEquals((await node.error("anvil_setBalance", [OTHER])).code, -32602);
+    assertEquals((await node.error("anvil_setBalance", ["0x12", "0x1"])).code, -32602);
+    assertEquals((await node.error("evm_mine", [[1]])).code, -32602);
+    assertEquals(await node.call("evm_revert", ["0x99"]), false);
+  }));
