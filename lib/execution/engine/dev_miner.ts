@@ -199,6 +199,8 @@ export class DevMiner {
   #nextTimestamp: bigint | undefined;
   /** Seconds between block timestamps (anvil_setBlockTimestampInterval). */
   #timestampInterval: bigint | undefined;
+  /** The gas limit of the next blocks (evm_setBlockGasLimit; default: the parent's). */
+  #gasLimit: bigint | undefined;
   /** The tail of the blocks being sealed: one at a time. */
   #sealing: Promise<unknown> = Promise.resolve();
 
@@ -300,6 +302,25 @@ export class DevMiner {
     return this.#timestampInterval;
   }
 
+  /** evm_setBlockGasLimit: the gas limit of the blocks from the next one on. */
+  setGasLimit(gas: bigint): void {
+    if (gas < 21_000n || gas >= 1n << 63n) {
+      throw new BaseError(
+        "INVALID_GAS_LIMIT",
+        `Cannot set the block gas limit to ${gas}: want 21000 to 2^63-1`,
+      );
+    }
+    this.#gasLimit = gas;
+  }
+
+  /** anvil_reset: the clock, the next timestamp, the timestamp interval and the gas limit as at start. */
+  resetTime(): void {
+    this.clock.offset = 0;
+    this.#nextTimestamp = undefined;
+    this.#timestampInterval = undefined;
+    this.#gasLimit = undefined;
+  }
+
   /** evm_increaseTime: moves the clock `seconds` ahead; returns the total offset in seconds. */
   increaseTime(seconds: number): number {
     this.clock.offset += seconds;
@@ -396,7 +417,7 @@ export class DevMiner {
       timestamp,
       prevRandao: keccak256(bigIntToBytes(parent.number + 1n, 32)),
       suggestedFeeRecipient: config.op !== undefined ? SEQUENCER_FEE_VAULT_ADDRESS : this.options.coinbase,
-      gasLimit: parent.gasLimit,
+      gasLimit: this.#gasLimit ?? parent.gasLimit,
       transactions: [],
     };
     if (common.gteHardfork(Hardfork.Shanghai)) attrs.withdrawals = [];

@@ -182,6 +182,13 @@ export class TxPool {
     return true;
   }
 
+  /** Drops every transaction (anvil_dropAllTransactions, anvil_reset); returns how many. */
+  clear(): number {
+    const hashes = [...this.#all.keys()];
+    for (const hash of hashes) this.remove(hash);
+    return hashes.length;
+  }
+
   /**
    * Executable transactions in the order a block builder should try them at `baseFee`
    * (geth miner/ordering.go). An account's run stops at its first transaction whose fee cap is

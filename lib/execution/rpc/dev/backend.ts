@@ -8,6 +8,11 @@ import type { Header } from "../../../protocol/mod.ts";
 
 export interface DevChain {
   head(): { hash: Uint8Array; header: Header };
+  readonly genesisHash: Uint8Array;
+  pool: {
+    remove(hash: Uint8Array): boolean;
+    clear(): number;
+  };
   /** The state root the dev methods gave block `hash`, if any. */
   irregular: { get(hash: Uint8Array): Uint8Array | undefined };
   /** Writes into the head's state without a new block; returns the new root. */
@@ -26,6 +31,9 @@ export interface DevMining {
   setNextTimestamp(timestamp: bigint): void;
   setTimestampInterval(seconds: bigint | undefined): void;
   increaseTime(seconds: number): number;
+  setGasLimit(gas: bigint): void;
+  /** Clock offset, next timestamp, timestamp interval and gas limit as at start. */
+  resetTime(): void;
   mineBlocks(count: bigint, options?: { interval?: bigint; timestamp?: bigint }): Promise<void>;
   /** Runs `fn` while no block is being sealed. */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;

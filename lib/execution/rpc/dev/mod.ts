@@ -1,10 +1,12 @@
 /**
  * The dev methods of `keel execution --dev`, as anvil and hardhat serve them (viem's test actions,
- * Foundry and Hardhat test suites use them): snapshots, mining and time control, state changes.
+ * Foundry and Hardhat test suites use them): snapshots, mining and time control, state changes, the
+ * pool and a reset to genesis.
  * Namespaces evm, anvil and hardhat; served only in dev mode.
  */
 import type { Namespace } from "../../../rpc/mod.ts";
 import { type DevChain, devContext, type DevMining } from "./backend.ts";
+import { chainMethods } from "./chain.ts";
 import { miningMethods } from "./mining.ts";
 import { evmRevert, evmSnapshot } from "./snapshot.ts";
 import { stateMethods } from "./state.ts";
@@ -14,7 +16,13 @@ export type { DevChain, DevContext, DevMining, DevSnapshot } from "./backend.ts"
 /** The dev namespaces evm, anvil and hardhat as one record. */
 export function devNamespace(chain: DevChain, miner: DevMining): Namespace {
   const ctx = devContext(chain, miner);
-  const defs = [evmSnapshot(ctx), evmRevert(ctx), ...miningMethods(ctx), ...stateMethods(ctx)];
+  const defs = [
+    evmSnapshot(ctx),
+    evmRevert(ctx),
+    ...miningMethods(ctx),
+    ...stateMethods(ctx),
+    ...chainMethods(ctx),
+  ];
   return Object.fromEntries(defs.map((d) => [d.name, d]));
 }
 

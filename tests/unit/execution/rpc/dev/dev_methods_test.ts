@@ -258,3 +258,51 @@ Deno.test("dev methods refuse bad input with a clear error", () =>
     assertEquals((await node.error("evm_mine", [[1]])).code, -32602);
     assertEquals(await node.call("evm_revert", ["0x99"]), false);
   }));
+
+Deno.test("anvil_dropTransaction, anvil_dropAllTransactions: pooled transactions leave the pool", () =>
+  withNode(async (node) => {
+    await node.call("evm_setAutomine", [false]);
+    const first = await node.call<string>("eth_sendRawTransaction", [bytesToHex(transfer(node, 0n))]);
+    await node.call("eth_sendRawTransaction", [bytesToHex(transfer(node, 1n))]);
+    assertEquals(node.engine.pool.size, 2);
+    assertEquals(await node.call("anvil_dropTransaction", [first]), first);
+    assertEquals(await node.call("anvil_dropTransaction", [first]), null);
+    assertEquals(node.engine.pool.size, 1);
+    assertEquals(await node.call("anvil_dropAllTransactions"), null);
+    assertEquals(node.engine.pool.size, 0);
+    await node.call("evm_mine");
+    assertEquals(await node.call("eth_getTransactionCount", [bytesToHex(DEV.address), "latest"]), "0x0");
+  }));
+
+Deno.test("evm_setBlockGasLimit: the next blocks get the gas limit", () =>
+  withNode(async (node) => {
+    assertEquals(await node.call("evm_setBlockGasLimit", ["0x2000000"]), true);
+    await node.call("anvil_mine", ["0x2"]);
+    assertEquals(node.engine.head().header.gasLimit, 0x2000000n);
+    assertEquals(node.engine.chain.getBlockByNumber(1n)!.header.gasLimit, 0x2000000n);
+    assertEquals((await node.error("evm_setBlockGasLimit", ["0x10"])).code, -32602);
+  }));
+
+Deno.test("anvil_reset: back to the genesis block and state; pool, snapshots and time changes gone", () =>
+  withNode(async (node) => {
+    const genesis = node.engine.head();
+    // The dev genesis gives the addresses below 0x100 one wei, as geth's does.
+    const balance = await node.call("eth_getBalance", [OTHER, "latest"]);
+    await node.call("anvil_setBalance", [OTHER, "0x99"]);
+    const id = await node.call<string>("evm_snapshot");
+    await node.call("evm_increaseTime", [86_400]);
+    await node.call("anvil_mine", ["0x3"]);
+    await node.call("evm_setAutomine", [false]);
+    await node.call("eth_sendRawTransaction", [bytesToHex(transfer(node, 0n))]);
+    assertEquals(await node.call("anvil_reset"), null);
+    assertEquals(await node.call("eth_blockNumber"), "0x0");
+    assertEquals(bytesToHex(node.engine.head().hash), bytesToHex(genesis.hash));
+    assertEquals(await node.call("eth_getBalance", [OTHER, "latest"]), balance);
+    assertEquals(node.engine.pool.size, 0);
+    assertEquals(await node.call("evm_revert", [id]), false);
+    assertEquals(node.clock.offset, 0);
+    await node.call("evm_mine");
+    assertEquals(node.engine.head().header.timestamp, 1_000_000n);
+    const fork = await node.error("anvil_reset", [{ forking: { jsonRpcUrl: "http://127.0.0.1:1" } }]);
+    assertEquals(fork.code, -32602);
+  }));

@@ -1,0 +1,57 @@
+/**
+ * anvil_reset (without forking: back to the genesis block and state, the pool emptied, snapshots and
+ * time changes forgotten), anvil_dropTransaction, anvil_dropAllTransactions and evm_setBlockGasLimit,
+ * answering as anvil 1.7.1 does (null, the dropped hash or null, null, true).
+ */
+import { BaseError } from "../../../common/errors.ts";
+import { bytesToHex } from "../../../common/bytes.ts";
+import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
+import type { DevContext } from "./backend.ts";
+
+export function chainMethods(ctx: DevContext) {
+  return [
+    defineMethod({
+      name: "anvil_reset",
+      params: [s.optional(s.unknown())],
+      handler: ([options]) => {
+        const forking = options !== undefined && typeof options === "object" &&
+          (options as Record<string, unknown>).forking !== undefined &&
+          (options as Record<string, unknown>).forking !== null;
+        if (forking) throw RpcError.invalidParams("Cannot reset to a fork: keel does not fork other chains");
+        return ctx.miner.exclusive(async () => {
+          ctx.chain.pool.clear();
+          await ctx.chain.revertTo(ctx.chain.genesisHash, undefined);
+          ctx.snapshots.clear();
+          ctx.miner.resetTime();
+          return null;
+        });
+      },
+    }),
+    defineMethod({
+      name: "anvil_dropTransaction",
+      params: [s.hash()],
+      handler: ([hash]) => (ctx.chain.pool.remove(hash) ? bytesToHex(hash) : null),
+    }),
+    defineMethod({
+      name: "anvil_dropAllTransactions",
+      params: [],
+      handler: () => {
+        ctx.chain.pool.clear();
+        return null;
+      },
+    }),
+    defineMethod({
+      name: "evm_setBlockGasLimit",
+      params: [s.quantity()],
+      handler: ([gas]) => {
+        try {
+          ctx.miner.setGasLimit(gas);
+        } catch (e) {
+          if (e instanceof BaseError) throw RpcError.invalidParams(e.message);
+          throw e;
+        }
+        return true;
+      },
+    }),
+  ];
+}
