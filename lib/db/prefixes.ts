@@ -28,6 +28,8 @@ export const PREFIXES = {
   executionReserved: 0x20,
   /** Block hash -> the state root the dev methods gave that block (execution/engine IrregularState). */
   devStateRoot: 0x21,
+  /** Tx hash -> sender of a transaction sent from an impersonated account (execution/engine Impersonation). */
+  devSender: 0x22,
   /** Reserved for the rollup node (safe-head db, ...): 0x40-0x4f. */
   rollupReserved: 0x40,
   /** Reserved for the batcher: 0x50-0x5f. */

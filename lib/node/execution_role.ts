@@ -184,6 +184,7 @@ export async function startExecutionRole(
       stateAt: (header) => engine.stateAt(header),
       stateRootOf: (header) => engine.irregular.rootOf(header),
       devAccounts: options.dev ? deriveDevAccounts(10) : undefined,
+      impersonation: options.dev ? engine.impersonation : undefined,
       clientVersion: `${version}/${Deno.build.os}-${Deno.build.arch}/deno${Deno.version.deno}`,
       options: {
         ...DEFAULT_ETH_RPC_OPTIONS,

@@ -1,8 +1,9 @@
 /**
  * anvil's dev methods on `keel execution --dev`, through viem's test client in anvil mode, unchanged:
  * the same scenario runs against the real anvil (npm @foundry-rs/anvil) and against keel, and both
- * must pass it: state changes without a block, snapshots and reverts (the reverted blocks'
- * transactions gone for good), mining on request with timestamps, time travel, automine off and on.
+ * must pass it: the node's accounts, impersonation, state changes without a block, snapshots and
+ * reverts (the reverted blocks' transactions gone for good), mining on request with timestamps, time
+ * travel, automine off and on.
  */
 import {
   createPublicClient,
@@ -87,6 +88,25 @@ async function scenario(t: Deno.TestContext, url: string): Promise<void> {
       assert(await verifyTypedData({ ...typed, address: DEV_ADDRESS, signature: typedSignature }));
     },
   );
+
+  await t.step("impersonateAccount: send from an address without its key; stop", async () => {
+    // The SequencerFeeVault predeploy on keel (a contract: anvil lets impersonated contracts send).
+    const vault = "0x4200000000000000000000000000000000000011";
+    await test.setBalance({ address: vault, value: parseEther("1") });
+    await test.impersonateAccount({ address: vault });
+    const impersonated = createWalletClient({ account: vault, chain, transport: http(url) });
+    const hash = await impersonated.sendTransaction({ to: DEV_ADDRESS_1, value: 11n });
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    assertEquals(receipt.status, "success");
+    assertEquals(receipt.from.toLowerCase(), vault);
+    assertEquals((await client.getTransaction({ hash })).from.toLowerCase(), vault);
+    await test.stopImpersonatingAccount({ address: vault });
+    const refused = await impersonated.sendTransaction({ to: DEV_ADDRESS_1, value: 1n }).then(
+      () => "sent",
+      (e: Error) => e.message,
+    );
+    assert(refused !== "sent");
+  });
 
   await t.step("setBalance, setNonce, setCode, setStorageAt: read at latest, no new block", async () => {
     const before = await client.getBlockNumber();

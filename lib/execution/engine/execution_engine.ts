@@ -58,6 +58,7 @@ import { attrsError, toBlockAttributes } from "./block_attributes.ts";
 import { GENESIS_HASH_KEY, initParsedGenesis, storedChainConfig, toGenesis } from "./genesis_store.ts";
 import { blockValue, toStoredReceipts } from "./receipts.ts";
 import { IrregularState } from "./irregular_state.ts";
+import { Impersonation } from "./impersonation.ts";
 import {
   BlockSenderRecovery,
   type PoolHead,
@@ -91,6 +92,8 @@ export class ExecutionEngine {
   readonly pool: TxPool;
   /** State roots the dev methods gave blocks (empty outside `--dev`). */
   readonly irregular: IrregularState;
+  /** Accounts that send without a key, and their transactions' senders (dev methods). */
+  readonly impersonation: Impersonation;
   #builderPool: EngineTxPool;
   #headState: { hash: Uint8Array; root: Uint8Array; sm: Promise<MerkleStateManager> } | undefined;
   /** The L1 fee parameters of the head's L1Block, for the pool: read once per head and fork. */
@@ -120,6 +123,7 @@ export class ExecutionEngine {
     this.chain = chain;
     this.genesisHash = genesisHash;
     this.irregular = new IrregularState(store);
+    this.impersonation = new Impersonation(store);
     this.#logger = deps.logger ?? getLogger(["execution", "engine"]);
     this.#now = deps.now ?? (() => Math.floor(Date.now() / 1000));
     this.pool = new TxPool(txpool, {

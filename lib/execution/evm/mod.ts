@@ -9,6 +9,7 @@ export * from "./plain_transfer.ts";
 export * from "./block_builder.ts";
 export * from "./block_importer.ts";
 export * from "./sender_cache.ts";
+export * from "./impersonation.ts";
 export * from "./fast_opcodes.ts";
 export * from "./words.ts";
 export { fastLoopStats } from "./fast_loop.ts";

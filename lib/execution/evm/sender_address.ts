@@ -15,15 +15,19 @@ import {
 } from "@ethereumjs/tx";
 import { Address } from "@ethereumjs/util";
 import { keccak256 } from "../../common/hash.ts";
+import { impersonatedSender } from "./impersonation.ts";
 
 const ADDRESSES = new WeakMap<TypedTransaction, Address>();
 let installed = false;
 
-/** The sender address of a signed transaction (recovering the public key when not cached). */
+/**
+ * The sender address of a signed transaction (recovering the public key when not cached); an
+ * impersonated transaction's is the registered one (impersonation.ts).
+ */
 function senderAddress(this: TypedTransaction): Address {
   let address = ADDRESSES.get(this);
   if (address === undefined) {
-    address = new Address(keccak256(this.getSenderPublicKey()).slice(12));
+    address = impersonatedSender(this) ?? new Address(keccak256(this.getSenderPublicKey()).slice(12));
     // An unfrozen transaction can still be changed: its address is derived each time.
     if (Object.isFrozen(this)) ADDRESSES.set(this, address);
   }

@@ -16,9 +16,9 @@
 import { Hardfork } from "@ethereumjs/common";
 import type { Block as EjsBlock } from "@ethereumjs/block";
 import { Capability, type TypedTransaction } from "@ethereumjs/tx";
-import { Account, Address, createAddressFromString } from "@ethereumjs/util";
+import { Account, Address, createAddressFromString, KECCAK256_NULL } from "@ethereumjs/util";
 import { runTx, type RunTxResult, type VM } from "@ethereumjs/vm";
-import { bytesToHex } from "../../common/bytes.ts";
+import { bytesToHex, equalBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import { keccak256 } from "../../common/hash.ts";
 import type { ChainConfig } from "../../protocol/chain_config.ts";
@@ -35,6 +35,7 @@ import { decodeSignedTx } from "./tx_decode.ts";
 import { applyPlainTransfer } from "./plain_transfer.ts";
 import { applyContractCall } from "./contract_call.ts";
 import type { L1FeeInfo, L1FeeSource } from "./l1_fee.ts";
+import { impersonatedSender } from "./impersonation.ts";
 
 /** What a transaction runs against: the block being built or imported. */
 export interface TxContext {
@@ -290,6 +291,30 @@ function rebase(tx: TypedTransaction, rules: ForkRules): TypedTransaction {
   return out;
 }
 
+/**
+ * An impersonated account with code may send (anvil turns EIP-3607 off for them; dev mode only,
+ * evm/impersonation.ts): its code hash is set aside while the transaction runs, and put back by the
+ * function returned. Undefined for every other sender.
+ */
+async function hideImpersonatedCode(
+  vm: VM,
+  tx: TypedTransaction,
+  sender: Address,
+): Promise<(() => Promise<void>) | undefined> {
+  if (impersonatedSender(tx) === undefined) return undefined;
+  const sm = vm.stateManager;
+  const account = await sm.getAccount(sender);
+  if (account === undefined || equalBytes(account.codeHash, KECCAK256_NULL)) return undefined;
+  const codeHash = account.codeHash;
+  account.codeHash = KECCAK256_NULL;
+  await sm.putAccount(sender, account);
+  return async () => {
+    const after = (await sm.getAccount(sender)) ?? new Account();
+    after.codeHash = codeHash;
+    await sm.putAccount(sender, after);
+  };
+}
+
 /** Applies a signed user transaction (senders should be recovered already). Throws BaseError when invalid. */
 export async function runUserTx(
   vm: VM,
@@ -358,6 +383,7 @@ export async function runUserTx(
   let result: Pick<RunTxResult, "totalGasSpent" | "execResult" | "createdAddress" | "blobGasUsed"> & {
     bloom?: RunTxResult["bloom"];
   };
+  const restoreCode = await hideImpersonatedCode(vm, tx, sender);
   try {
     const plain = ctx.plainTransfers === true
       ? await applyPlainTransfer(vm, tx, ctx.block.header.coinbase, ctx.baseFee)
@@ -385,6 +411,8 @@ export async function runUserTx(
     throw new BaseError("INVALID_TX", `Cannot apply transaction ${bytesToHex(tx.hash())}: ${msg}`, {
       cause: e,
     });
+  } finally {
+    await restoreCode?.();
   }
   const gasUsed = result.totalGasSpent;
   if (isOp) {

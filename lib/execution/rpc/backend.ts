@@ -74,6 +74,14 @@ export interface EthBackend {
    */
   devAccounts?: readonly { address: Uint8Array; privateKey: Uint8Array }[];
   /**
+   * Accounts that send without a key (anvil_impersonateAccount): eth_sendTransaction from them, and
+   * eth_sendUnsignedTransaction, carry a placeholder signature and register their sender. Dev mode only.
+   */
+  impersonation?: {
+    canSend(address: Uint8Array): boolean;
+    register(hash: Uint8Array, sender: Uint8Array): void;
+  };
+  /**
    * The state root reads at `header` use: its own, unless the dev methods changed the state of that
    * block (anvil_setBalance & co. write on the head without a new block, as hardhat's irregular state).
    */

@@ -97,6 +97,7 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethSyncing(ctx),
     ethAccounts(ctx),
     ethSendTransaction(ctx),
+    ethSendTransaction(ctx, "eth_sendUnsignedTransaction"),
     ethSignTransaction(ctx),
     ethSign(ctx),
     personalSign(ctx),

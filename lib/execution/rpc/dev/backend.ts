@@ -9,6 +9,11 @@ import type { Header } from "../../../protocol/mod.ts";
 export interface DevChain {
   head(): { hash: Uint8Array; header: Header };
   readonly genesisHash: Uint8Array;
+  impersonation: {
+    impersonate(address: Uint8Array): void;
+    stop(address: Uint8Array): void;
+    setAuto(on: boolean): void;
+  };
   pool: {
     remove(hash: Uint8Array): boolean;
     clear(): number;

@@ -1,7 +1,9 @@
 /**
  * anvil_reset (without forking: back to the genesis block and state, the pool emptied, snapshots and
- * time changes forgotten), anvil_dropTransaction, anvil_dropAllTransactions and evm_setBlockGasLimit,
- * answering as anvil 1.7.1 does (null, the dropped hash or null, null, true).
+ * time changes forgotten), anvil_dropTransaction, anvil_dropAllTransactions, the impersonation switches
+ * (anvil_impersonateAccount, anvil_stopImpersonatingAccount, anvil_autoImpersonateAccount; hardhat's
+ * two answer true) and evm_setBlockGasLimit, answering as anvil 1.7.1 does (null, the dropped hash or
+ * null, null, true).
  */
 import { BaseError } from "../../../common/errors.ts";
 import { bytesToHex } from "../../../common/bytes.ts";
@@ -37,6 +39,32 @@ export function chainMethods(ctx: DevContext) {
       params: [],
       handler: () => {
         ctx.chain.pool.clear();
+        return null;
+      },
+    }),
+    ...["anvil", "hardhat"].flatMap((ns) => [
+      defineMethod({
+        name: `${ns}_impersonateAccount`,
+        params: [s.address()],
+        handler: ([address]) => {
+          ctx.chain.impersonation.impersonate(address);
+          return ns === "hardhat" ? true : null;
+        },
+      }),
+      defineMethod({
+        name: `${ns}_stopImpersonatingAccount`,
+        params: [s.address()],
+        handler: ([address]) => {
+          ctx.chain.impersonation.stop(address);
+          return ns === "hardhat" ? true : null;
+        },
+      }),
+    ]),
+    defineMethod({
+      name: "anvil_autoImpersonateAccount",
+      params: [s.bool()],
+      handler: ([on]) => {
+        ctx.chain.impersonation.setAuto(on);
         return null;
       },
     }),

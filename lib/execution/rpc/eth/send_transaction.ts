@@ -11,11 +11,13 @@ import {
   createAccessList2930Tx,
   createFeeMarket1559Tx,
   createLegacyTx,
+  type FeeMarket1559Tx,
+  type LegacyTx,
   type TypedTransaction,
 } from "@ethereumjs/tx";
-import { bytesToHex, type Hex } from "../../../common/mod.ts";
+import { bytesToHex, equalBytes, type Hex } from "../../../common/mod.ts";
 import { defineMethod, type Infer, RpcError, s } from "../../../rpc/mod.ts";
-import { forkRules } from "../../evm/mod.ts";
+import { forkRules, placeholderSignature } from "../../evm/mod.ts";
 import { type EthContext, LATEST, requireHeader } from "../backend.ts";
 import { CALL_ARGS_FIELDS, type CallArgs } from "../call_args.ts";
 import { q } from "../format.ts";
@@ -30,11 +32,37 @@ export type SendArgs = Infer<typeof sendArgsSchema>;
 
 const EMPTY = new Uint8Array();
 
-/** The sender: `from`, or the first dev account when absent (anvil); its key or "unknown account". */
-function sender(ctx: EthContext, args: SendArgs): { from: Uint8Array; key: Uint8Array } {
+/**
+ * The sender: `from`, or the first dev account when absent (anvil); its key, none for an impersonated
+ * account (`impersonated`: eth_sendUnsignedTransaction, any `from`), else "unknown account".
+ */
+function sender(
+  ctx: EthContext,
+  args: SendArgs,
+  impersonated = false,
+): { from: Uint8Array; key: Uint8Array | undefined } {
   const from = args.from ?? ctx.backend.devAccounts?.[0]?.address;
   if (from === undefined) throw RpcError.server("unknown account");
+  if (impersonated) return { from, key: undefined };
+  const own = ctx.backend.devAccounts?.find((a) => equalBytes(a.address, from));
+  if (own !== undefined) return { from, key: own.privateKey };
+  if (ctx.backend.impersonation?.canSend(from)) return { from, key: undefined };
   return { from, key: devAccountKey(ctx, from) };
+}
+
+/**
+ * The transaction of an account the node has no key for, with the placeholder signature
+ * (evm/impersonation.ts) and its sender registered.
+ */
+function impersonate(ctx: EthContext, tx: TypedTransaction, from: Uint8Array): TypedTransaction {
+  const registry = ctx.backend.impersonation;
+  if (registry === undefined) throw RpcError.server("unknown account");
+  const [v, r, s] = placeholderSignature(from);
+  const signed = tx.type === 0
+    ? (tx as LegacyTx).addSignature(v, r, s, true)
+    : (tx as FeeMarket1559Tx).addSignature(v, r, s);
+  registry.register(signed.hash(), from);
+  return signed;
 }
 
 /** The fee fields of the transaction: gasPrice (types 0 and 1) or the two EIP-1559 fees (type 2). */
@@ -80,7 +108,7 @@ export async function signFilledTransaction(
   ctx: EthContext,
   args: SendArgs,
   from: Uint8Array,
-  key: Uint8Array,
+  key: Uint8Array | undefined,
 ): Promise<TypedTransaction> {
   const backend = ctx.backend;
   if (
@@ -146,7 +174,7 @@ export async function signFilledTransaction(
     // EIP-155: the common's chain id goes into v.
     tx = createLegacyTx({ ...fields, gasPrice: fees.gasPrice }, { common });
   }
-  return tx.sign(key);
+  return key === undefined ? impersonate(ctx, tx, from) : tx.sign(key);
 }
 
 /** Per-account queue of sends (geth's nonceLock): concurrent sends of one account get consecutive nonces. */
@@ -165,14 +193,21 @@ class AccountLocks {
   }
 }
 
-/** eth_sendTransaction [tx]: fill, sign and submit; the transaction hash. */
-export function ethSendTransaction(ctx: EthContext) {
+/**
+ * eth_sendTransaction [tx]: fill, sign and submit; the transaction hash. eth_sendUnsignedTransaction
+ * (anvil): the same from any `from`, impersonated (dev mode).
+ */
+export function ethSendTransaction(ctx: EthContext, name = "eth_sendTransaction") {
   const locks = new AccountLocks();
+  const unsigned = name === "eth_sendUnsignedTransaction";
   return defineMethod({
-    name: "eth_sendTransaction",
+    name,
     params: [sendArgsSchema],
     handler: ([args]) => {
-      const { from, key } = sender(ctx, args);
+      if (unsigned && (args.from === undefined || ctx.backend.impersonation === undefined)) {
+        throw RpcError.server(args.from === undefined ? "missing from" : "unknown account");
+      }
+      const { from, key } = sender(ctx, args, unsigned);
       return locks.run(from, async (): Promise<Hex> => {
         const tx = await signFilledTransaction(ctx, args, from, key);
         return await submitRawTransaction(ctx, tx.serialize());
@@ -188,6 +223,8 @@ export function ethSignTransaction(ctx: EthContext) {
     params: [sendArgsSchema],
     handler: async ([args]): Promise<Hex> => {
       const { from, key } = sender(ctx, args);
+      // Only a key signs: an impersonated account's placeholder is no signature to hand out.
+      if (key === undefined) throw RpcError.server("unknown account");
       const raw = (await signFilledTransaction(ctx, args, from, key)).serialize();
       // geth SignTransaction checks the fee cap too.
       checkTxFee(ctx, raw);

@@ -51,3 +51,20 @@ Deno.test("irregular state: rootOf is the header's own root without an override"
     await engine.close();
   }
 });
+
+Deno.test("impersonation: a stored sender is registered again by a new instance (after a restart)", async () => {
+  const { createFeeMarket1559Tx } = await import("@ethereumjs/tx");
+  const { Impersonation } = await import("../../../../lib/execution/engine/mod.ts");
+  const { impersonatedSender, placeholderSignature } = await import("../../../../lib/execution/evm/mod.ts");
+  const { prefixedKey, PREFIXES } = await import("../../../../lib/db/mod.ts");
+  const sender = crypto.getRandomValues(new Uint8Array(20));
+  const [v, r, s] = placeholderSignature(sender);
+  const tx = createFeeMarket1559Tx({ chainId: 1n, nonce: 3n, gasLimit: 21000n, maxFeePerGas: 1n, v, r, s });
+  assertEquals(impersonatedSender(tx), undefined);
+  // As the engine left it: the row only.
+  const store = new MemoryStore();
+  store.put(prefixedKey(PREFIXES.devSender, tx.hash()), sender);
+  new Impersonation(store);
+  assertEquals(bytesToHex(impersonatedSender(tx)!.bytes), bytesToHex(sender));
+  assertEquals(bytesToHex(tx.getSenderAddress().bytes), bytesToHex(sender));
+});

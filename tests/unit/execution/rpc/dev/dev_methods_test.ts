@@ -32,6 +32,11 @@ interface Node {
   clock: DevClock;
   /** The result, or throws `code message`. */
   call<T = unknown>(method: string, params?: unknown[]): Promise<T>;
+  /** The raw response. */
+  rpc(
+    method: string,
+    params?: unknown[],
+  ): Promise<{ result?: unknown; error?: { code: number; message: string } }>;
   /** The error of a failing call. */
   error(method: string, params?: unknown[]): Promise<{ code: number; message: string }>;
   close(): Promise<void>;
@@ -50,6 +55,8 @@ async function open(dataDir: string, wall = () => 1_000_000): Promise<Node> {
     pool: engine.pool,
     stateAt: (h) => engine.stateAt(h),
     stateRootOf: (h) => engine.irregular.rootOf(h),
+    devAccounts: deriveDevAccounts(2),
+    impersonation: engine.impersonation,
     clientVersion: "keel/test",
     options: DEFAULT_ETH_RPC_OPTIONS,
   };
@@ -62,6 +69,7 @@ async function open(dataDir: string, wall = () => 1_000_000): Promise<Node> {
     engine,
     miner,
     clock,
+    rpc,
     async call<T>(method: string, params: unknown[] = []) {
       const res = await rpc(method, params);
       if (res.error !== undefined) throw new Error(`${method}: ${res.error.code} ${res.error.message}`);
@@ -305,4 +313,41 @@ Deno.test("anvil_reset: back to the genesis block and state; pool, snapshots and
     assertEquals(node.engine.head().header.timestamp, 1_000_000n);
     const fork = await node.error("anvil_reset", [{ forking: { jsonRpcUrl: "http://127.0.0.1:1" } }]);
     assertEquals(fork.code, -32602);
+  }));
+
+Deno.test("anvil_impersonateAccount: eth_sendTransaction from an address without a key, its sender kept", () =>
+  withNode(async (node) => {
+    const vault = "0x4200000000000000000000000000000000000011";
+    await node.call("anvil_setBalance", [vault, "0xde0b6b3a7640000"]);
+    const send = (from: string, method = "eth_sendTransaction") =>
+      node.rpc(method, [{ from, to: OTHER, value: "0x5" }]);
+    const refused = await send(vault);
+    assertEquals(refused.error?.message, "unknown account");
+    assertEquals(await node.call("anvil_impersonateAccount", [vault]), null);
+    const hash = (await send(vault)).result as string;
+    let receipt: { from: string; status: string } | null = null;
+    for (let i = 0; i < 200 && receipt === null; i++) {
+      await node.miner.idle();
+      receipt = await node.call("eth_getTransactionReceipt", [hash]);
+      if (receipt === null) await new Promise((r) => setTimeout(r, 10));
+    }
+    assertEquals(receipt?.status, "0x1");
+    assertEquals(receipt?.from, vault);
+    assertEquals((await node.call<{ from: string }>("eth_getTransactionByHash", [hash])).from, vault);
+    assertEquals(await node.call("eth_getTransactionCount", [vault, "latest"]), "0x1");
+    // The placeholder signature is no signature to hand out.
+    assertEquals(
+      (await node.rpc("eth_signTransaction", [{ from: vault, to: OTHER }])).error?.message,
+      "unknown account",
+    );
+    assertEquals(await node.call("hardhat_stopImpersonatingAccount", [vault]), true);
+    assertEquals((await send(vault)).error?.message, "unknown account");
+    // Auto-impersonation: any address; eth_sendUnsignedTransaction: any address, always.
+    const other = "0x00000000000000000000000000000000000000bb";
+    await node.call("anvil_setBalance", [other, "0xde0b6b3a7640000"]);
+    assertEquals(await node.call("anvil_autoImpersonateAccount", [true]), null);
+    assert(typeof (await send(other)).result === "string");
+    await node.call("anvil_autoImpersonateAccount", [false]);
+    assertEquals((await send(other)).error?.message, "unknown account");
+    assert(typeof (await send(other, "eth_sendUnsignedTransaction")).result === "string");
   }));
