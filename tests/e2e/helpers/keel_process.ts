@@ -14,12 +14,23 @@ export const DEV_ADDRESS_1 = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 /** `--networkid` default of the dev chain. */
 export const DEV_CHAIN_ID = 901;
 
-/** A port that was free a moment ago on 127.0.0.1. */
+/** Ports freePort handed out in this process: the kernel may offer a closed port again at once. */
+const HANDED_OUT = new Set<number>();
+
+/**
+ * A port that was free a moment ago on 127.0.0.1, and not handed out before by this process (a
+ * devnet test took the same port twice in a row for its L1 and its p2p listener, and failed with
+ * EADDRINUSE).
+ */
 export function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
+  for (;;) {
+    const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (l.addr as Deno.NetAddr).port;
+    l.close();
+    if (HANDED_OUT.has(port)) continue;
+    HANDED_OUT.add(port);
+    return port;
+  }
 }
 
 export interface KeelNode {
