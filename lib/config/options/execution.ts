@@ -185,7 +185,8 @@ export const EXECUTION_OPTIONS = {
     default: false,
     origin: OP_GETH,
     group: chainGroup,
-    description: "developer mode: a throw-away chain with a pre-funded account that seals its own blocks",
+    description:
+      "developer mode: a chain that seals its own blocks, the test mnemonic's 10 accounts funded and unlocked, anvil's evm_*/anvil_* methods",
   }),
   devPeriod: option({
     ...named("dev.period"),
