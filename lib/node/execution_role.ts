@@ -25,6 +25,7 @@ import {
   type EthBackend,
   ethNamespace,
   FilterManager,
+  gasPrice,
   netNamespace,
   txpoolNamespace,
   web3Namespace,
@@ -211,7 +212,10 @@ export async function startExecutionRole(
       ? new DevMiner({ period: options.devPeriod, sealEmpty: options.devPeriod > 0 }, { engine, clock })
       : undefined;
     const registry = new MethodRegistry([
-      ...(miner === undefined ? [] : [devNamespace(engine, miner)]),
+      ...(miner === undefined ? [] : [devNamespace(engine, miner, {
+        clientVersion: backend.clientVersion,
+        gasPrice: () => gasPrice(backend),
+      })]),
       ethNamespace(backend, filters),
       ethSubscriptions({
         onNewHeads: (cb) => engine.onNewHeads(cb),

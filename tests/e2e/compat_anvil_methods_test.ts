@@ -44,8 +44,8 @@ async function latest(client: PublicClient) {
   return await client.getBlock({ blockTag: "latest" });
 }
 
-/** The scenario both nodes must pass. */
-async function scenario(t: Deno.TestContext, url: string): Promise<void> {
+/** The scenario both nodes must pass; `fields` collects the shapes of answers to compare between them. */
+async function scenario(t: Deno.TestContext, url: string, fields: unknown[]): Promise<void> {
   const chain = defineChain({
     id: DEV_CHAIN_ID,
     name: "dev",
@@ -182,6 +182,22 @@ async function scenario(t: Deno.TestContext, url: string): Promise<void> {
     assert(/Timestamp error/.test(past), past);
   });
 
+  await t.step("anvil_metadata, hardhat_metadata, anvil_nodeInfo: anvil's fields and types", async () => {
+    const shape = (v: unknown): unknown =>
+      v === null || typeof v !== "object"
+        ? typeof v
+        : Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, shape(x)]));
+    const meta = await raw("anvil_metadata") as Record<string, unknown>;
+    assertEquals(meta.chainId, DEV_CHAIN_ID);
+    assertEquals(meta.latestBlockNumber, Number(await client.getBlockNumber()));
+    const { snapshots: _, ...rest } = meta;
+    const { snapshots: __, ...hardhat } = await raw("hardhat_metadata") as Record<string, unknown>;
+    fields.push({ metadata: shape(rest), hardhat: shape(hardhat) });
+    const info = await raw("anvil_nodeInfo") as Record<string, unknown>;
+    assertEquals(info.currentBlockNumber, toHex(await client.getBlockNumber()));
+    fields.push({ nodeInfo: shape(info) });
+  });
+
   await t.step("automine off: transactions wait for evm_mine", async () => {
     await test.setAutomine(false);
     assertEquals(await raw("anvil_getAutomine", []), false);
@@ -208,22 +224,26 @@ Deno.test({
   sanitizeResources: false,
   fn: async (t) => {
     const tool = await anvilForTest("compat_anvil_methods_test");
+    const anvilFields: unknown[] = [];
+    const keelFields: unknown[] = [];
     if (tool.ok) {
       const anvil = await startAnvil(tool.binary, ["--chain-id", String(DEV_CHAIN_ID)]);
       try {
-        await t.step("anvil", (t) => scenario(t, anvil.url));
+        await t.step("anvil", (t) => scenario(t, anvil.url, anvilFields));
       } finally {
         await anvil.stop();
       }
     }
     const node = await startKeelExecution({ ws: false });
     try {
-      await t.step("keel", (t) => scenario(t, node.httpUrl));
+      await t.step("keel", (t) => scenario(t, node.httpUrl, keelFields));
     } catch (e) {
       console.error(node.output().slice(-4000));
       throw e;
     } finally {
       await node.stop();
     }
+    // anvil_metadata and anvil_nodeInfo: the same fields with the same JSON types.
+    if (tool.ok) assertEquals(keelFields, anvilFields);
   },
 });

@@ -201,6 +201,8 @@ export class DevMiner {
   #timestampInterval: bigint | undefined;
   /** The gas limit of the next blocks (evm_setBlockGasLimit; default: the parent's). */
   #gasLimit: bigint | undefined;
+  /** The next block's base fee (anvil_setNextBlockBaseFeePerGas). */
+  #nextBaseFee: bigint | undefined;
   /** The tail of the blocks being sealed: one at a time. */
   #sealing: Promise<unknown> = Promise.resolve();
 
@@ -313,9 +315,15 @@ export class DevMiner {
     this.#gasLimit = gas;
   }
 
+  /** anvil_setNextBlockBaseFeePerGas: the next block's base fee (the ones after follow EIP-1559 from it). */
+  setNextBaseFee(fee: bigint): void {
+    this.#nextBaseFee = fee;
+  }
+
   /** anvil_reset: the clock, the next timestamp, the timestamp interval and the gas limit as at start. */
   resetTime(): void {
     this.clock.offset = 0;
+    this.#nextBaseFee = undefined;
     this.#nextTimestamp = undefined;
     this.#timestampInterval = undefined;
     this.#gasLimit = undefined;
@@ -488,8 +496,9 @@ export class DevMiner {
     const head = engine.head();
     const attrs = await this.attributes(head.header, options.timestamp);
     const forced = attrs.transactions?.length ?? 0;
-    const built = await engine.buildBlock(head.hash, attrs);
+    const built = await engine.buildBlock(head.hash, attrs, { baseFeePerGas: this.#nextBaseFee });
     if (built.block.transactions.length === forced && options.allowEmpty !== true) return undefined;
+    this.#nextBaseFee = undefined;
     await engine.forkchoiceUpdate(built.hash, built.hash, built.hash);
     // Time goes on from the last block: a timestamp set by hand, an interval or blocks sealed faster
     // than one a second put it ahead of the clock, which then moves to it (as anvil's).

@@ -55,6 +55,8 @@ export interface BuiltBlock {
 export interface BuildOptions {
   /** Stop taking pool transactions after this many (default: no limit). */
   maxPoolTxs?: number;
+  /** The block's base fee instead of the EIP-1559 one (dev mode: anvil_setNextBlockBaseFeePerGas). */
+  baseFeePerGas?: bigint;
 }
 
 export interface ExecutionEngineOptions {

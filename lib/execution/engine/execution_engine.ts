@@ -445,6 +445,7 @@ export class ExecutionEngine {
   async #build(parentHash: Uint8Array, attrs: PayloadAttributes, options: BuildOptions): Promise<BuiltBlock> {
     const parent = this.#parent(parentHash);
     const battrs = this.blockAttributes(parent, attrs);
+    if (options.baseFeePerGas !== undefined) battrs.baseFeePerGas = options.baseFeePerGas;
     return await this.store.transactionAsync(async () => {
       const sm = await this.#stateFor(this.irregular.rootOf(parent, parentHash));
       let builder: BlockBuilder;

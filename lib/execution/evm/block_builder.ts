@@ -80,6 +80,11 @@ export interface BlockAttributes {
   minBaseFee?: bigint;
   /** Plain chains only (OP chains derive extraData from the fee parameters). */
   extraData?: Uint8Array;
+  /**
+   * The block's base fee instead of the EIP-1559 one (dev mode only: anvil_setNextBlockBaseFeePerGas;
+   * such a block is not valid under the consensus rules, and only a dev chain builds it).
+   */
+  baseFeePerGas?: bigint;
 }
 
 export interface BlockBuilderDeps {
@@ -174,7 +179,7 @@ export function preHeader(config: ChainConfig, parent: Header, attrs: BlockAttri
     extraData: expectedExtraData(config, attrs),
     mixHash: attrs.prevRandao,
     nonce: new Uint8Array(8),
-    baseFeePerGas: nextBlockBaseFee(config, parent, attrs.timestamp),
+    baseFeePerGas: attrs.baseFeePerGas ?? nextBlockBaseFee(config, parent, attrs.timestamp),
   };
   if (shanghai) header.withdrawalsRoot = EMPTY_TRIE_ROOT;
   if (cancun) {

@@ -4,10 +4,13 @@
  * which satisfy these shapes.
  */
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
-import type { Header } from "../../../protocol/mod.ts";
+import type { ChainConfig, Header } from "../../../protocol/mod.ts";
 
 export interface DevChain {
+  readonly config: ChainConfig;
   head(): { hash: Uint8Array; header: Header };
+  /** The next block's base fee and gas limit as the pool sees them. */
+  pendingRules(): { nextBaseFee: bigint; gasLimit: bigint; timestamp: bigint };
   readonly genesisHash: Uint8Array;
   impersonation: {
     impersonate(address: Uint8Array): void;
@@ -37,6 +40,7 @@ export interface DevMining {
   setTimestampInterval(seconds: bigint | undefined): void;
   increaseTime(seconds: number): number;
   setGasLimit(gas: bigint): void;
+  setNextBaseFee(fee: bigint): void;
   /** Clock offset, next timestamp, timestamp interval and gas limit as at start. */
   resetTime(): void;
   mineBlocks(count: bigint, options?: { interval?: bigint; timestamp?: bigint }): Promise<void>;
@@ -44,9 +48,20 @@ export interface DevMining {
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
 
+/** What anvil_metadata and anvil_nodeInfo report besides the chain. */
+export interface DevInfo {
+  /** web3_clientVersion. */
+  clientVersion: string;
+  /** eth_gasPrice. */
+  gasPrice(): bigint;
+}
+
 export interface DevContext {
   chain: DevChain;
   miner: DevMining;
+  info: DevInfo;
+  /** A random id of this node instance (anvil_metadata), new on anvil_reset. */
+  instanceId: Uint8Array;
   /** evm_snapshot's records, by id. */
   snapshots: Map<bigint, DevSnapshot>;
   /** The id of the next snapshot (anvil counts from 0). */
@@ -56,6 +71,7 @@ export interface DevContext {
 /** What evm_revert goes back to. */
 export interface DevSnapshot {
   hash: Uint8Array;
+  number: number;
   /** The head's state root when it differs from its header's. */
   root: Uint8Array | undefined;
   /** The dev clock's offset. */
@@ -63,6 +79,13 @@ export interface DevSnapshot {
   timestampInterval: bigint | undefined;
 }
 
-export function devContext(chain: DevChain, miner: DevMining): DevContext {
-  return { chain, miner, snapshots: new Map(), nextSnapshot: 0n };
+export function devContext(chain: DevChain, miner: DevMining, info: DevInfo): DevContext {
+  return {
+    chain,
+    miner,
+    info,
+    instanceId: crypto.getRandomValues(new Uint8Array(32)),
+    snapshots: new Map(),
+    nextSnapshot: 0n,
+  };
 }

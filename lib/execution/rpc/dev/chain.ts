@@ -25,6 +25,7 @@ export function chainMethods(ctx: DevContext) {
           await ctx.chain.revertTo(ctx.chain.genesisHash, undefined);
           ctx.snapshots.clear();
           ctx.miner.resetTime();
+          ctx.instanceId = crypto.getRandomValues(new Uint8Array(32));
           return null;
         });
       },

@@ -5,23 +5,25 @@
  * Namespaces evm, anvil and hardhat; served only in dev mode.
  */
 import type { Namespace } from "../../../rpc/mod.ts";
-import { type DevChain, devContext, type DevMining } from "./backend.ts";
+import { type DevChain, devContext, type DevInfo, type DevMining } from "./backend.ts";
+import { infoMethods } from "./info.ts";
 import { chainMethods } from "./chain.ts";
 import { miningMethods } from "./mining.ts";
 import { evmRevert, evmSnapshot } from "./snapshot.ts";
 import { stateMethods } from "./state.ts";
 
-export type { DevChain, DevContext, DevMining, DevSnapshot } from "./backend.ts";
+export type { DevChain, DevContext, DevInfo, DevMining, DevSnapshot } from "./backend.ts";
 
 /** The dev namespaces evm, anvil and hardhat as one record. */
-export function devNamespace(chain: DevChain, miner: DevMining): Namespace {
-  const ctx = devContext(chain, miner);
+export function devNamespace(chain: DevChain, miner: DevMining, info: DevInfo): Namespace {
+  const ctx = devContext(chain, miner, info);
   const defs = [
     evmSnapshot(ctx),
     evmRevert(ctx),
     ...miningMethods(ctx),
     ...stateMethods(ctx),
     ...chainMethods(ctx),
+    ...infoMethods(ctx),
   ];
   return Object.fromEntries(defs.map((d) => [d.name, d]));
 }

@@ -17,6 +17,7 @@ export function evmSnapshot(ctx: DevContext) {
         const id = ctx.nextSnapshot++;
         ctx.snapshots.set(id, {
           hash: head.hash,
+          number: Number(head.header.number),
           root: ctx.chain.irregular.get(head.hash),
           offset: ctx.miner.clock.offset,
           timestampInterval: ctx.miner.timestampInterval,

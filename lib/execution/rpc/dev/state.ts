@@ -94,11 +94,31 @@ function setStorageAt(name: string, ctx: DevContext) {
   });
 }
 
+/** anvil_addBalance: the balance grows by `amount`. */
+function addBalance(ctx: DevContext) {
+  return defineMethod({
+    name: "anvil_addBalance",
+    params: [s.address(), s.quantity()],
+    handler: async ([address, amount]) => {
+      const a = new Address(address);
+      await change(ctx, async (sm) => {
+        const account = await accountOf(sm, a);
+        account.balance += amount;
+        await sm.putAccount(a, account);
+      });
+      return null;
+    },
+  });
+}
+
 export function stateMethods(ctx: DevContext) {
-  return ["anvil", "hardhat"].flatMap((ns) => [
-    setBalance(`${ns}_setBalance`, ctx),
-    setNonce(`${ns}_setNonce`, ctx),
-    setCode(`${ns}_setCode`, ctx),
-    setStorageAt(`${ns}_setStorageAt`, ctx),
-  ]);
+  return [
+    addBalance(ctx),
+    ...["anvil", "hardhat"].flatMap((ns) => [
+      setBalance(`${ns}_setBalance`, ctx),
+      setNonce(`${ns}_setNonce`, ctx),
+      setCode(`${ns}_setCode`, ctx),
+      setStorageAt(`${ns}_setStorageAt`, ctx),
+    ]),
+  ];
 }

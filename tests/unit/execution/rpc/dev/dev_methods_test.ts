@@ -60,7 +60,13 @@ async function open(dataDir: string, wall = () => 1_000_000): Promise<Node> {
     clientVersion: "keel/test",
     options: DEFAULT_ETH_RPC_OPTIONS,
   };
-  const registry = new MethodRegistry([ethNamespace(backend), devNamespace(engine, miner)]);
+  const registry = new MethodRegistry([
+    ethNamespace(backend),
+    devNamespace(engine, miner, {
+      clientVersion: backend.clientVersion,
+      gasPrice: () => 7n,
+    }),
+  ]);
   const dispatch = { registry, limits: DEFAULT_ENVELOPE_LIMITS, logger: NOOP_LOGGER };
   let id = 0;
   const rpc = async (method: string, params: unknown[] = []) =>
@@ -350,4 +356,57 @@ Deno.test("anvil_impersonateAccount: eth_sendTransaction from an address without
     await node.call("anvil_autoImpersonateAccount", [false]);
     assertEquals((await send(other)).error?.message, "unknown account");
     assert(typeof (await send(other, "eth_sendUnsignedTransaction")).result === "string");
+  }));
+
+Deno.test("anvil_setNextBlockBaseFeePerGas, anvil_addBalance, anvil_metadata, anvil_nodeInfo", () =>
+  withNode(async (node) => {
+    assertEquals(await node.call("anvil_setNextBlockBaseFeePerGas", ["0x0"]), null);
+    await node.call("evm_mine");
+    assertEquals(node.engine.head().header.baseFeePerGas, 0n);
+    // Only the next block: the one after follows EIP-1559 from it.
+    const predicted = node.engine.pendingRules().nextBaseFee;
+    await node.call("evm_mine");
+    assertEquals(node.engine.head().header.baseFeePerGas, predicted);
+    assertEquals(await node.call("hardhat_setNextBlockBaseFeePerGas", ["0x7"]), true);
+    await node.call("evm_mine");
+    assertEquals(node.engine.head().header.baseFeePerGas, 7n);
+
+    await node.call("anvil_setBalance", [OTHER, "0x10"]);
+    assertEquals(await node.call("anvil_addBalance", [OTHER, "0x5"]), null);
+    assertEquals(await node.call("eth_getBalance", [OTHER, "latest"]), "0x15");
+
+    await node.call("evm_snapshot");
+    type Meta = {
+      clientVersion: string;
+      chainId: number;
+      instanceId: string;
+      latestBlockNumber: number;
+      latestBlockHash: string;
+      forkedNetwork: null;
+      snapshots: Record<string, [number, string]>;
+    };
+    const meta = await node.call<Meta>("anvil_metadata");
+    assertEquals(meta.clientVersion, "keel/test");
+    assertEquals(meta.chainId, 901);
+    assertEquals(meta.latestBlockNumber, 3);
+    assertEquals(meta.latestBlockHash, bytesToHex(node.engine.head().hash));
+    assertEquals(meta.forkedNetwork, null);
+    assertEquals(meta.snapshots, { "0x0": [3, bytesToHex(node.engine.head().hash)] });
+    assertEquals((await node.call<Meta>("hardhat_metadata")).instanceId, meta.instanceId);
+    await node.call("anvil_reset");
+    assert((await node.call<Meta>("anvil_metadata")).instanceId !== meta.instanceId);
+
+    const info = await node.call<
+      {
+        currentBlockNumber: string;
+        currentBlockTimestamp: number;
+        hardFork: string;
+        environment: { chainId: number; gasPrice: string; baseFee: string };
+      }
+    >("anvil_nodeInfo");
+    assertEquals(info.currentBlockNumber, "0x0");
+    assertEquals(info.hardFork, "isthmus");
+    assertEquals(info.environment.chainId, 901);
+    assertEquals(info.environment.gasPrice, "0x7");
+    assertEquals(info.environment.baseFee, `0x${node.engine.pendingRules().nextBaseFee.toString(16)}`);
   }));

@@ -1,0 +1,79 @@
+/**
+ * anvil_metadata / hardhat_metadata (tools ask them to recognise a development node), anvil_nodeInfo,
+ * and anvil_setNextBlockBaseFeePerGas, in anvil 1.7.1's shapes (numbers where anvil gives JSON numbers).
+ */
+import { bytesToHex } from "../../../common/bytes.ts";
+import { defineMethod, s } from "../../../rpc/mod.ts";
+import { forkRules } from "../../evm/mod.ts";
+import type { DevContext } from "./backend.ts";
+import { q } from "../format.ts";
+
+/** `keel/v0.1.0-<commit>/...`: the semver and the commit ("" when the build has none). */
+function semver(clientVersion: string): { semver: string; commit: string } {
+  const m = /^keel\/v(\d+\.\d+\.\d+)(?:-([0-9a-f]{7,40}))?/.exec(clientVersion);
+  return { semver: m?.[1] ?? "0.0.0", commit: m?.[2] ?? "" };
+}
+
+function metadata(name: string, ctx: DevContext) {
+  return defineMethod({
+    name,
+    params: [],
+    handler: () => {
+      const head = ctx.chain.head();
+      const { semver: version, commit } = semver(ctx.info.clientVersion);
+      return {
+        clientVersion: ctx.info.clientVersion,
+        clientSemver: version,
+        clientCommitSha: commit,
+        chainId: Number(ctx.chain.config.chainId),
+        instanceId: bytesToHex(ctx.instanceId),
+        latestBlockNumber: Number(head.header.number),
+        latestBlockHash: bytesToHex(head.hash),
+        forkedNetwork: null,
+        snapshots: Object.fromEntries(
+          [...ctx.snapshots].map(([id, snap]) => [q(id), [snap.number, bytesToHex(snap.hash)]]),
+        ),
+      };
+    },
+  });
+}
+
+export function infoMethods(ctx: DevContext) {
+  return [
+    metadata("anvil_metadata", ctx),
+    metadata("hardhat_metadata", ctx),
+    defineMethod({
+      name: "anvil_nodeInfo",
+      params: [],
+      handler: () => {
+        const head = ctx.chain.head();
+        const next = ctx.chain.pendingRules();
+        const rules = forkRules(ctx.chain.config, next.timestamp);
+        return {
+          currentBlockNumber: q(head.header.number),
+          currentBlockTimestamp: Number(head.header.timestamp),
+          currentBlockHash: bytesToHex(head.hash),
+          hardFork: rules.opFork ?? rules.common.hardfork(),
+          transactionOrder: "fees",
+          environment: {
+            baseFee: q(next.nextBaseFee),
+            chainId: Number(ctx.chain.config.chainId),
+            gasLimit: q(next.gasLimit),
+            gasPrice: q(ctx.info.gasPrice()),
+          },
+          forkConfig: { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
+        };
+      },
+    }),
+    ...["anvil", "hardhat"].map((ns) =>
+      defineMethod({
+        name: `${ns}_setNextBlockBaseFeePerGas`,
+        params: [s.quantity()],
+        handler: ([fee]) => {
+          ctx.miner.setNextBaseFee(fee);
+          return ns === "hardhat" ? true : null;
+        },
+      })
+    ),
+  ];
+}
