@@ -210,6 +210,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
           engine: engineApi,
           l2: chain,
           heads,
+          onReset: () => driver?.requestReset(),
           l1BlobFeeSchedule: l1BlobFees,
           conductor: options.conductorEnabled
             ? new ConductorClient(options.conductorRpc, options.conductorRpcTimeoutMs)

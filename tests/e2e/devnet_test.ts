@@ -85,6 +85,9 @@ Deno.test({
       assertEquals(verifierPeers.totalConnected, 1);
       assertEquals((await call(l1Port, "eth_chainId")).result, "0x384");
       assertEquals((await call(l2Port, "eth_chainId")).result, "0x385");
+      // The L1 dev chain serves anvil's dev methods and the dev accounts, as anvil as an L1 would.
+      assertEquals((await call(l1Port, "anvil_nodeInfo")).result.environment.chainId, 900);
+      assertEquals((await call(l1Port, "eth_accounts")).result.length, 10);
       const key = deriveDevAccounts(2)[1].privateKey;
       const tx = createFeeMarket1559Tx({
         chainId: 901n,

@@ -10,7 +10,7 @@
  * (the batch queue drops those already applied). Errors with severity `reset` restart the pipeline
  * from the safe head, `temporary` ones are retried after the poll interval, others stop the driver.
  */
-import { BaseError, getLogger } from "../../common/mod.ts";
+import { BaseError, equalBytes, getLogger } from "../../common/mod.ts";
 import type { L1BlockRef, L2BlockRef } from "../../protocol/block_ref.ts";
 import type { EngineApi, EngineVersion, ExecutionPayload, PayloadAttributes } from "../../protocol/engine.ts";
 import type { L1BlobFeeSchedule } from "../../protocol/l1_blob_fee.ts";
@@ -24,6 +24,7 @@ import {
 } from "../derive/mod.ts";
 import type { L1Client } from "../l1/mod.ts";
 import { L1Heads } from "./l1_heads.ts";
+import { epochStartAtOrBelow, findL2Heads, type L2Heads } from "./find_heads.ts";
 import type { AltDaManager } from "../altda/mod.ts";
 
 /** What the driver needs of the L2 execution client besides the Engine API. */
@@ -97,27 +98,7 @@ export async function syncStartSafe(
   ref: (n: bigint) => Promise<L2BlockRef>,
 ): Promise<L2BlockRef> {
   if (safe.number <= floor) return safe;
-  const target = safe.l1Origin.number - lookback - 1n;
-  const low = await ref(floor);
-  if (low.l1Origin.number > target) return low;
-  // The highest block with its L1 origin at or below the target.
-  let lo = floor;
-  let hi = safe.number;
-  while (lo < hi) {
-    const mid = (lo + hi + 1n) / 2n;
-    if ((await ref(mid)).l1Origin.number <= target) lo = mid;
-    else hi = mid - 1n;
-  }
-  // The first block of its epoch.
-  const epoch = (await ref(lo)).l1Origin.number;
-  let first = floor;
-  let last = lo;
-  while (first < last) {
-    const mid = (first + last) / 2n;
-    if ((await ref(mid)).l1Origin.number < epoch) first = mid + 1n;
-    else last = mid;
-  }
-  return await ref(first);
+  return await epochStartAtOrBelow(floor, safe.number, safe.l1Origin.number - lookback - 1n, ref);
 }
 
 /** rollupnode_syncStatus (interfaces.md 2.6), in internal form. */
@@ -227,24 +208,50 @@ export class Driver {
   }
 
   async #reset(): Promise<void> {
-    const safeNumber = (await this.#deps.l2.safeNumber()) ?? this.cfg.genesis.l2.number;
-    let safe = await this.#ref(
-      safeNumber < this.cfg.genesis.l2.number ? this.cfg.genesis.l2.number : safeNumber,
-    );
-    const altda = this.#deps.altda;
-    if (altda !== undefined) {
-      // Alt-DA: blocks derived from inputs that can still be invalidated are derived again (matching
-      // ones stay as they are: consolidation), as op-node's sync start walks back SyncLookback.
-      const rewound = await this.#rewind(safe);
-      if (rewound.number < safe.number) {
-        this.#log.info("Alt-DA: safe head walked back to re-derive", {
-          from: Number(safe.number),
-          to: Number(rewound.number),
-        });
-      }
-      safe = rewound;
-      this.#derived = this.#derived.filter((d) => d.block.number <= safe.number);
+    const genesis = this.cfg.genesis.l2.number;
+    const safeNumber = (await this.#deps.l2.safeNumber()) ?? genesis;
+    const current: L2Heads = {
+      unsafe: await this.#ref(await this.#deps.l2.headNumber()),
+      safe: await this.#ref(safeNumber < genesis ? genesis : safeNumber),
+      finalized: this.#finalized.number > genesis ? this.#finalized : await this.#ref(genesis),
+    };
+    // The heads to restart from: walked back past any L1 origin an L1 reorg took away, and the safe
+    // head a sync lookback (sequencing window, Alt-DA windows) back so that blocks derived from L1 data
+    // that may have changed are derived again (matching ones stay as they are: consolidation).
+    const heads = await findL2Heads(this.cfg, syncLookback(this.cfg), current, {
+      l1ByNumber: async (n) => {
+        try {
+          return await this.#deps.l1.blockRef(n);
+        } catch (e) {
+          if (e instanceof BaseError && e.code === "L1_NOT_FOUND") return undefined;
+          throw e;
+        }
+      },
+      l2ByNumber: (n) => this.#ref(n),
+    });
+    const safe = heads.safe;
+    if (!equalBytes(heads.unsafe.hash, current.unsafe.hash)) {
+      // An L1 reorg took the L1 origins of the unsafe blocks after it away: the engine drops them.
+      this.#log.warn("L1 reorg: unsafe head walked back", {
+        from: Number(current.unsafe.number),
+        to: Number(heads.unsafe.number),
+      });
+      const v = engineVersions(this.cfg, heads.unsafe.timestamp);
+      await this.#deps.engine.forkchoiceUpdated(v.fcu, {
+        headBlockHash: heads.unsafe.hash,
+        safeBlockHash: safe.hash,
+        finalizedBlockHash: heads.finalized.hash,
+      });
+      this.#unsafe = heads.unsafe;
     }
+    if (safe.number < current.safe.number) {
+      this.#log.info("Sync start: safe head walked back to re-derive", {
+        from: Number(current.safe.number),
+        to: Number(safe.number),
+      });
+    }
+    this.#derived = this.#derived.filter((d) => d.block.number <= safe.number);
+    const altda = this.#deps.altda;
     const back = safe.l1Origin.number - this.cfg.seqWindowSize;
     const originNumber = back > this.cfg.genesis.l1.number ? back : this.cfg.genesis.l1.number;
     const origin = await this.#deps.l1.blockRef(originNumber);
@@ -271,13 +278,6 @@ export class Driver {
     );
     this.#safe = safe;
     this.#log.info("Derivation starts", { safe: Number(safe.number), l1Origin: Number(origin.number) });
-  }
-
-  /** See syncStartSafe: from the finalized block (or genesis) up. */
-  #rewind(safe: L2BlockRef): Promise<L2BlockRef> {
-    const genesis = this.cfg.genesis.l2.number;
-    const floor = this.#finalized.number > genesis ? this.#finalized.number : genesis;
-    return syncStartSafe(safe, floor, syncLookback(this.cfg), (n) => this.#ref(n));
   }
 
   async #run(): Promise<void> {

@@ -24,7 +24,7 @@
  * States (interfaces.md 3.1): active or stopped; `start()` / `stop()` are admin_startSequencer /
  * admin_stopSequencer, with the state saved to `rpc.admin-state` when given.
  */
-import { BaseError, getLogger } from "../../common/mod.ts";
+import { BaseError, bytesToHex, equalBytes, getLogger } from "../../common/mod.ts";
 import type { L1BlockRef, L2BlockRef } from "../../protocol/block_ref.ts";
 import type { EngineApi, ExecutionPayload } from "../../protocol/engine.ts";
 import { isForkActivationBlock } from "../../protocol/hardforks.ts";
@@ -83,6 +83,8 @@ export interface SequencerDeps {
   l1BlobFeeSchedule?: L1BlobFeeSchedule;
   /** Seconds since the epoch (tests pass a clock). */
   now?: () => number;
+  /** An error of severity `reset` (an L1 reorg under the unsafe head): the driver resets. */
+  onReset?: () => void;
   /** op-conductor (--conductor.enabled). */
   conductor?: SequencerConductor;
   /** Each block it sequenced, once it is the engine's head (the p2p host publishes it). */
@@ -108,6 +110,17 @@ export async function selectL1Origin(
     } catch (e) {
       if (!(e instanceof BaseError && e.code === "L1_NOT_FOUND")) throw e;
     }
+  }
+  if (next !== undefined && !equalBytes(next.parentHash, current.hash)) {
+    // op-node L1OriginSelector: the next L1 block does not build on the current origin, an L1 reorg
+    // took it away; the driver's reset walks the unsafe head back to a canonical origin.
+    throw new BaseError(
+      "L1_REORG",
+      `Cannot sequence past L1 origin ${current.number} (${
+        bytesToHex(current.hash)
+      }): L1 block ${next.number} does not build on it`,
+      { severity: "reset" },
+    );
   }
   if (pastDrift) {
     if (next === undefined) {
@@ -238,6 +251,7 @@ export class Sequencer {
       if (this.#active) wait = await this.#step();
     } catch (e) {
       this.#log.warn("Sequencing failed: {message}", { message: (e as Error).message });
+      if (e instanceof BaseError && e.severity === "reset") this.#deps.onReset?.();
     }
     if (this.#active) this.#schedule(wait);
   }
