@@ -4,8 +4,10 @@
  * (Brotli from Fjord, zlib before), cuts the channel into frames that fit a batcher transaction, and
  * sends one EIP-1559 transaction per frame to the batch inbox, signed with the batcher key, each
  * waited for before the next (on an Alt-DA chain the frame goes to the DA server and the transaction
- * carries its commitment). If the L2 block it last submitted is no longer canonical, it starts
- * again from the safe head.
+ * carries its commitment). If the L2 block it last submitted is no longer canonical, if an L1 reorg
+ * took away the L1 block of its last transaction, or if the safe head went back (the rollup node
+ * walked it back over an L1 reorg), it starts again from the safe head (op-batcher clears its channel
+ * state on L1 reorgs too); duplicate batches are dropped by derivation.
  */
 import { bytesToHex } from "../common/bytes.ts";
 import type { JsonRpcClient } from "../common/json_rpc_client.ts";
@@ -76,6 +78,10 @@ export class Batcher {
   readonly #loop: StepLoop;
   /** The last L2 block submitted: number and hash. */
   #last: { number: bigint; hash: Uint8Array } | undefined;
+  /** The L1 block that included the last batcher transaction. */
+  #included: { number: bigint; hash: string } | undefined;
+  /** The safe head at the last step. */
+  #safe: bigint | undefined;
   /** L1 transactions sent. */
   sent = 0;
 
@@ -102,14 +108,23 @@ export class Batcher {
   /** Submits the blocks after the last submitted one, up to the head (one channel); returns how many. */
   async step(): Promise<number> {
     const { source } = this.#deps;
+    const safe = await source.safeNumber();
     if (this.#last !== undefined) {
       const still = await source.blockByNumber(this.#last.number);
       if (still === undefined || bytesToHex(still.hash) !== bytesToHex(this.#last.hash)) {
         this.#log.warn("The L2 chain reorganised under the batcher: restarting from the safe head");
         this.#last = undefined;
+      } else if (await this.#l1Reorged()) {
+        this.#log.warn("An L1 reorg took batcher transactions away: restarting from the safe head");
+        this.#last = undefined;
+      } else if (this.#safe !== undefined && safe < this.#safe) {
+        this.#log.warn("The safe head went back: restarting from it");
+        this.#last = undefined;
       }
     }
-    const from = this.#last !== undefined ? this.#last.number + 1n : (await source.safeNumber()) + 1n;
+    this.#safe = safe;
+    if (this.#last === undefined) this.#included = undefined;
+    const from = this.#last !== undefined ? this.#last.number + 1n : safe + 1n;
     const head = await source.headNumber();
     if (from > head) return 0;
     const to = head - from + 1n > BigInt(this.options.maxBlocksPerChannel)
@@ -148,10 +163,25 @@ export class Batcher {
   async #send(data: Uint8Array): Promise<void> {
     // Alt-DA: stored first (the commitment is not sent unless the server took the input).
     if (this.#deps.da !== undefined) data = commitmentTxData(await this.#deps.da.setInput(data));
-    await this.#sender.send(this.cfg.batchInboxAddress, data, "Batcher transaction", {
+    const { block } = await this.#sender.send(this.cfg.batchInboxAddress, data, "Batcher transaction", {
       timeoutMs: this.options.receiptTimeoutMs,
       stopped: () => this.#loop.stopped,
     });
+    this.#included = block;
     this.sent++;
+  }
+
+  /**
+   * Whether the L1 block of the last batcher transaction is no longer canonical. An L1 reorg takes
+   * away a suffix of L1: if any of the transactions went, the newest one's block went too.
+   */
+  async #l1Reorged(): Promise<boolean> {
+    const included = this.#included;
+    if (included === undefined) return false;
+    const now = await this.#deps.l1.call<{ hash: string } | null>("eth_getBlockByNumber", [
+      `0x${included.number.toString(16)}`,
+      false,
+    ]);
+    return now?.hash?.toLowerCase() !== included.hash;
   }
 }

@@ -31,7 +31,8 @@ export class L1TxSender {
   }
 
   /**
-   * Sends `data` to `to` and waits for the receipt: resolves with the hash once mined with status 1.
+   * Sends `data` to `to` and waits for the receipt: resolves with the hash and the L1 block that
+   * included it once mined with status 1.
    * Throws L1_TX_FAILED when it reverted, L1_TX_TIMEOUT after `timeoutMs` or when `stopped()` turns true;
    * `what` names the transaction in those errors.
    */
@@ -40,7 +41,7 @@ export class L1TxSender {
     data: Uint8Array,
     what: string,
     opts: { timeoutMs: number; stopped?: () => boolean },
-  ): Promise<string> {
+  ): Promise<{ hash: string; block: { number: bigint; hash: string } }> {
     const { l1, from } = this;
     const [nonce, gasPrice, tip] = await Promise.all([
       l1.call<string>("eth_getTransactionCount", [from, "pending"]),
@@ -64,10 +65,16 @@ export class L1TxSender {
     const hash = await l1.call<string>("eth_sendRawTransaction", [bytesToHex(tx.serialize())]);
     const deadline = Date.now() + opts.timeoutMs;
     for (;;) {
-      const receipt = await l1.call<{ status: string } | null>("eth_getTransactionReceipt", [hash]);
+      const receipt = await l1.call<{ status: string; blockHash: string; blockNumber: string } | null>(
+        "eth_getTransactionReceipt",
+        [hash],
+      );
       if (receipt !== null) {
         if (receipt.status !== "0x1") throw new BaseError("L1_TX_FAILED", `${what} ${hash} failed on L1`);
-        return hash;
+        return {
+          hash,
+          block: { number: BigInt(receipt.blockNumber), hash: receipt.blockHash.toLowerCase() },
+        };
       }
       if (Date.now() > deadline || opts.stopped?.()) {
         throw new BaseError("L1_TX_TIMEOUT", `${what} ${hash} was not mined in time`);

@@ -3,7 +3,8 @@
  * (Brotli, Fjord being active) cut into frames of at most 1,000 bytes, and sends one EIP-1559
  * transaction per frame to the batch inbox, signed with the batcher key; a verifier that reads only
  * L1 then derives the same chain. A second step has nothing to submit; a reorganised L2 chain under
- * the batcher makes it start again from the safe head.
+ * the batcher, an L1 reorg taking its transactions away, or a safe head going back make it start again
+ * from the safe head.
  */
 import { hexToBytes } from "../../lib/common/bytes.ts";
 import { JsonRpcClient } from "../../lib/common/json_rpc_client.ts";
@@ -73,6 +74,43 @@ Deno.test({
       assertEquals(await again.step(), 0);
       reorged = true;
       assertEquals(await again.step(), 7, "block 12 changed under it: from the safe head again");
+      await chain.sequencer.close();
+    } finally {
+      await anvil.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "batcher: an L1 reorg taking its transactions away, or a safe head going back, makes it submit again",
+  ignore: !tool.ok,
+  sanitizeResources: false,
+  async fn() {
+    const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
+    try {
+      const rpc = new JsonRpcClient(anvil.url);
+      const l1 = new L1Client(rpc);
+      const chain = await opChainOnAnvil(rpc, l1, 8, "none");
+      let safe = 0n;
+      const batcher = new Batcher(chain.cfg, {
+        source: { ...engineSource(chain.sequencer), safeNumber: () => Promise.resolve(safe) },
+        l1: rpc,
+        key: hexToBytes(DEV_PRIVATE_KEY),
+      }, { maxFrameSize: 100_000 });
+      const snapshot = await rpc.call<string>("evm_snapshot");
+      assertEquals(await batcher.step(), 8, "blocks 1-8");
+      assertEquals(await batcher.step(), 0);
+      // The L1 blocks with its transactions are reorganised away: it sends blocks 1-8 again, and a
+      // verifier reading only L1 derives the chain from them.
+      assert(await rpc.call<boolean>("evm_revert", [snapshot]));
+      assertEquals(await batcher.step(), 8, "after the L1 reorg, from the safe head again");
+      await verifyFromL1(l1, chain);
+      safe = 5n;
+      assertEquals(await batcher.step(), 0);
+      // The rollup node walked the safe head back to 2: blocks 3-8 again.
+      safe = 2n;
+      assertEquals(await batcher.step(), 6);
+      assertEquals(await batcher.step(), 0);
       await chain.sequencer.close();
     } finally {
       await anvil.stop();

@@ -302,12 +302,13 @@ export class Driver {
           await this.#sleep();
           continue;
         }
-        const p = await this.#consolidate(r.parent, r.attributes) ??
-          await this.#apply(r.parent, r.attributes);
+        const consolidated = await this.#consolidate(r.parent, r.attributes);
+        const p = consolidated ?? await this.#apply(r.parent, r.attributes);
         this.#safe = l2BlockRefFromPayload(this.cfg, p);
         this.#derived.push({ block: this.#safe, from: r.derivedFrom.number });
         this.#finalize();
-        this.#log.info("Derived block", {
+        // Consolidated: the engine had the block already (an unsafe block, or one derived before a reset).
+        this.#log.info(consolidated === undefined ? "Derived block" : "Consolidated block", {
           number: Number(this.#safe.number),
           l1: Number(r.derivedFrom.number),
           txs: p.transactions.length,
