@@ -3,12 +3,15 @@
  * to a snapshot (evm_revert) after the sequencer built unsafe blocks on L1 origins the revert takes
  * away. The sequencer must notice (the next L1 block does not build on its origin), walk its unsafe
  * head back to a block whose L1 origin is canonical (op-node sync/start.go FindL2Heads) and go on
- * sequencing on the new L1 chain.
+ * sequencing on the new L1 chain. With a batcher: the batches in the L1 blocks the revert took away
+ * are sent again, and the node derives its safe head again past them.
  */
 import { assert } from "../assert.ts";
 import {
   anvilForTest,
+  DEV_PRIVATE_KEY,
   freePort,
+  type KeelProcess,
   type RpcAnswer,
   rpcCall,
   sequencerOnAnvil,
@@ -95,6 +98,80 @@ Deno.test({
       console.error(node.output().slice(-6000));
       throw e;
     } finally {
+      await node.stop();
+      await anvil.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "keel node and keel batcher: batches an L1 reorg took away are sent again and derived again",
+  ignore: !tool.ok,
+  sanitizeResources: false,
+  async fn() {
+    if (!tool.ok) return;
+    const anvil = await startAnvil(tool.binary, ["--block-time", "1"]);
+    const dir = await Deno.makeTempDir({ prefix: "keel-l1-reorg-batches-" });
+    const port = freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const node = spawnKeel("node", await sequencerOnAnvil(anvil.url, dir, port));
+    let batcher: KeelProcess | undefined;
+    const out = () => `${node.output()}\n--- batcher ---\n${batcher?.output()}`;
+    const l1 = async (method: string, params: unknown[] = []) =>
+      ((await rpcCall(anvil.url, method, params)) as RpcAnswer).result;
+    const status = async () =>
+      (await rpcCall(url, "rollupnode_syncStatus").catch(() => undefined) as RpcAnswer)
+        ?.result;
+    try {
+      await until(
+        async () => ((await status())?.unsafe_l2?.number >= 2 ? true : undefined),
+        "sequencing",
+        out,
+      );
+      batcher = spawnKeel("batcher", [
+        `--l1-eth-rpc=${anvil.url}`,
+        `--l2-eth-rpc=${url}`,
+        `--rollup-rpc=${url}`,
+        `--private-key=${DEV_PRIVATE_KEY}`,
+        "--poll-interval=500ms",
+      ]);
+      await until(
+        async () => ((await status())?.safe_l2?.number >= 2 ? true : undefined),
+        "a safe head",
+        out,
+        120_000,
+      );
+      const snapshot = await l1("evm_snapshot");
+      const safeAtSnapshot = (await status()).safe_l2.number;
+      await until(
+        async () => ((await status())?.safe_l2?.number >= safeAtSnapshot + 4 ? true : undefined),
+        "batches after the snapshot",
+        out,
+      );
+      const unsafeAtRevert = (await status()).unsafe_l2.number;
+      assert(await l1("evm_revert", [snapshot]));
+      // The batches after the snapshot are gone from L1: sent again, the safe head gets past where
+      // the unsafe head was, on blocks of the node's chain.
+      const safe = await until(
+        async () => {
+          const st = await status();
+          return st?.safe_l2?.number > unsafeAtRevert ? st.safe_l2 : undefined;
+        },
+        "the safe head past the unsafe head of the revert",
+        out,
+        120_000,
+      );
+      const block =
+        ((await rpcCall(url, "eth_getBlockByNumber", [`0x${safe.number.toString(16)}`, false])) as RpcAnswer)
+          .result;
+      assert(block.hash === safe.hash);
+      assert(batcher.output().includes("An L1 reorg took batcher transactions away"), out());
+    } catch (e) {
+      console.error(out().slice(-8000));
+      throw e;
+    } finally {
+      await batcher?.stop();
       await node.stop();
       await anvil.stop();
       await Deno.remove(dir, { recursive: true });
