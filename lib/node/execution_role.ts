@@ -224,7 +224,7 @@ export async function startExecutionRole(
       netNamespace(backend),
       web3Namespace(backend),
       txpoolNamespace(backend),
-      debugNamespace(backend),
+      debugNamespace({ ...backend, setHead: (n) => engine.setHead(n) }),
       traceNamespace(backend),
       engineNamespace(engineApi),
     ]);

@@ -363,6 +363,38 @@ export class ExecutionEngine {
     });
   }
 
+  /**
+   * Rewinds the canonical chain to block `number` (geth debug_setHead): the blocks after it leave the
+   * canonical chain (they stay stored, a later forkchoice may make them canonical again), safe and
+   * finalized come down to it when they were above, and the dropped blocks' transactions return to
+   * the pool. A number above the head is refused.
+   */
+  setHead(number: bigint): Promise<ReorgResult> {
+    return this.#serial(async () => {
+      const head = this.head().header.number;
+      const hash = this.chain.getCanonicalHash(number);
+      if (number > head || hash === undefined) {
+        throw new BaseError(
+          ENGINE_ERRORS.UNKNOWN_BLOCK,
+          `Cannot set the head to block ${number}: the head is block ${head}`,
+        );
+      }
+      let reorg: ReorgResult = { added: [], removed: [] };
+      await this.store.transactionAsync(async () => {
+        await Promise.resolve();
+        reorg = this.chain.setCanonicalHead(hash);
+        if ((this.chain.getHead("safe")?.number ?? 0n) > number) this.chain.setSafeHead(hash);
+        if ((this.chain.getHead("finalized")?.number ?? 0n) > number) this.chain.setFinalizedHead(hash);
+      });
+      if (reorg.removed.length > 0) {
+        this.#logger.warn("Chain rewound", { number: number.toString(), dropped: reorg.removed.length });
+      }
+      this.#forgetHeadState();
+      await this.#followHead(reorg, true);
+      return reorg;
+    });
+  }
+
   /** Drops what was read from the head's state (it changed without a new head). */
   #forgetHeadState(): void {
     this.#hot = undefined;

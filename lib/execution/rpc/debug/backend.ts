@@ -14,6 +14,8 @@ export interface TraceBackend {
   chain: ChainStore;
   /** A fresh state manager at the header's state root; throws when the state is missing. */
   stateAt(header: Header): Promise<MerkleStateManager>;
+  /** debug_setHead: rewinds the canonical chain to block `number` (the engine's setHead). */
+  setHead?(number: bigint): Promise<unknown>;
   options: {
     /** rpc.evmtimeout in ms: the default trace timeout is geth's 5 s (eth/tracers/api.go defaultTraceTimeout). */
     evmTimeoutMs: number;

@@ -1,7 +1,8 @@
-/** The debug namespace: tracing (struct logger, callTracer, prestateTracer) and raw encodings. */
+/** The debug namespace: tracing (struct logger, callTracer, prestateTracer), raw encodings, dbGet, setHead. */
 import type { Namespace } from "../../../rpc/mod.ts";
 import type { TraceBackend } from "./backend.ts";
 import { getRawBlock, getRawHeader, getRawReceipts, getRawTransaction } from "./raw.ts";
+import { dbGet, setHead } from "./db.ts";
 import { traceBlockByHash, traceBlockByNumber } from "./trace_block.ts";
 import { traceCall } from "./trace_call.ts";
 import { traceTransaction } from "./trace_transaction.ts";
@@ -16,5 +17,7 @@ export function debugNamespace(backend: TraceBackend): Namespace {
     getRawBlock: getRawBlock(backend),
     getRawReceipts: getRawReceipts(backend),
     getRawTransaction: getRawTransaction(backend),
+    dbGet: dbGet(backend),
+    setHead: setHead(backend),
   };
 }
