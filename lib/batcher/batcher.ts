@@ -4,10 +4,10 @@
  * (Brotli from Fjord, zlib before), cuts the channel into frames that fit a batcher transaction, and
  * sends one EIP-1559 transaction per frame to the batch inbox, signed with the batcher key, each
  * waited for before the next (on an Alt-DA chain the frame goes to the DA server and the transaction
- * carries its commitment). If the L2 block it last submitted is no longer canonical, if an L1 reorg
- * took away the L1 block of its last transaction, or if the safe head went back (the rollup node
- * walked it back over an L1 reorg), it starts again from the safe head (op-batcher clears its channel
- * state on L1 reorgs too); duplicate batches are dropped by derivation.
+ * carries its commitment). If the L2 block it last submitted is no longer canonical, it starts again
+ * from the safe head. If an L1 reorg took away (part of) channels it sent, it sends their blocks again,
+ * from the first block of the oldest such channel (op-batcher resends transactions reorged out before
+ * their confirmations); duplicate batches are dropped by derivation.
  */
 import { bytesToHex } from "../common/bytes.ts";
 import type { JsonRpcClient } from "../common/json_rpc_client.ts";
@@ -69,6 +69,9 @@ export interface BatcherDeps {
   da?: { setInput(input: Uint8Array): Promise<Commitment> };
 }
 
+/** Channels whose L1 inclusion is checked for reorgs (the newest; older ones are deep in L1). */
+const MAX_TRACKED_CHANNELS = 64;
+
 export class Batcher {
   readonly cfg: RollupConfig;
   readonly options: BatcherOptions;
@@ -80,8 +83,8 @@ export class Batcher {
   #last: { number: bigint; hash: Uint8Array } | undefined;
   /** The L1 block that included the last batcher transaction. */
   #included: { number: bigint; hash: string } | undefined;
-  /** The safe head at the last step. */
-  #safe: bigint | undefined;
+  /** The channels sent lately: their L2 blocks and the L1 block of their last frame. */
+  #channels: { from: bigint; l1: { number: bigint; hash: string } }[] = [];
   /** L1 transactions sent. */
   sent = 0;
 
@@ -108,23 +111,25 @@ export class Batcher {
   /** Submits the blocks after the last submitted one, up to the head (one channel); returns how many. */
   async step(): Promise<number> {
     const { source } = this.#deps;
-    const safe = await source.safeNumber();
+    let from: bigint | undefined;
     if (this.#last !== undefined) {
       const still = await source.blockByNumber(this.#last.number);
       if (still === undefined || bytesToHex(still.hash) !== bytesToHex(this.#last.hash)) {
         this.#log.warn("The L2 chain reorganised under the batcher: restarting from the safe head");
         this.#last = undefined;
-      } else if (await this.#l1Reorged()) {
-        this.#log.warn("An L1 reorg took batcher transactions away: restarting from the safe head");
-        this.#last = undefined;
-      } else if (this.#safe !== undefined && safe < this.#safe) {
-        this.#log.warn("The safe head went back: restarting from it");
-        this.#last = undefined;
+      } else {
+        const reorged = await this.#reorgedFrom();
+        if (reorged !== undefined) {
+          // The blocks of the channels it took away are sent again (duplicates are dropped by derivation).
+          this.#log.warn("An L1 reorg took batcher transactions away: sending again from block {from}", {
+            from: Number(reorged),
+          });
+          from = reorged;
+        } else from = this.#last.number + 1n;
       }
     }
-    this.#safe = safe;
-    if (this.#last === undefined) this.#included = undefined;
-    const from = this.#last !== undefined ? this.#last.number + 1n : safe + 1n;
+    if (this.#last === undefined) this.#channels = [];
+    from ??= (await source.safeNumber()) + 1n;
     const head = await source.headNumber();
     if (from > head) return 0;
     const to = head - from + 1n > BigInt(this.options.maxBlocksPerChannel)
@@ -151,6 +156,8 @@ export class Batcher {
     });
     for (const frame of frames) await this.#send(encodeBatcherTxData([frame]));
     this.#last = { number: last.number, hash: last.hash };
+    this.#channels.push({ from, l1: this.#included! });
+    if (this.#channels.length > MAX_TRACKED_CHANNELS) this.#channels.shift();
     this.#log.info("Submitted blocks", {
       from: Number(from),
       to: Number(last.number),
@@ -172,16 +179,22 @@ export class Batcher {
   }
 
   /**
-   * Whether the L1 block of the last batcher transaction is no longer canonical. An L1 reorg takes
-   * away a suffix of L1: if any of the transactions went, the newest one's block went too.
+   * The first L2 block of the oldest tracked channel that an L1 reorg took (partly) away, if any. An L1
+   * reorg takes away a suffix of L1: a channel is whole while the block of its last frame is canonical,
+   * and once one is, the channels before it are too (checked from the newest down).
    */
-  async #l1Reorged(): Promise<boolean> {
-    const included = this.#included;
-    if (included === undefined) return false;
-    const now = await this.#deps.l1.call<{ hash: string } | null>("eth_getBlockByNumber", [
-      `0x${included.number.toString(16)}`,
-      false,
-    ]);
-    return now?.hash?.toLowerCase() !== included.hash;
+  async #reorgedFrom(): Promise<bigint | undefined> {
+    let from: bigint | undefined;
+    for (let i = this.#channels.length - 1; i >= 0; i--) {
+      const { l1 } = this.#channels[i];
+      const now = await this.#deps.l1.call<{ hash: string } | null>("eth_getBlockByNumber", [
+        `0x${l1.number.toString(16)}`,
+        false,
+      ]);
+      if (now?.hash?.toLowerCase() === l1.hash) break;
+      from = this.#channels[i].from;
+      this.#channels.length = i;
+    }
+    return from;
   }
 }

@@ -3,8 +3,7 @@
  * (Brotli, Fjord being active) cut into frames of at most 1,000 bytes, and sends one EIP-1559
  * transaction per frame to the batch inbox, signed with the batcher key; a verifier that reads only
  * L1 then derives the same chain. A second step has nothing to submit; a reorganised L2 chain under
- * the batcher, an L1 reorg taking its transactions away, or a safe head going back make it start again
- * from the safe head.
+ * the batcher makes it start again from the safe head; channels an L1 reorg took away are sent again.
  */
 import { hexToBytes } from "../../lib/common/bytes.ts";
 import { JsonRpcClient } from "../../lib/common/json_rpc_client.ts";
@@ -82,7 +81,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "batcher: an L1 reorg taking its transactions away, or a safe head going back, makes it submit again",
+  name: "batcher: the channels an L1 reorg takes away are sent again, from the oldest of them",
   ignore: !tool.ok,
   sanitizeResources: false,
   async fn() {
@@ -96,20 +95,27 @@ Deno.test({
         source: { ...engineSource(chain.sequencer), safeNumber: () => Promise.resolve(safe) },
         l1: rpc,
         key: hexToBytes(DEV_PRIVATE_KEY),
-      }, { maxFrameSize: 100_000 });
-      const snapshot = await rpc.call<string>("evm_snapshot");
-      assertEquals(await batcher.step(), 8, "blocks 1-8");
+      }, { maxFrameSize: 100_000, maxBlocksPerChannel: 4 });
+      const beforeAll = await rpc.call<string>("evm_snapshot");
+      assertEquals(await batcher.step(), 4, "channel of blocks 1-4");
+      const beforeSecond = await rpc.call<string>("evm_snapshot");
+      assertEquals(await batcher.step(), 4, "channel of blocks 5-8");
       assertEquals(await batcher.step(), 0);
-      // The L1 blocks with its transactions are reorganised away: it sends blocks 1-8 again, and a
-      // verifier reading only L1 derives the chain from them.
-      assert(await rpc.call<boolean>("evm_revert", [snapshot]));
-      assertEquals(await batcher.step(), 8, "after the L1 reorg, from the safe head again");
+      // An L1 reorg takes the second channel away: blocks 5-8 again, and a verifier reading only L1
+      // derives the whole chain.
+      assert(await rpc.call<boolean>("evm_revert", [beforeSecond]));
+      assertEquals(await batcher.step(), 4, "only the channel the reorg took");
+      assertEquals(await batcher.step(), 0);
       await verifyFromL1(l1, chain);
+      // A deeper one takes both: from block 1 again.
+      assert(await rpc.call<boolean>("evm_revert", [beforeAll]));
+      assertEquals(await batcher.step(), 4, "blocks 1-4 again");
+      assertEquals(await batcher.step(), 4, "blocks 5-8 again");
+      await verifyFromL1(l1, chain);
+      // A safe head going back (a rollup node restarting re-derives a window) is no reason to send again.
       safe = 5n;
       assertEquals(await batcher.step(), 0);
-      // The rollup node walked the safe head back to 2: blocks 3-8 again.
       safe = 2n;
-      assertEquals(await batcher.step(), 6);
       assertEquals(await batcher.step(), 0);
       await chain.sequencer.close();
     } finally {
