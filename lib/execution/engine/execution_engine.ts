@@ -11,9 +11,7 @@
  * readers (`chain`, `stateAt`) never wait. Events only announce: `onNewHeads` fires after the
  * forkchoice change committed.
  */
-import { Hardfork } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import { Address } from "@ethereumjs/util";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { join } from "node:path";
 import { bytesToHex, equalBytes } from "../../common/bytes.ts";
@@ -33,13 +31,9 @@ import {
   type BlockAttributes,
   BlockBuilder,
   decodeSignedTx,
-  encodingOf,
   forkRules,
   importBlock,
   type ImportTimings,
-  type L1FeeSource,
-  loadL1FeeSource,
-  nextBlockBaseFee,
   sharedSenderCache,
 } from "../evm/mod.ts";
 import type { GenesisJson } from "../genesis/mod.ts";
@@ -58,6 +52,7 @@ import { attrsError, toBlockAttributes } from "./block_attributes.ts";
 import { GENESIS_HASH_KEY, initParsedGenesis, storedChainConfig, toGenesis } from "./genesis_store.ts";
 import { blockValue, toStoredReceipts } from "./receipts.ts";
 import { IrregularState } from "./irregular_state.ts";
+import { PoolHeadView } from "./pool_head.ts";
 import { Impersonation } from "./impersonation.ts";
 import {
   BlockSenderRecovery,
@@ -95,9 +90,8 @@ export class ExecutionEngine {
   /** Accounts that send without a key, and their transactions' senders (dev methods). */
   readonly impersonation: Impersonation;
   #builderPool: EngineTxPool;
-  #headState: { hash: Uint8Array; root: Uint8Array; sm: Promise<MerkleStateManager> } | undefined;
-  /** The L1 fee parameters of the head's L1Block, for the pool: read once per head and fork. */
-  #headL1Fees: { hash: Uint8Array; fork: string; source: Promise<L1FeeSource> } | undefined;
+  /** What the pool reads of the head. */
+  readonly #poolHead: PoolHeadView;
   #listeners = new Set<(event: NewHeadsEvent) => void>();
   #lock: Promise<unknown> = Promise.resolve();
   /** The state manager last used for a block, positioned at `root` (its caches stay warm). */
@@ -126,10 +120,17 @@ export class ExecutionEngine {
     this.impersonation = new Impersonation(store);
     this.#logger = deps.logger ?? getLogger(["execution", "engine"]);
     this.#now = deps.now ?? (() => Math.floor(Date.now() / 1000));
+    this.#poolHead = new PoolHeadView({
+      config,
+      store,
+      irregular: this.irregular,
+      head: () => this.head(),
+      now: this.#now,
+    });
     this.pool = new TxPool(txpool, {
-      getAccount: (address) => this.#headAccount(address),
+      getAccount: (address) => this.#poolHead.account(address),
       head: () => this.pendingRules(),
-      l1Cost: (tx) => this.#l1Cost(tx),
+      l1Cost: (tx) => this.#poolHead.l1Cost(tx),
       common: () => forkRules(this.config, this.pendingRules().timestamp).common,
       // The sender recovered on arrival is remembered by tx hash, so importing a block that carries
       // the transaction (newPayload from another sequencer) skips ecrecover (evm/sender_cache.ts).
@@ -161,42 +162,6 @@ export class ExecutionEngine {
     };
   }
 
-  /** The head state, shared by the pool's account reads until the head moves. */
-  #headStateManager(): Promise<MerkleStateManager> {
-    const head = this.head();
-    const root = this.irregular.rootOf(head.header, head.hash);
-    const cached = this.#headState;
-    if (cached === undefined || !equalBytes(cached.hash, head.hash) || !equalBytes(cached.root, root)) {
-      const sm = createStateManager(this.store, root);
-      this.#headState = { hash: head.hash, root, sm };
-      return sm;
-    }
-    return cached.sm;
-  }
-
-  async #headAccount(address: Uint8Array): Promise<{ nonce: bigint; balance: bigint }> {
-    const account = await (await this.#headStateManager()).getAccount(new Address(address));
-    return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n };
-  }
-
-  async #l1Cost(tx: TypedTransaction): Promise<bigint> {
-    const op = this.config.op;
-    if (op === undefined) return 0n;
-    const fork = forkRules(this.config, this.pendingRules().timestamp).opFork ?? "bedrock";
-    const hash = this.head().hash;
-    let cached = this.#headL1Fees;
-    if (cached === undefined || cached.fork !== fork || !equalBytes(cached.hash, hash)) {
-      const source = this.#headStateManager().then((sm) => loadL1FeeSource(sm, fork));
-      const entry = cached = this.#headL1Fees = { hash, fork, source };
-      // A failed read is not kept: the next transaction reads again.
-      source.catch(() => {
-        if (this.#headL1Fees === entry) this.#headL1Fees = undefined;
-      });
-    }
-    const source = await cached.source;
-    return source.l1Fee(encodingOf(tx)).l1Fee + source.operatorFee(tx.gasLimit);
-  }
-
   /** The blob base fee of a block on a plain chain from Cancun (receipts of blob transactions). */
   #blobGasPrice(header: Header): bigint | undefined {
     if (this.config.op !== undefined || header.excessBlobGas === undefined) return undefined;
@@ -205,22 +170,7 @@ export class ExecutionEngine {
 
   /** The rules of the next block on the head (the pool validates against them). */
   pendingRules(): PoolHead {
-    const head = this.head().header;
-    const timestamp = BigInt(Math.max(this.#now(), Number(head.timestamp) + 1));
-    const common = forkRules(this.config, timestamp).common;
-    const prague = common.gteHardfork(Hardfork.Prague);
-    const types = [0, 1, 2];
-    if (this.config.op === undefined && common.gteHardfork(Hardfork.Cancun)) types.push(3);
-    if (prague) types.push(4);
-    return {
-      chainId: this.config.chainId,
-      gasLimit: head.gasLimit,
-      nextBaseFee: nextBlockBaseFee(this.config, head, timestamp),
-      allowedTypes: new Set(types),
-      timestamp,
-      isShanghai: common.gteHardfork(Hardfork.Shanghai),
-      isPrague: prague,
-    };
+    return this.#poolHead.rules();
   }
 
   /** Opens the database, writes or checks the genesis, and resumes at the stored head. */
@@ -398,8 +348,7 @@ export class ExecutionEngine {
   /** Drops what was read from the head's state (it changed without a new head). */
   #forgetHeadState(): void {
     this.#hot = undefined;
-    this.#headState = undefined;
-    this.#headL1Fees = undefined;
+    this.#poolHead.forget();
   }
 
   /** Subscribes to canonical head changes; returns the unsubscribe function. */
@@ -701,8 +650,7 @@ export class ExecutionEngine {
     this.#closed = true;
     this.#listeners.clear();
     this.#hot = undefined;
-    this.#headState = undefined;
-    this.#headL1Fees = undefined;
+    this.#poolHead.forget();
     this.#rootTask?.close();
     this.#blockSenders.close();
     if (this.#ownsStore) this.store.close();

@@ -6,6 +6,7 @@ export * from "./receipts.ts";
 export * from "./payload.ts";
 export * from "./dev_miner.ts";
 export * from "./impersonation.ts";
+export * from "./pool_head.ts";
 export * from "./engine_api.ts";
 export * from "./wire.ts";
 export * from "./engine_rpc.ts";
