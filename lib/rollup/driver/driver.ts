@@ -24,7 +24,7 @@ import {
 } from "../derive/mod.ts";
 import type { L1Client } from "../l1/mod.ts";
 import { L1Heads } from "./l1_heads.ts";
-import { epochStartAtOrBelow, findL2Heads, type L2Heads } from "./find_heads.ts";
+import { findL2Heads, type L2Heads } from "./find_heads.ts";
 import type { AltDaManager } from "../altda/mod.ts";
 
 /** What the driver needs of the L2 execution client besides the Engine API. */
@@ -83,22 +83,6 @@ export function syncLookback(cfg: RollupConfig): bigint {
   const a = cfg.altDA;
   const windows = a === undefined ? 0n : a.daChallengeWindow + a.daResolveWindow;
   return windows > cfg.seqWindowSize ? windows : cfg.seqWindowSize;
-}
-
-/**
- * Where a reset of an Alt-DA chain restarts the safe head (op-node sync/start.go FindL2Heads): the
- * first block of the newest epoch whose L1 origin is more than `lookback` L1 blocks before `safe`'s,
- * not below block `floor` (the finalized block or genesis). The L1 origin grows with the block
- * number: two binary searches over `ref`.
- */
-export async function syncStartSafe(
-  safe: L2BlockRef,
-  floor: bigint,
-  lookback: bigint,
-  ref: (n: bigint) => Promise<L2BlockRef>,
-): Promise<L2BlockRef> {
-  if (safe.number <= floor) return safe;
-  return await epochStartAtOrBelow(floor, safe.number, safe.l1Origin.number - lookback - 1n, ref);
 }
 
 /** rollupnode_syncStatus (interfaces.md 2.6), in internal form. */

@@ -14,7 +14,7 @@
  *
  * L1 origins grow with the L2 block number and each epoch's origin is the child of the one before, so
  * once a canonical origin is found every block below it has one too: the walk from the unsafe head stops
- * there, and the safe head is found by binary search (syncStartSafe).
+ * there, and the safe head is found by binary search (epochStartAtOrBelow).
  */
 import { bytesToHex, equalBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";

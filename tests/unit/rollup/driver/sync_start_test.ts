@@ -1,9 +1,10 @@
 /**
- * Where an Alt-DA reset restarts the safe head (driver.ts syncStartSafe, op-node FindL2Heads): checked
+ * Where a reset restarts the safe head (find_heads.ts epochStartAtOrBelow, op-node FindL2Heads): checked
  * against a walk back block by block, on random chains of epochs of random lengths.
  */
 import type { L2BlockRef } from "../../../../lib/protocol/block_ref.ts";
-import { syncLookback, syncStartSafe } from "../../../../lib/rollup/driver/driver.ts";
+import { syncLookback } from "../../../../lib/rollup/driver/driver.ts";
+import { epochStartAtOrBelow } from "../../../../lib/rollup/driver/find_heads.ts";
 import { rollupFixture } from "../derive/rollup_fixture.ts";
 import { assertEquals } from "../../../assert.ts";
 import { prng } from "../../../prng.ts";
@@ -49,10 +50,11 @@ Deno.test("sync start: the first block of the newest epoch past the lookback, ne
     const safe = BigInt(Math.floor(rand() * 60));
     const floor = BigInt(Math.floor(rand() * Number(safe + 1n)));
     const lookback = BigInt(Math.floor(rand() * 40));
-    const got = await syncStartSafe(
-      chain[Number(safe)],
+    // The safe head a reset restarts from, below `safe` (findL2Heads with the highest canonical origin at safe's).
+    const got = await epochStartAtOrBelow(
       floor,
-      lookback,
+      safe,
+      chain[Number(safe)].l1Origin.number - lookback - 1n,
       (n) => Promise.resolve(chain[Number(n)]),
     );
     assertEquals(
