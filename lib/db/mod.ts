@@ -3,3 +3,4 @@ export * from "./kv_store.ts";
 export * from "./memory_store.ts";
 export * from "./sqlite_store.ts";
 export * from "./prefixes.ts";
+export * from "./overlay_store.ts";

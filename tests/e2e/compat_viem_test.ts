@@ -1,6 +1,7 @@
 /**
  * viem, unchanged, against a real `keel execution --dev` (issue 4, "Tested with real clients"):
- * public and wallet actions, a contract's deploy/read/write/events, watchBlocks and
+ * public and wallet actions, a contract's deploy/read/write/events, simulateBlocks and simulateCalls
+ * (eth_simulateV1), watchBlocks and
  * watchContractEvent over WebSocket (eth_subscribe newHeads / logs), and viem/op-stack's L2
  * actions and deposit formatters.
  */
@@ -188,6 +189,52 @@ Deno.test({
         assertEquals(proof.storageProof[0].value, 5n);
         assert(proof.accountProof.length > 0 && proof.storageProof[0].proof.length > 0);
         assertEquals(proof.codeHash, keccak256(code!));
+      });
+
+      await t.step("eth_simulateV1: simulateBlocks and simulateCalls", async () => {
+        // (viem caches eth_blockNumber for a polling interval.)
+        const head = await client.getBlockNumber({ cacheTime: 0 });
+        const [first, second] = await client.simulateBlocks({
+          blocks: [
+            {
+              calls: [{
+                account: DEV_ADDRESS,
+                to: token,
+                abi: BENCH_TOKEN_ABI,
+                functionName: "transfer",
+                args: [DEV_ADDRESS_1, 7n],
+              }],
+            },
+            {
+              calls: [{ to: token, abi: BENCH_TOKEN_ABI, functionName: "balanceOf", args: [DEV_ADDRESS_1] }],
+            },
+          ],
+        });
+        assertEquals(first.number, head + 1n);
+        assertEquals(second.parentHash, first.hash);
+        assertEquals(first.calls[0].status, "success");
+        assertEquals(first.calls[0].logs?.length, 1);
+        // The second block sees the first one's transfer (5 from the real one before, 7 simulated)...
+        assertEquals(second.calls[0].result, 12n);
+        // ... and nothing reached the chain.
+        assertEquals(await client.getBlockNumber({ cacheTime: 0 }), head);
+        assertEquals(
+          await client.readContract({
+            address: token,
+            abi: BENCH_TOKEN_ABI,
+            functionName: "balanceOf",
+            args: [DEV_ADDRESS_1],
+          }),
+          5n,
+        );
+        const { results } = await client.simulateCalls({
+          account: DEV_ADDRESS,
+          calls: [
+            { to: DEV_ADDRESS_1, value: 1n },
+            { to: token, abi: BENCH_TOKEN_ABI, functionName: "transfer", args: [DEV_ADDRESS_1, 10n ** 40n] },
+          ],
+        });
+        assertEquals(results.map((r) => r.status), ["success", "failure"]);
       });
 
       await t.step("WebSocket: watchBlocks and watchContractEvent (eth_subscribe)", async () => {

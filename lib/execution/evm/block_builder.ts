@@ -106,6 +106,11 @@ export interface BlockBuilderDeps {
    * the reference the direct path is tested against.
    */
   evmOnly?: boolean;
+  /**
+   * OP chains: leave out the L1 data fee and the operator fee (eth_simulateV1, whose calls are messages
+   * without an encoding to charge for, as op-geth's simulated messages carry no rollup cost data).
+   */
+  noL1Fee?: boolean;
 }
 
 export interface SealedBlock {
@@ -265,7 +270,7 @@ export class BlockBuilder {
       baseFee: header.baseFeePerGas ?? 0n,
       daFootprintRoom: () => header.gasLimit - this.#daFootprint,
       plainTransfers: deps.evmOnly !== true && plainTransfersApply(rules.common),
-      l1Fees: config.op === undefined ? undefined : () => {
+      l1Fees: config.op === undefined || deps.noL1Fee === true ? undefined : () => {
         this.#l1 ??= loadL1FeeSource(deps.stateManager, rules.opFork ?? "bedrock");
         return this.#l1;
       },

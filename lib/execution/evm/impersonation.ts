@@ -27,6 +27,11 @@ export function registerImpersonated(hash: Uint8Array, sender: Uint8Array): void
   SENDERS.set(bytesToHex(hash), new Address(sender.slice()));
 }
 
+/** Forgets a registration (eth_simulateV1's transactions live only for the request). */
+export function unregisterImpersonated(hash: Uint8Array): void {
+  SENDERS.delete(bytesToHex(hash));
+}
+
 /** The sender of an impersonated transaction, or undefined for every other transaction. */
 export function impersonatedSender(tx: TypedTransaction): Address | undefined {
   if (SENDERS.size === 0 || tx.s !== 1n || !tx.isSigned()) return undefined;

@@ -78,6 +78,8 @@ export interface TxResult {
   blobGasUsed?: bigint;
   /** The EVM error of a failed execution (status 0), for tracing and RPC. */
   error?: string;
+  /** What the top call returned (revert data when it reverted); deposits and creations leave it out. */
+  returnData?: Uint8Array;
 }
 
 const WORD = 32n;
@@ -451,5 +453,6 @@ export async function runUserTx(
     l1Fee,
     blobGasUsed: result.blobGasUsed,
     error: result.execResult.exceptionError?.error,
+    returnData: result.execResult.returnValue,
   };
 }

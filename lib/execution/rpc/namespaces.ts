@@ -8,6 +8,7 @@ import { FilterManager } from "./filters.ts";
 import { ethBlobBaseFee } from "./eth/blob_base_fee.ts";
 import { ethBlockNumber } from "./eth/block_number.ts";
 import { ethCall } from "./eth/call.ts";
+import { ethSimulateV1 } from "./eth/simulate.ts";
 import { ethChainId } from "./eth/chain_id.ts";
 import { ethCreateAccessList } from "./eth/create_access_list.ts";
 import { ethEstimateGas } from "./eth/estimate_gas.ts";
@@ -86,6 +87,7 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethGetTransactionReceipt(ctx),
     ethGetLogs(ctx),
     ethCall(ctx),
+    ethSimulateV1(ctx),
     ethEstimateGas(ctx),
     ethCreateAccessList(ctx),
     ethSendRawTransaction(ctx),

@@ -1,0 +1,195 @@
+/**
+ * eth_simulateV1 (execution-apis execute.yaml; the request shapes of its tests/eth_simulateV1): real
+ * blocks on a scratch copy of the state, each on the one before; per-call results; the error codes.
+ */
+import { bytesToHex } from "../../../../../lib/common/mod.ts";
+import { assert, assertEquals, assertNotEquals } from "../../../../assert.ts";
+import { A, B, createDeployed, errorData, LOG_TOPIC } from "../fixture.ts";
+
+const d = await createDeployed();
+const f = d.fixture;
+const hex = bytesToHex;
+const C0 = "0xc000000000000000000000000000000000000000";
+const C1 = "0xc100000000000000000000000000000000000000";
+const C2 = "0xc200000000000000000000000000000000000000";
+type Block = Record<string, unknown> & { calls: Record<string, unknown>[] };
+
+async function simulate(payload: unknown, block: unknown = "latest"): Promise<Block[]> {
+  return await f.call<Block[]>("eth_simulateV1", [payload, block]);
+}
+
+Deno.test("eth_simulateV1: transfers in one block, funded by a state override (ethSimulate-simple)", async () => {
+  const latest = await f.call<{ number: string; hash: string; timestamp: string }>("eth_getBlockByNumber", [
+    "latest",
+    false,
+  ]);
+  const [block] = await simulate({
+    blockStateCalls: [{
+      stateOverrides: { [C0]: { balance: "0x3e8" } },
+      // The third call has no `from`: the zero address sends.
+      calls: [{ from: C0, to: C1, value: "0x3e8" }, { from: C1, to: C2, value: "0x3e8" }, { to: C1 }],
+    }],
+  });
+  assertEquals(block.number, `0x${(BigInt(latest.number) + 1n).toString(16)}`);
+  assertEquals(block.parentHash, latest.hash);
+  assertEquals(BigInt(block.timestamp as string), BigInt(latest.timestamp) + 1n);
+  assertEquals(block.baseFeePerGas, "0x0");
+  assertEquals(block.gasUsed, "0xf618");
+  assertEquals(block.calls, [
+    { returnData: "0x", logs: [], gasUsed: "0x5208", status: "0x1" },
+    { returnData: "0x", logs: [], gasUsed: "0x5208", status: "0x1" },
+    { returnData: "0x", logs: [], gasUsed: "0x5208", status: "0x1" },
+  ]);
+  assertEquals((block.transactions as string[]).length, 3);
+  // A real block: its hash is the hash of its header, and a state root was computed.
+  assertNotEquals(block.stateRoot, hex(new Uint8Array(32)));
+  // Nothing reached the node: C2 has nothing, the head did not move.
+  assertEquals(await f.call("eth_getBalance", [C2, "latest"]), "0x0");
+  assertEquals((await f.call<{ hash: string }>("eth_getBlockByNumber", ["latest", false])).hash, latest.hash);
+});
+
+Deno.test("eth_simulateV1: blocks build on each other; logs carry the block's fields; a revert is a result", async () => {
+  const word = hex(new Uint8Array(32).fill(5));
+  const blocks = await simulate({
+    blockStateCalls: [
+      { calls: [{ from: hex(A.address), to: hex(d.logger), input: word }] },
+      {
+        blockOverrides: { number: "0x20", time: "0x7fffffff" },
+        calls: [
+          // SLOAD(0) of the logger, written by the block before: it sees the simulated state.
+          { from: hex(A.address), to: hex(d.reverter) },
+        ],
+      },
+    ],
+  });
+  // A gap from the head to 0x20 is filled with empty blocks, returned too.
+  const head = BigInt(await f.call<string>("eth_blockNumber", []));
+  assertEquals(blocks.length, Number(0x20n - head));
+  assertEquals(blocks.at(-1)!.number, "0x20");
+  assertEquals(blocks.at(-1)!.timestamp, "0x7fffffff");
+  for (let i = 1; i < blocks.length; i++) assertEquals(blocks[i].parentHash, blocks[i - 1].hash);
+  const logged = blocks[0].calls[0];
+  assertEquals(logged.status, "0x1");
+  const [log] = logged.logs as Record<string, unknown>[];
+  assertEquals(log.address, hex(d.logger));
+  assertEquals((log.topics as string[])[0], hex(LOG_TOPIC));
+  assertEquals(log.blockHash, blocks[0].hash);
+  assertEquals(log.blockNumber, blocks[0].number);
+  assertEquals(log.transactionHash, (blocks[0].transactions as string[])[0]);
+  assertEquals(log.logIndex, "0x0");
+  const reverted = blocks.at(-1)!.calls[0];
+  assertEquals(reverted.status, "0x0");
+  assertEquals(reverted.returnData, hex(errorData("nope")));
+  assertEquals(reverted.error, {
+    code: 3,
+    message: "execution reverted: nope",
+    data: hex(errorData("nope")),
+  });
+});
+
+Deno.test("eth_simulateV1: validation checks nonce, base fee and funds with the spec's codes", async () => {
+  const nonce = BigInt(await f.call<string>("eth_getTransactionCount", [hex(A.address), "latest"]));
+  const low = await f.rpc("eth_simulateV1", [{
+    validation: true,
+    blockStateCalls: [{
+      calls: [{
+        from: hex(A.address),
+        to: C1,
+        maxFeePerGas: "0x3b9aca00",
+        nonce: `0x${(nonce - 1n).toString(16)}`,
+      }],
+    }],
+  }]);
+  assertEquals(low.error?.code, -38010);
+  const high = await f.rpc("eth_simulateV1", [{
+    validation: true,
+    blockStateCalls: [{
+      calls: [{
+        from: hex(A.address),
+        to: C1,
+        maxFeePerGas: "0x3b9aca00",
+        nonce: `0x${(nonce + 5n).toString(16)}`,
+      }],
+    }],
+  }]);
+  assertEquals(high.error?.code, -38011);
+  // ethSimulate-basefee-too-low-with-validation-38012: no fee fields, base fee above zero.
+  const fee = await f.rpc("eth_simulateV1", [{
+    validation: true,
+    blockStateCalls: [{ calls: [{ from: hex(A.address), to: C1 }] }],
+  }]);
+  assertEquals(fee.error?.code, -38012);
+  // ethSimulate-simple-no-funds: value above the balance.
+  const funds = await f.rpc("eth_simulateV1", [{
+    blockStateCalls: [{ calls: [{ from: C0, to: C1, value: "0x3e8" }] }],
+  }]);
+  assertEquals(funds.error?.code, -38014);
+  // Without validation a wrong nonce is no error (eth_call-like) and fees are free.
+  const [ok] = await simulate({
+    blockStateCalls: [{ calls: [{ from: hex(A.address), to: C1, nonce: "0x0", value: "0x1" }] }],
+  });
+  assertEquals(ok.calls[0].status, "0x1");
+  // Validation with a fee that pays the base fee: the block's base fee is the EIP-1559 one.
+  const [valid] = await simulate({
+    validation: true,
+    blockStateCalls: [{ calls: [{ from: hex(A.address), to: C1, maxFeePerGas: "0x3b9aca00" }] }],
+  });
+  assert(BigInt(valid.baseFeePerGas as string) > 0n);
+  assertEquals(valid.calls[0].status, "0x1");
+});
+
+Deno.test("eth_simulateV1: block order, gas, limits and unsupported options are errors", async () => {
+  const order = await f.rpc("eth_simulateV1", [{
+    blockStateCalls: [{ blockOverrides: { number: "0x78" } }, { blockOverrides: { number: "0x6e" } }],
+  }]);
+  assertEquals(order.error?.code, -38020);
+  const time = await f.rpc("eth_simulateV1", [{
+    blockStateCalls: [{ blockOverrides: { time: "0x7fffffff" } }, { blockOverrides: { time: "0x7ffffffe" } }],
+  }]);
+  assertEquals(time.error?.code, -38021);
+  const many = await f.rpc("eth_simulateV1", [{
+    blockStateCalls: [{ blockOverrides: { number: "0x1000" } }],
+  }]);
+  assertEquals(many.error?.code, -38026);
+  const gas = await f.rpc("eth_simulateV1", [{
+    blockStateCalls: [{
+      blockOverrides: { gasLimit: "0x5208" },
+      calls: [{ from: C0, to: C1, gas: "0x5208" }, { from: C0, to: C1, gas: "0x5208" }],
+    }],
+  }]);
+  assertEquals(gas.error?.code, -38015);
+  const intrinsic = await f.rpc("eth_simulateV1", [{
+    blockStateCalls: [{ calls: [{ from: C0, to: C1, gas: "0x1" }] }],
+  }]);
+  assertEquals(intrinsic.error?.code, -38013);
+  for (
+    const payload of [
+      { traceTransfers: true, blockStateCalls: [{ calls: [] }] },
+      { blockStateCalls: [{ stateOverrides: { [C0]: { movePrecompileToAddress: C1 } } }] },
+      { blockStateCalls: [{ blockOverrides: { blobBaseFee: "0x1" } }] },
+    ]
+  ) {
+    assertEquals((await f.rpc("eth_simulateV1", [payload])).error?.code, -32602, JSON.stringify(payload));
+  }
+});
+
+Deno.test("eth_simulateV1: full transactions, contract senders, BLOCKHASH of a simulated block", async () => {
+  // Code at C0 (a contract may send): BLOCKHASH(NUMBER - 1) returned as a word.
+  const blockhashOfParent = "0x600143034060005260206000f3";
+  const blocks = await simulate({
+    returnFullTransactions: true,
+    blockStateCalls: [
+      { calls: [{ from: hex(B.address), to: C1, value: "0x1" }] },
+      {
+        stateOverrides: { [C1]: { code: blockhashOfParent }, [C0]: { code: "0x00", balance: "0x1" } },
+        calls: [{ from: C0, to: C1 }],
+      },
+    ],
+  });
+  const [tx] = blocks[0].transactions as Record<string, unknown>[];
+  assertEquals(tx.from, hex(B.address));
+  assertEquals(tx.to, C1);
+  assertEquals(tx.blockHash, blocks[0].hash);
+  assertEquals(blocks[1].calls[0].status, "0x1");
+  assertEquals(blocks[1].calls[0].returnData, blocks[0].hash);
+});
