@@ -111,6 +111,8 @@ export interface BlockBuilderDeps {
    * without an encoding to charge for, as op-geth's simulated messages carry no rollup cost data).
    */
   noL1Fee?: boolean;
+  /** Called with the block's VM before anything runs on it (eth_simulateV1's transfer tracer). */
+  onVm?: (vm: VM) => void;
 }
 
 export interface SealedBlock {
@@ -300,6 +302,7 @@ export class BlockBuilder {
     }
     const rules = forkRules(config, header.timestamp);
     const vm = await makeVm(rules, deps, parent);
+    deps.onVm?.(vm);
     const b = new BlockBuilder(config, parent, header, rules, vm, deps);
     // Flush cached writes first: a flush inside a checkpoint misses entries cached before it
     // (measured with MerkleStateManager + Caches: the in-checkpoint root then differs).

@@ -23,8 +23,11 @@
  * - No L1 data fee: the calls are messages without an encoding to charge (op-geth's simulated
  *   messages carry no rollup cost data).
  *
- * Not supported, refused with -32602 rather than ignored: traceTransfers, movePrecompileToAddress,
- * a blobBaseFee override and withdrawals in a block override.
+ * - traceTransfers: ETH transfers among the logs as ERC-20 Transfer events of 0xeeee...eeee
+ *   (simulate_transfers.ts).
+ *
+ * Not supported, refused with -32602 rather than ignored: movePrecompileToAddress, a blobBaseFee
+ * override and withdrawals in a block override.
  */
 import {
   createAccessList2930Tx,
@@ -37,7 +40,7 @@ import { Account, Address } from "@ethereumjs/util";
 import { bytesToHex, equalBytes } from "../../common/mod.ts";
 import { isErrorCode } from "../../common/errors.ts";
 import { OverlayStore } from "../../db/mod.ts";
-import type { Header } from "../../protocol/mod.ts";
+import type { Header, Log } from "../../protocol/mod.ts";
 import { RpcError } from "../../rpc/mod.ts";
 import { toStoredReceipts } from "../engine/mod.ts";
 import {
@@ -60,6 +63,7 @@ import {
   revertReason,
 } from "./call_args.ts";
 import { formatBlock, formatLog, h, q } from "./format.ts";
+import { TransferTracer } from "./simulate_transfers.ts";
 
 export const MAX_SIMULATE_BLOCKS = 256n;
 /** geth simulate.go timestampIncrement: a block without a time is 1 s after the one before. */
@@ -91,6 +95,7 @@ export interface SimBlock {
 export interface SimulateOptions {
   validation: boolean;
   returnFullTransactions: boolean;
+  traceTransfers: boolean;
 }
 
 /** A block to build: its number and time settled, with the input it came from (none for a gap). */
@@ -139,8 +144,7 @@ const ZERO_ADDRESS = new Uint8Array(20);
 const EMPTY = new Uint8Array(0);
 
 /** Refuses what this implementation does not do (see the module comment). */
-export function checkSupported(blocks: readonly SimBlock[], traceTransfers: boolean): void {
-  if (traceTransfers) throw RpcError.invalidParams("traceTransfers is not supported by this node");
+export function checkSupported(blocks: readonly SimBlock[]): void {
   for (const b of blocks) {
     const o = b.blockOverrides as (BlockOverrides & { withdrawals?: unknown[] }) | undefined;
     if (o?.blobBaseFee !== undefined) {
@@ -299,11 +303,17 @@ export async function simulateV1(
         eip1559Params: config.op === undefined ? undefined : new Uint8Array(8),
         baseFeePerGas: o?.baseFeePerGas ?? o?.baseFee ?? (options.validation ? undefined : 0n),
       };
+      const tracer = options.traceTransfers ? new TransferTracer() : undefined;
       const builder = await BlockBuilder.open(config, parent, attrs, {
         stateManager: sm,
         getBlockHash: (n) => Promise.resolve(simulated.get(n) ?? backend.chain.getCanonicalHash(n)),
         noL1Fee: true,
+        // The tracer needs every message through the EVM's events.
+        evmOnly: tracer !== undefined,
+        onVm: tracer === undefined ? undefined : (vm) => tracer.attach(vm),
       });
+      /** Per call its logs as answered (with the transfers when traced). */
+      const callLogs: Log[][] = [];
       const common = txCommon(forkRules(config, plan.time).common);
       const calls = plan.input?.calls ?? [];
       try {
@@ -330,11 +340,13 @@ export async function simulateV1(
           registerImpersonated(tx.hash(), from);
           registered.push(tx.hash());
           let result: TxResult;
+          tracer?.begin();
           try {
             result = await builder.addTransaction(tx);
           } catch (e) {
             throw e instanceof RpcError ? e : txError(i, e);
           }
+          callLogs.push(tracer === undefined ? result.logs : tracer.logs(result.logs));
           gasBudget -= result.gasUsed;
         }
       } catch (e) {
@@ -353,7 +365,7 @@ export async function simulateV1(
       block.calls = sealed.receipts.map((r, i) =>
         callResult(
           r,
-          r.logs.map((l) =>
+          callLogs[i].map((l) =>
             formatLog({
               ...l,
               blockHash: sealed.hash,

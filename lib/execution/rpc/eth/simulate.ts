@@ -47,10 +47,11 @@ export function ethSimulateV1(ctx: EthContext) {
     params: [payloadSchema, s.optional(s.blockTag())] as const,
     handler: async ([payload, block]) => {
       if (payload.blockStateCalls.length === 0) throw RpcError.invalidParams("empty input");
-      checkSupported(payload.blockStateCalls, payload.traceTransfers === true);
+      checkSupported(payload.blockStateCalls);
       return await simulateV1(ctx, requireHeader(ctx.backend, block), payload.blockStateCalls, {
         validation: payload.validation === true,
         returnFullTransactions: payload.returnFullTransactions === true,
+        traceTransfers: payload.traceTransfers === true,
       });
     },
   });

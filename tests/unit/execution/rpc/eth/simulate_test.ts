@@ -164,7 +164,6 @@ Deno.test("eth_simulateV1: block order, gas, limits and unsupported options are 
   assertEquals(intrinsic.error?.code, -38013);
   for (
     const payload of [
-      { traceTransfers: true, blockStateCalls: [{ calls: [] }] },
       { blockStateCalls: [{ stateOverrides: { [C0]: { movePrecompileToAddress: C1 } } }] },
       { blockStateCalls: [{ blockOverrides: { blobBaseFee: "0x1" } }] },
     ]
@@ -192,4 +191,61 @@ Deno.test("eth_simulateV1: full transactions, contract senders, BLOCKHASH of a s
   assertEquals(tx.blockHash, blocks[0].hash);
   assertEquals(blocks[1].calls[0].status, "0x1");
   assertEquals(blocks[1].calls[0].returnData, blocks[0].hash);
+});
+
+Deno.test("eth_simulateV1: traceTransfers puts ETH transfers among the logs, in order, without failed frames", async () => {
+  const addr = (n: number) => `0xc${n}00000000000000000000000000000000000000`;
+  const [C3, C4, C5, C6, C7, C8] = [3, 4, 5, 6, 7, 8].map(addr);
+  // CALL(GAS, to, CALLVALUE, 0, 0, 0, 0)
+  const call = (to: string) => `600060006000600034` + `73${to.slice(2)}5af1`;
+  const transfer = (from: string, to: string, value: bigint) => ({
+    address: "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee",
+    topics: [
+      "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",
+      `0x${"00".repeat(12)}${from.slice(2)}`,
+      `0x${"00".repeat(12)}${to.slice(2)}`,
+    ],
+    data: `0x${value.toString(16).padStart(64, "0")}`,
+  });
+  const [block] = await simulate({
+    traceTransfers: true,
+    blockStateCalls: [{
+      stateOverrides: {
+        [C0]: { balance: "0x7d0" },
+        // LOG0, then forward the value to C4.
+        [C3]: { code: `0x60006000a0${call(C4)}00` },
+        // Forward the value to C4, then revert.
+        [C5]: { code: `0x${call(C4)}60006000fd` },
+        // Forward the value to C5 (which reverts), go on.
+        [C6]: { code: `0x${call(C5)}5000` },
+        // SELFDESTRUCT to C8 with its balance.
+        [C7]: { code: `0x73${C8.slice(2)}ff`, balance: "0xa" },
+      },
+      calls: [
+        { from: C0, to: C1, value: "0x3e8" },
+        { from: C0, to: C3, value: "0x7" },
+        { from: C0, to: C5, value: "0x3" },
+        { from: C0, to: C6, value: "0x2" },
+        { from: C0, to: C7, value: "0x5" },
+      ],
+    }],
+  });
+  const shape = (logs: unknown) =>
+    (logs as Record<string, unknown>[]).map(({ address, topics, data }) => ({ address, topics, data }));
+  assertEquals(shape(block.calls[0].logs), [transfer(C0, C1, 0x3e8n)]);
+  assertEquals(shape(block.calls[1].logs), [
+    transfer(C0, C3, 7n),
+    { address: C3, topics: [], data: "0x" },
+    transfer(C3, C4, 7n),
+  ]);
+  // A call that reverts issues nothing; a failed inner call drops its transfers only.
+  assertEquals(block.calls[2].status, "0x0");
+  assertEquals(block.calls[2].logs, []);
+  assertEquals(shape(block.calls[3].logs), [transfer(C0, C6, 2n)]);
+  assertEquals(shape(block.calls[4].logs), [transfer(C0, C7, 5n), transfer(C7, C8, 15n)]);
+  // Log indexes run over the block; the transfers are in no receipt, so not in the bloom.
+  const indexes = block.calls.flatMap((c) => (c.logs as { logIndex: string }[]).map((l) => l.logIndex));
+  assertEquals(indexes, ["0x0", "0x1", "0x2", "0x3", "0x4", "0x5", "0x6"]);
+  assertEquals(BigInt(block.logsBloom as string) !== 0n, true);
+  assertEquals(await f.call("eth_getBalance", [C4, "latest"]), "0x0");
 });
