@@ -113,6 +113,8 @@ export interface BlockBuilderDeps {
   noL1Fee?: boolean;
   /** Called with the block's VM before anything runs on it (eth_simulateV1's transfer tracer). */
   onVm?: (vm: VM) => void;
+  /** What BLOBBASEFEE answers instead of the header's blob base fee (eth_simulateV1's block override). */
+  blobBaseFee?: bigint;
 }
 
 export interface SealedBlock {
@@ -199,9 +201,12 @@ export function preHeader(config: ChainConfig, parent: Header, attrs: BlockAttri
   return header;
 }
 
-/** The @ethereumjs block the VM runs transactions in: the header fields execution reads. */
-export function ejsBlockFor(rules: ForkRules, h: Header): EjsBlock {
-  return createBlock(
+/**
+ * The @ethereumjs block the VM runs transactions in: the header fields execution reads; `blobBaseFee`
+ * replaces what BLOBBASEFEE answers.
+ */
+export function ejsBlockFor(rules: ForkRules, h: Header, blobBaseFee?: bigint): EjsBlock {
+  const block = createBlock(
     {
       header: {
         parentHash: h.parentHash,
@@ -220,8 +225,10 @@ export function ejsBlockFor(rules: ForkRules, h: Header): EjsBlock {
         requestsHash: h.requestsHash,
       },
     },
-    { common: rules.common, skipConsensusFormatValidation: true },
+    { common: rules.common, skipConsensusFormatValidation: true, freeze: blobBaseFee === undefined },
   );
+  if (blobBaseFee !== undefined) block.header.getBlobGasPrice = () => blobBaseFee;
+  return block;
 }
 
 /** A transaction as the builder accepts it: decoded user tx, a deposit, or consensus-encoded bytes. */
@@ -263,7 +270,7 @@ export class BlockBuilder {
     this.rules = rules;
     this.#vm = vm;
     this.#deps = deps;
-    const block = ejsBlockFor(rules, header);
+    const block = ejsBlockFor(rules, header, deps.blobBaseFee);
     this.#ctx = {
       config,
       rules,

@@ -37,6 +37,8 @@ export interface AccountOverride {
   code?: Uint8Array;
   state?: [Uint8Array, Uint8Array][];
   stateDiff?: [Uint8Array, Uint8Array][];
+  /** eth_simulateV1: the precompile at `address` moves here (simulate.ts). */
+  movePrecompileTo?: Uint8Array;
 }
 
 const overrideFields = s.object({
@@ -45,6 +47,7 @@ const overrideFields = s.object({
   code: s.optional(s.hex()),
   state: s.optional(s.unknown()),
   stateDiff: s.optional(s.unknown()),
+  movePrecompileToAddress: s.optional(s.address()),
 });
 const addressSchema = s.address();
 const hashSchema = s.hash();
@@ -74,6 +77,7 @@ export const stateOverrideSchema = s.custom<AccountOverride[]>("stateOverride", 
     if (f.code !== undefined) o.code = f.code;
     if (f.state !== undefined) o.state = parseSlots(f.state, "state");
     if (f.stateDiff !== undefined) o.stateDiff = parseSlots(f.stateDiff, "stateDiff");
+    if (f.movePrecompileToAddress !== undefined) o.movePrecompileTo = f.movePrecompileToAddress;
     return o;
   });
 });
@@ -164,6 +168,10 @@ export function callError(result: CallResult): RpcError {
  */
 export async function applyOverrides(sm: StateManagerInterface, overrides: AccountOverride[]): Promise<void> {
   for (const o of overrides) {
+    if (o.movePrecompileTo !== undefined) {
+      // Applied to the EVM's precompiles by the caller that supports it (eth_simulateV1), never ignored.
+      throw RpcError.invalidParams("movePrecompileToAddress is only supported by eth_simulateV1");
+    }
     const address = new Address(o.address);
     if (o.balance !== undefined || o.nonce !== undefined) {
       const account = (await sm.getAccount(address)) ?? new Account();

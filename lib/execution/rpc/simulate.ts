@@ -22,12 +22,15 @@
  *   revert data, or -32015), not an error of the request.
  * - No L1 data fee: the calls are messages without an encoding to charge (op-geth's simulated
  *   messages carry no rollup cost data).
- *
  * - traceTransfers: ETH transfers among the logs as ERC-20 Transfer events of 0xeeee...eeee
  *   (simulate_transfers.ts).
+ * - State overrides per block as geth's override.Apply: `movePrecompileToAddress` moves a precompile
+ *   (for that block; the old address then runs its code, if any), any override of a precompile's
+ *   address removes the precompile there; moving from a non-precompile, onto an address the same
+ *   overrides name, or overriding an address a precompile was moved to is an error.
+ * - A blobBaseFee override sets what BLOBBASEFEE answers (geth: the block context's BlobBaseFee).
  *
- * Not supported, refused with -32602 rather than ignored: movePrecompileToAddress, a blobBaseFee
- * override and withdrawals in a block override.
+ * Refused with -32602 rather than ignored: withdrawals in a block override (an OP block has none).
  */
 import {
   createAccessList2930Tx,
@@ -54,6 +57,7 @@ import {
   unregisterImpersonated,
 } from "../evm/mod.ts";
 import { createStateManager, KeelStateManager } from "../state/mod.ts";
+import type { VM } from "@ethereumjs/vm";
 import type { EthContext, ResolvedHeader } from "./backend.ts";
 import {
   type AccountOverride,
@@ -143,19 +147,6 @@ const ZERO32 = new Uint8Array(32);
 const ZERO_ADDRESS = new Uint8Array(20);
 const EMPTY = new Uint8Array(0);
 
-/** Refuses what this implementation does not do (see the module comment). */
-export function checkSupported(blocks: readonly SimBlock[]): void {
-  for (const b of blocks) {
-    const o = b.blockOverrides as (BlockOverrides & { withdrawals?: unknown[] }) | undefined;
-    if (o?.blobBaseFee !== undefined) {
-      throw RpcError.invalidParams("a blobBaseFee block override is not supported by eth_simulateV1 here");
-    }
-    if (o?.withdrawals !== undefined && o.withdrawals.length > 0) {
-      throw RpcError.invalidParams("withdrawals are not supported in eth_simulateV1 blocks");
-    }
-  }
-}
-
 /** geth txValidationError's codes, from keel's error codes and @ethereumjs's messages. */
 const TX_ERROR_PATTERNS: [RegExp, number][] = [
   [/maxFeePerGas.*less than.*baseFeePerGas|base ?fee/i, SIMULATE_ERRORS.baseFeeTooLow],
@@ -244,6 +235,26 @@ function callTransaction(
   }, { common }).addSignature(v, r, s);
 }
 
+/** geth override.Apply's precompile part, on the block's EVM: moves, and overridden precompiles removed. */
+export function overridePrecompiles(vm: VM, overrides: readonly AccountOverride[]): void {
+  const precompiles = vm.evm.precompiles as Map<string, unknown>;
+  const named = new Set(overrides.map((o) => bytesToHex(o.address).slice(2)));
+  const moved = new Set<string>();
+  for (const o of overrides) {
+    const a = bytesToHex(o.address).slice(2);
+    if (moved.has(a)) throw RpcError.server(`account 0x${a} has already been overridden by a precompile`);
+    const p = precompiles.get(a);
+    if (o.movePrecompileTo !== undefined) {
+      const to = bytesToHex(o.movePrecompileTo).slice(2);
+      if (p === undefined) throw RpcError.server(`account 0x${a} is not a precompile`);
+      if (named.has(to)) throw RpcError.server(`account 0x${to} is already overridden`);
+      precompiles.set(to, p);
+      moved.add(to);
+    }
+    if (p !== undefined) precompiles.delete(a);
+  }
+}
+
 /** A call's result (execution-apis CallResultSuccess / CallResultFailure). */
 function callResult(r: TxResult, logs: Record<string, unknown>[]): Record<string, unknown> {
   const out: Record<string, unknown> = {
@@ -293,7 +304,8 @@ export async function simulateV1(
   try {
     for (const plan of planned) {
       const o = plan.input?.blockOverrides;
-      if (plan.input?.stateOverrides !== undefined) await applyOverrides(sm, plan.input.stateOverrides);
+      const stateOverrides = plan.input?.stateOverrides ?? [];
+      await applyOverrides(sm, stateOverrides.map((o) => ({ ...o, movePrecompileTo: undefined })));
       const attrs: BlockAttributes = {
         timestamp: plan.time,
         coinbase: o?.feeRecipient ?? o?.coinbase ?? parent.coinbase,
@@ -308,9 +320,13 @@ export async function simulateV1(
         stateManager: sm,
         getBlockHash: (n) => Promise.resolve(simulated.get(n) ?? backend.chain.getCanonicalHash(n)),
         noL1Fee: true,
+        blobBaseFee: o?.blobBaseFee,
         // The tracer needs every message through the EVM's events.
         evmOnly: tracer !== undefined,
-        onVm: tracer === undefined ? undefined : (vm) => tracer.attach(vm),
+        onVm: (vm) => {
+          overridePrecompiles(vm, stateOverrides);
+          tracer?.attach(vm);
+        },
       });
       /** Per call its logs as answered (with the transfers when traced). */
       const callLogs: Log[][] = [];

@@ -3,7 +3,7 @@ import { defineMethod, RpcError, s, SchemaError } from "../../../rpc/mod.ts";
 import { requireHeader } from "../backend.ts";
 import type { EthContext } from "../backend.ts";
 import { blockOverridesSchema, callArgsSchema, stateOverrideSchema } from "../call_args.ts";
-import { checkSupported, type SimBlock, simulateV1 } from "../simulate.ts";
+import { type SimBlock, simulateV1 } from "../simulate.ts";
 
 const blockStateCallSchema = s.object({
   blockOverrides: s.optional(blockOverridesSchema),
@@ -14,15 +14,7 @@ const blockStateCallSchema = s.object({
 /** What the node refuses rather than ignores (simulate.ts), spotted in the raw input. */
 function rawChecks(raw: unknown): void {
   if (raw === null || typeof raw !== "object") return;
-  const r = raw as { stateOverrides?: unknown; blockOverrides?: unknown };
-  if (r.stateOverrides !== null && typeof r.stateOverrides === "object") {
-    for (const o of Object.values(r.stateOverrides as Record<string, unknown>)) {
-      if (o !== null && typeof o === "object" && "movePrecompileToAddress" in o) {
-        throw new SchemaError("movePrecompileToAddress is not supported by this node");
-      }
-    }
-  }
-  const b = r.blockOverrides as { withdrawals?: unknown } | undefined;
+  const b = (raw as { blockOverrides?: unknown }).blockOverrides as { withdrawals?: unknown } | undefined;
   if (b !== null && typeof b === "object" && Array.isArray(b.withdrawals) && b.withdrawals.length > 0) {
     throw new SchemaError("withdrawals are not supported in eth_simulateV1 blocks");
   }
@@ -47,7 +39,6 @@ export function ethSimulateV1(ctx: EthContext) {
     params: [payloadSchema, s.optional(s.blockTag())] as const,
     handler: async ([payload, block]) => {
       if (payload.blockStateCalls.length === 0) throw RpcError.invalidParams("empty input");
-      checkSupported(payload.blockStateCalls);
       return await simulateV1(ctx, requireHeader(ctx.backend, block), payload.blockStateCalls, {
         validation: payload.validation === true,
         returnFullTransactions: payload.returnFullTransactions === true,

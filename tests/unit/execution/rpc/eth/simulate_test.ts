@@ -164,15 +164,20 @@ Deno.test("eth_simulateV1: block order, gas, limits and unsupported options are 
   assertEquals(intrinsic.error?.code, -38013);
   for (
     const payload of [
-      { blockStateCalls: [{ stateOverrides: { [C0]: { movePrecompileToAddress: C1 } } }] },
-      { blockStateCalls: [{ blockOverrides: { blobBaseFee: "0x1" } }] },
+      {
+        blockStateCalls: [{
+          blockOverrides: {
+            withdrawals: [{ index: "0x0", validatorIndex: "0x0", address: C1, amount: "0x1" }],
+          },
+        }],
+      },
     ]
   ) {
     assertEquals((await f.rpc("eth_simulateV1", [payload])).error?.code, -32602, JSON.stringify(payload));
   }
 });
 
-Deno.test("eth_simulateV1: full transactions, contract senders, BLOCKHASH of a simulated block", async () => {
+Deno.test("eth_simulateV1: full transactions, contract senders, BLOCKHASH of a simulated block, BLOBBASEFEE", async () => {
   // Code at C0 (a contract may send): BLOCKHASH(NUMBER - 1) returned as a word.
   const blockhashOfParent = "0x600143034060005260206000f3";
   const blocks = await simulate({
@@ -191,6 +196,15 @@ Deno.test("eth_simulateV1: full transactions, contract senders, BLOCKHASH of a s
   assertEquals(tx.blockHash, blocks[0].hash);
   assertEquals(blocks[1].calls[0].status, "0x1");
   assertEquals(blocks[1].calls[0].returnData, blocks[0].hash);
+  // A blobBaseFee override is what BLOBBASEFEE answers (BLOBBASEFEE, MSTORE, RETURN a word).
+  const [blob] = await simulate({
+    blockStateCalls: [{
+      blockOverrides: { blobBaseFee: "0x15" },
+      stateOverrides: { [C1]: { code: "0x4a60005260206000f3" } },
+      calls: [{ from: C0, to: C1 }],
+    }],
+  });
+  assertEquals(blob.calls[0].returnData, `0x${"00".repeat(31)}15`);
 });
 
 Deno.test("eth_simulateV1: traceTransfers puts ETH transfers among the logs, in order, without failed frames", async () => {
@@ -248,4 +262,42 @@ Deno.test("eth_simulateV1: traceTransfers puts ETH transfers among the logs, in 
   assertEquals(indexes, ["0x0", "0x1", "0x2", "0x3", "0x4", "0x5", "0x6"]);
   assertEquals(BigInt(block.logsBloom as string) !== 0n, true);
   assertEquals(await f.call("eth_getBalance", [C4, "latest"]), "0x0");
+});
+
+Deno.test("eth_simulateV1: movePrecompileToAddress (ethSimulate-move-ecrecover-and-call-old-and-new)", async () => {
+  const ECRECOVER = "0x0000000000000000000000000000000000000001";
+  const MOVED = "0x0000000000000000000000000000000000123456";
+  // The execution-apis vector: a hash, v, r, s that recover 0xb11c...f48a.
+  const input =
+    "0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8000000000000000000000000000000000000000000000000000000000000001cb7cf302145348387b9e69fde82d8e634a0f8761e78da3bfa059efced97cbed0d2a66b69167cafe0ccfc726aec6ee393fea3cf0e4f3f9c394705e0f56d9bfe1c9";
+  const recovered = "0x000000000000000000000000b11cad98ad3f8114e0b3a1f6e7228bc8424df48a";
+  const blocks = await simulate({
+    blockStateCalls: [
+      {
+        stateOverrides: { [ECRECOVER]: { movePrecompileToAddress: MOVED } },
+        calls: [{ from: C1, to: MOVED, input }, { from: C1, to: ECRECOVER, input }],
+      },
+      // The next block has the precompiles of the fork again.
+      { calls: [{ from: C1, to: ECRECOVER, input }, { from: C1, to: MOVED, input }] },
+    ],
+  });
+  assertEquals(blocks[0].calls.map((c) => c.returnData), [recovered, "0x"]);
+  assertEquals(blocks[1].calls.map((c) => c.returnData), [recovered, "0x"]);
+  // ethSimulate-try-to-move-non-precompile / move-to-address-itself: not a precompile.
+  const notPrecompile = await f.rpc("eth_simulateV1", [{
+    blockStateCalls: [{ stateOverrides: { [C1]: { movePrecompileToAddress: C1 } } }],
+  }]);
+  assertEquals(notPrecompile.error, { code: -32000, message: `account ${C1} is not a precompile` });
+  // Onto an address the same overrides name.
+  const named = await f.rpc("eth_simulateV1", [{
+    blockStateCalls: [{
+      stateOverrides: { [ECRECOVER]: { movePrecompileToAddress: C2 }, [C2]: { balance: "0x1" } },
+    }],
+  }]);
+  assertEquals(named.error, { code: -32000, message: `account ${C2} is already overridden` });
+  // eth_call does not move precompiles: refused, not ignored.
+  const call = await f.rpc("eth_call", [{ to: MOVED, input }, "latest", {
+    [ECRECOVER]: { movePrecompileToAddress: MOVED },
+  }]);
+  assertEquals(call.error?.code, -32602);
 });
