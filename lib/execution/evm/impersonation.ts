@@ -14,8 +14,12 @@ import type { TypedTransaction } from "@ethereumjs/tx";
 import { Address } from "@ethereumjs/util";
 import { bytesToHex } from "../../common/bytes.ts";
 
-/** Transaction hash (0x hex) -> sender. */
-const SENDERS = new Map<string, Address>();
+/**
+ * Transaction hash (0x hex) -> sender, and how many registrations hold it: the same hash always has
+ * the same sender (the placeholder's r is the sender), and eth_simulateV1's short-lived registration
+ * of a transaction must not take away a lasting one (eth_sendUnsignedTransaction) of the same bytes.
+ */
+const SENDERS = new Map<string, { sender: Address; holds: number }>();
 
 /** The placeholder signature of a transaction from `sender`: [y-parity, r, s]. */
 export function placeholderSignature(sender: Uint8Array): [bigint, bigint, bigint] {
@@ -24,16 +28,21 @@ export function placeholderSignature(sender: Uint8Array): [bigint, bigint, bigin
 
 /** Records that the transaction with `hash` is sent by `sender`. */
 export function registerImpersonated(hash: Uint8Array, sender: Uint8Array): void {
-  SENDERS.set(bytesToHex(hash), new Address(sender.slice()));
+  const key = bytesToHex(hash);
+  const entry = SENDERS.get(key);
+  if (entry !== undefined) entry.holds++;
+  else SENDERS.set(key, { sender: new Address(sender.slice()), holds: 1 });
 }
 
-/** Forgets a registration (eth_simulateV1's transactions live only for the request). */
+/** Releases one registration (eth_simulateV1's transactions live only for the request). */
 export function unregisterImpersonated(hash: Uint8Array): void {
-  SENDERS.delete(bytesToHex(hash));
+  const key = bytesToHex(hash);
+  const entry = SENDERS.get(key);
+  if (entry !== undefined && --entry.holds <= 0) SENDERS.delete(key);
 }
 
 /** The sender of an impersonated transaction, or undefined for every other transaction. */
 export function impersonatedSender(tx: TypedTransaction): Address | undefined {
   if (SENDERS.size === 0 || tx.s !== 1n || !tx.isSigned()) return undefined;
-  return SENDERS.get(bytesToHex(tx.hash()));
+  return SENDERS.get(bytesToHex(tx.hash()))?.sender;
 }
