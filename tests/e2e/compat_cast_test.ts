@@ -1,7 +1,7 @@
 /**
  * Foundry's cast (npm @foundry-rs/cast, the real binary), unchanged, against a real
  * `keel execution --dev` (issue 4, "Tested with real clients"): chain-id, rpc, block-number,
- * balance, send (value and contract creation and call; --unlocked with the node's dev key), receipt,
+ * balance, send (value and contract creation and call; --unlocked with the node's dev key), receipt, tx --raw,
  * call, logs, block, and the anvil methods through `cast rpc`.
  *
  * The binary is installed into node_modules/.cache/keel-e2e on first use; the test is skipped
@@ -81,6 +81,9 @@ Deno.test({
         assertEquals(BigInt(receipt.gasUsed), 21000n);
         assertEquals(receipt.status, "0x1");
         assertEquals(await cast(cwd, "receipt", ...rpc, sent.transactionHash, "gasUsed"), "21000");
+        // `cast tx --raw` asks eth_getRawTransactionByHash: the signed encoding, which hashes to the tx.
+        const raw = await cast(cwd, "tx", ...rpc, "--raw", sent.transactionHash);
+        assertEquals(await cast(cwd, "keccak", raw), sent.transactionHash);
         const block = JSON.parse(
           await cast(cwd, "block", ...rpc, "--json", BigInt(sent.blockNumber).toString()),
         );

@@ -9,6 +9,11 @@ import { ethBlobBaseFee } from "./eth/blob_base_fee.ts";
 import { ethBlockNumber } from "./eth/block_number.ts";
 import { ethCall } from "./eth/call.ts";
 import { ethSimulateV1 } from "./eth/simulate.ts";
+import {
+  ethGetRawTransactionByBlockHashAndIndex,
+  ethGetRawTransactionByBlockNumberAndIndex,
+  ethGetRawTransactionByHash,
+} from "./eth/get_raw_transaction.ts";
 import { ethChainId } from "./eth/chain_id.ts";
 import { ethCreateAccessList } from "./eth/create_access_list.ts";
 import { ethEstimateGas } from "./eth/estimate_gas.ts";
@@ -85,6 +90,9 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethGetTransactionByBlockNumberAndIndex(ctx),
     ethGetTransactionByBlockHashAndIndex(ctx),
     ethGetTransactionReceipt(ctx),
+    ethGetRawTransactionByHash(ctx),
+    ethGetRawTransactionByBlockHashAndIndex(ctx),
+    ethGetRawTransactionByBlockNumberAndIndex(ctx),
     ethGetLogs(ctx),
     ethCall(ctx),
     ethSimulateV1(ctx),

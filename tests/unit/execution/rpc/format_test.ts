@@ -1,6 +1,6 @@
 /** Shape tests: blocks, transactions, receipts and logs field by field (spec 2.1-2.4, execution-apis). */
 import { RLP } from "@ethereumjs/rlp";
-import { bytesToHex, hexToBytes } from "../../../../lib/common/mod.ts";
+import { bytesToHex, hexToBytes, keccak256 } from "../../../../lib/common/mod.ts";
 import { encodeHeader } from "../../../../lib/protocol/mod.ts";
 import { blockSize, revertReason } from "../../../../lib/execution/rpc/mod.ts";
 import { assert, assertEquals, assertMatch } from "../../../assert.ts";
@@ -295,4 +295,22 @@ Deno.test("logsJsonBytes: the same JSON as formatLog, field by field and in orde
     (_, i) => ({ ...logs[i % 3], logIndex: i, blockNumber: BigInt(i) }),
   );
   assertEquals(text(page), JSON.stringify(page.map(formatLog)));
+});
+
+Deno.test("raw transaction: by hash (canonical, deposit, pooled), by block and index; 0x when none", async () => {
+  const [deposit, transfer] = d.block1.results;
+  const rawTransfer = hex(transfer.encoded);
+  assertEquals(await f.call("eth_getRawTransactionByHash", [hex(transfer.txHash)]), rawTransfer);
+  assertEquals(await f.call("eth_getRawTransactionByHash", [hex(deposit.txHash)]), hex(deposit.encoded));
+  // A pooled transaction: its own encoding, which hashes to it.
+  const pooled = await f.call<string>("eth_getRawTransactionByHash", [d.pendingHash]);
+  assertEquals(hex(keccak256(hexToBytes(pooled))), d.pendingHash);
+  assertEquals(await f.call("eth_getRawTransactionByHash", [hex(new Uint8Array(32).fill(1))]), "0x");
+  assertEquals(
+    await f.call("eth_getRawTransactionByBlockHashAndIndex", [hex(d.block1.hash), "0x1"]),
+    rawTransfer,
+  );
+  assertEquals(await f.call("eth_getRawTransactionByBlockNumberAndIndex", ["0x1", "0x1"]), rawTransfer);
+  assertEquals(await f.call("eth_getRawTransactionByBlockNumberAndIndex", ["0x1", "0x9"]), "0x");
+  assertEquals(await f.call("eth_getRawTransactionByBlockNumberAndIndex", ["0x64", "0x0"]), "0x");
 });
