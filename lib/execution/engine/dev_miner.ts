@@ -201,6 +201,10 @@ export class DevMiner {
   #timestampInterval: bigint | undefined;
   /** The gas limit of the next blocks (evm_setBlockGasLimit; default: the parent's). */
   #gasLimit: bigint | undefined;
+  /** anvil_setCoinbase: the fee recipient of the blocks from the next one on. */
+  #coinbase: Uint8Array | undefined;
+  /** hardhat_setPrevRandao: the next block's prevRandao. */
+  #nextPrevRandao: Uint8Array | undefined;
   /** The next block's base fee (anvil_setNextBlockBaseFeePerGas). */
   #nextBaseFee: bigint | undefined;
   /** The tail of the blocks being sealed: one at a time. */
@@ -315,18 +319,33 @@ export class DevMiner {
     this.#gasLimit = gas;
   }
 
+  /**
+   * anvil_setCoinbase / hardhat_setCoinbase: the coinbase of the blocks from the next one on (on an OP
+   * chain in place of the SequencerFeeVault, which then no longer gets the priority fees: a dev choice).
+   */
+  setCoinbase(address: Uint8Array): void {
+    this.#coinbase = address.slice();
+  }
+
+  /** hardhat_setPrevRandao: the next block's prevRandao (the blocks after derive theirs again). */
+  setNextPrevRandao(value: Uint8Array): void {
+    this.#nextPrevRandao = value.slice();
+  }
+
   /** anvil_setNextBlockBaseFeePerGas: the next block's base fee (the ones after follow EIP-1559 from it). */
   setNextBaseFee(fee: bigint): void {
     this.#nextBaseFee = fee;
   }
 
-  /** anvil_reset: the clock, the next timestamp, the timestamp interval and the gas limit as at start. */
+  /** anvil_reset: the clock, the next timestamp and base fee, the interval, gas limit and coinbase as at start. */
   resetTime(): void {
     this.clock.offset = 0;
     this.#nextBaseFee = undefined;
     this.#nextTimestamp = undefined;
     this.#timestampInterval = undefined;
     this.#gasLimit = undefined;
+    this.#coinbase = undefined;
+    this.#nextPrevRandao = undefined;
   }
 
   /** evm_increaseTime: moves the clock `seconds` ahead; returns the total offset in seconds. */
@@ -423,8 +442,9 @@ export class DevMiner {
     const common = forkRules(config, timestamp).common;
     const attrs: PayloadAttributes = {
       timestamp,
-      prevRandao: keccak256(bigIntToBytes(parent.number + 1n, 32)),
-      suggestedFeeRecipient: config.op !== undefined ? SEQUENCER_FEE_VAULT_ADDRESS : this.options.coinbase,
+      prevRandao: this.#nextPrevRandao ?? keccak256(bigIntToBytes(parent.number + 1n, 32)),
+      suggestedFeeRecipient: this.#coinbase ??
+        (config.op !== undefined ? SEQUENCER_FEE_VAULT_ADDRESS : this.options.coinbase),
       gasLimit: this.#gasLimit ?? parent.gasLimit,
       transactions: [],
     };
@@ -499,6 +519,7 @@ export class DevMiner {
     const built = await engine.buildBlock(head.hash, attrs, { baseFeePerGas: this.#nextBaseFee });
     if (built.block.transactions.length === forced && options.allowEmpty !== true) return undefined;
     this.#nextBaseFee = undefined;
+    this.#nextPrevRandao = undefined;
     await engine.forkchoiceUpdate(built.hash, built.hash, built.hash);
     // Time goes on from the last block: a timestamp set by hand, an interval or blocks sealed faster
     // than one a second put it ahead of the clock, which then moves to it (as anvil's).

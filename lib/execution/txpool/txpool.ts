@@ -182,6 +182,14 @@ export class TxPool {
     return true;
   }
 
+  /** Drops every transaction of `sender` (anvil_removePoolTransactions); returns how many. */
+  removeSender(sender: Uint8Array): number {
+    const key = bytesToHex(sender);
+    const hashes = [...this.#all.values()].filter((e) => e.sender === key).map((e) => e.hash);
+    for (const hash of hashes) this.remove(hash);
+    return hashes.length;
+  }
+
   /** Drops every transaction (anvil_dropAllTransactions, anvil_reset); returns how many. */
   clear(): number {
     const hashes = [...this.#all.keys()];

@@ -20,6 +20,8 @@ export interface DevChain {
   pool: {
     remove(hash: Uint8Array): boolean;
     clear(): number;
+    /** Drops every transaction of `sender`; returns how many. */
+    removeSender(sender: Uint8Array): number;
   };
   /** The state root the dev methods gave block `hash`, if any. */
   irregular: { get(hash: Uint8Array): Uint8Array | undefined };
@@ -41,6 +43,8 @@ export interface DevMining {
   increaseTime(seconds: number): number;
   setGasLimit(gas: bigint): void;
   setNextBaseFee(fee: bigint): void;
+  setCoinbase(address: Uint8Array): void;
+  setNextPrevRandao(value: Uint8Array): void;
   /** Clock offset, next timestamp, timestamp interval and gas limit as at start. */
   resetTime(): void;
   mineBlocks(count: bigint, options?: { interval?: bigint; timestamp?: bigint }): Promise<void>;

@@ -1,6 +1,8 @@
 /**
  * anvil_metadata / hardhat_metadata (tools ask them to recognise a development node), anvil_nodeInfo,
- * and anvil_setNextBlockBaseFeePerGas, in anvil 1.7.1's shapes (numbers where anvil gives JSON numbers).
+ * and the next blocks' parameters: anvil_setNextBlockBaseFeePerGas, anvil_setCoinbase (hardhat_ names
+ * too), hardhat_setPrevRandao; in anvil 1.7.1's shapes (numbers where anvil gives JSON numbers), hardhat's
+ * answer true.
  */
 import { bytesToHex } from "../../../common/bytes.ts";
 import { defineMethod, s } from "../../../rpc/mod.ts";
@@ -63,6 +65,24 @@ export function infoMethods(ctx: DevContext) {
           },
           forkConfig: { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
         };
+      },
+    }),
+    ...["anvil", "hardhat"].map((ns) =>
+      defineMethod({
+        name: `${ns}_setCoinbase`,
+        params: [s.address()],
+        handler: ([address]) => {
+          ctx.miner.setCoinbase(address);
+          return ns === "hardhat" ? true : null;
+        },
+      })
+    ),
+    defineMethod({
+      name: "hardhat_setPrevRandao",
+      params: [s.hash()],
+      handler: ([value]) => {
+        ctx.miner.setNextPrevRandao(value);
+        return true;
       },
     }),
     ...["anvil", "hardhat"].map((ns) =>

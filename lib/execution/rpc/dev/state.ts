@@ -1,5 +1,6 @@
 /**
- * anvil_setBalance, anvil_setCode, anvil_setNonce, anvil_setStorageAt (and their hardhat_ names):
+ * anvil_setBalance, anvil_setCode, anvil_setNonce, anvil_setStorageAt (and their hardhat_ names, and
+ * ganache's evm_setAccountBalance / Nonce / Code / StorageAt):
  * the head's state changes at once, without a block (ExecutionEngine.changeHeadState); reads at
  * `latest`, the pool and the next block see the new values. Answers as anvil's: null, and true for
  * anvil_setStorageAt.
@@ -111,6 +112,18 @@ function addBalance(ctx: DevContext) {
   });
 }
 
+/** The same method answering true (ganache's convention). */
+function answeringTrue<M extends { handler: (...args: never[]) => unknown }>(m: M): M {
+  const handler = m.handler as (...args: unknown[]) => unknown;
+  return {
+    ...m,
+    handler: async (...args: unknown[]) => {
+      await handler(...args);
+      return true;
+    },
+  } as M;
+}
+
 export function stateMethods(ctx: DevContext) {
   return [
     addBalance(ctx),
@@ -120,5 +133,10 @@ export function stateMethods(ctx: DevContext) {
       setCode(`${ns}_setCode`, ctx),
       setStorageAt(`${ns}_setStorageAt`, ctx),
     ]),
+    // ganache's names: the same changes, answering true.
+    answeringTrue(setBalance("evm_setAccountBalance", ctx)),
+    answeringTrue(setNonce("evm_setAccountNonce", ctx)),
+    answeringTrue(setCode("evm_setAccountCode", ctx)),
+    answeringTrue(setStorageAt("evm_setAccountStorageAt", ctx)),
   ];
 }

@@ -410,3 +410,54 @@ Deno.test("anvil_setNextBlockBaseFeePerGas, anvil_addBalance, anvil_metadata, an
     assertEquals(info.environment.gasPrice, "0x7");
     assertEquals(info.environment.baseFee, `0x${node.engine.pendingRules().nextBaseFee.toString(16)}`);
   }));
+
+Deno.test("anvil_removePoolTransactions, hardhat_dropTransaction, hardhat_reset", () =>
+  withNode(async (node) => {
+    await node.call("evm_setAutomine", [false]);
+    const first = await node.call<string>("eth_sendRawTransaction", [bytesToHex(transfer(node, 0n))]);
+    await node.call("eth_sendRawTransaction", [bytesToHex(transfer(node, 1n))]);
+    assertEquals(await node.call("hardhat_dropTransaction", [first]), true);
+    assertEquals(await node.call("hardhat_dropTransaction", [first]), false);
+    await node.call("eth_sendRawTransaction", [bytesToHex(transfer(node, 0n))]);
+    assertEquals(node.engine.pool.size, 2);
+    // Another sender's transactions stay.
+    assertEquals(await node.call("anvil_removePoolTransactions", [OTHER]), null);
+    assertEquals(node.engine.pool.size, 2);
+    assertEquals(await node.call("anvil_removePoolTransactions", [bytesToHex(DEV.address)]), null);
+    assertEquals(node.engine.pool.size, 0);
+    await node.call("evm_mine");
+    assertEquals(node.engine.head().header.number, 1n);
+    assertEquals(await node.call("hardhat_reset", []), true);
+    assertEquals(node.engine.head().header.number, 0n);
+  }));
+
+Deno.test("anvil_setCoinbase, hardhat_setPrevRandao: the next blocks' coinbase and the next prevRandao", () =>
+  withNode(async (node) => {
+    const coinbase = "0x00000000000000000000000000000000000000cb";
+    const randao = `0x${"ab".repeat(32)}`;
+    assertEquals(await node.call("anvil_setCoinbase", [coinbase]), null);
+    assertEquals(await node.call("hardhat_setPrevRandao", [randao]), true);
+    await node.call("anvil_mine", ["0x2"]);
+    const [b1, b2] = [1n, 2n].map((n) => node.engine.chain.getBlockByNumber(n)!.header);
+    assertEquals(bytesToHex(b1.coinbase), coinbase);
+    assertEquals(bytesToHex(b2.coinbase), coinbase);
+    assertEquals(bytesToHex(b1.mixHash), randao);
+    assert(bytesToHex(b2.mixHash) !== randao, "prevRandao is set for the next block only");
+    // The priority fee of a transaction goes to the coinbase set.
+    await node.call("eth_sendRawTransaction", [bytesToHex(transfer(node, 0n))]);
+    await node.miner.idle();
+    assert(BigInt(await node.call<string>("eth_getBalance", [coinbase, "latest"])) > 0n);
+    assertEquals(await node.call("hardhat_setCoinbase", [coinbase]), true);
+  }));
+
+Deno.test("ganache's evm_setAccountBalance / Nonce / Code / StorageAt change the state and answer true", () =>
+  withNode(async (node) => {
+    assertEquals(await node.call("evm_setAccountBalance", [OTHER, "0x64"]), true);
+    assertEquals(await node.call("evm_setAccountNonce", [OTHER, "0x3"]), true);
+    assertEquals(await node.call("evm_setAccountCode", [OTHER, "0x6001"]), true);
+    assertEquals(await node.call("evm_setAccountStorageAt", [OTHER, "0x0", `0x${"00".repeat(31)}07`]), true);
+    assertEquals(await node.call("eth_getBalance", [OTHER, "latest"]), "0x64");
+    assertEquals(await node.call("eth_getTransactionCount", [OTHER, "latest"]), "0x3");
+    assertEquals(await node.call("eth_getCode", [OTHER, "latest"]), "0x6001");
+    assertEquals(await node.call("eth_getStorageAt", [OTHER, "0x0", "latest"]), `0x${"00".repeat(31)}07`);
+  }));
