@@ -71,7 +71,8 @@ export async function applyPlainTransfer(
   }
   const to = tx.to;
   const toKey = bytesToUnprefixedHex(to.bytes);
-  if (vm.evm.precompiles.has(toKey)) return undefined;
+  // getPrecompile, not the precompile map: eth_simulateV1 may have moved one (rpc/simulate.ts).
+  if ((vm.evm.getPrecompile?.(to) ?? vm.evm.precompiles.get(toKey)) !== undefined) return undefined;
   const callerKey = bytesToUnprefixedHex(tx.getSenderAddress().bytes);
   const coinbaseKey = bytesToUnprefixedHex(coinbase.bytes);
   if (callerKey === toKey || callerKey === coinbaseKey || toKey === coinbaseKey) return undefined;

@@ -83,7 +83,7 @@ function callCommon(common: Common): Common {
 
 /**
  * The block a call runs in: `header` with geth's block overrides (number, time, gasLimit,
- * feeRecipient/coinbase, prevRandao/random, baseFee, blobBaseFee) applied. A blob base fee
+ * feeRecipient/coinbase, prevRandao/random, baseFee, blobBaseFee, beaconRoot) applied. A blob base fee
  * override replaces the header's BLOBBASEFEE answer (geth BlockOverrides.BlobBaseFee sets the
  * block context's BlobBaseFee).
  */
@@ -103,7 +103,7 @@ export function callBlock(header: Header, common: Common, overrides?: BlockOverr
         withdrawalsRoot: header.withdrawalsRoot,
         blobGasUsed: header.blobGasUsed,
         excessBlobGas: header.excessBlobGas,
-        parentBeaconBlockRoot: header.parentBeaconBlockRoot,
+        parentBeaconBlockRoot: overrides?.beaconRoot ?? header.parentBeaconBlockRoot,
         requestsHash: header.requestsHash,
       },
     },

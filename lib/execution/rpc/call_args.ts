@@ -94,6 +94,8 @@ export const blockOverridesSchema = s.object({
   baseFeePerGas: s.optional(s.quantity()),
   baseFee: s.optional(s.quantity()),
   blobBaseFee: s.optional(s.quantity()),
+  /** The parent beacon block root (EIP-4788) of the block. */
+  beaconRoot: s.optional(s.hash()),
 });
 export type BlockOverrides = Infer<typeof blockOverridesSchema>;
 

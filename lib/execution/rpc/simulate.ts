@@ -10,7 +10,7 @@
  * request only): no signature check and contracts may send, as the spec has it in both modes.
  *
  * - Blocks (geth sanitizeChain): the number defaults to the previous + 1 and must increase (-38020);
- *   a gap is filled with empty blocks, returned too; the time defaults to the previous + 1 and must
+ *   a gap is filled with empty blocks, returned too; the time defaults to the previous + 12 and must
  *   increase (-38021); at most 256 blocks past the base (-38026). Coinbase and gas limit default to the
  *   previous block's, prevRandao to zero.
  * - validation false (the default, eth_call-like): base fee 0 unless overridden, each call's nonce is
@@ -70,8 +70,8 @@ import { formatBlock, formatLog, h, q } from "./format.ts";
 import { TransferTracer } from "./simulate_transfers.ts";
 
 export const MAX_SIMULATE_BLOCKS = 256n;
-/** geth simulate.go timestampIncrement: a block without a time is 1 s after the one before. */
-export const SIMULATE_TIME_INCREMENT = 1n;
+/** geth simulate.go timestampIncrement: a block without a time is 12 s after the one before. */
+export const SIMULATE_TIME_INCREMENT = 12n;
 
 /** eth_simulateV1's error codes (execution-apis execute.yaml). */
 export const SIMULATE_ERRORS = {
@@ -235,9 +235,14 @@ function callTransaction(
   }, { common }).addSignature(v, r, s);
 }
 
-/** geth override.Apply's precompile part, on the block's EVM: moves, and overridden precompiles removed. */
+/**
+ * geth override.Apply's precompile part, on the block's EVM: moves, and overridden precompiles removed.
+ * Only what runs changes (the EVM's getPrecompile); the fork's precompile addresses stay the warm ones
+ * (EIP-2929), as geth warms the rules' precompiles whatever the overrides.
+ */
 export function overridePrecompiles(vm: VM, overrides: readonly AccountOverride[]): void {
-  const precompiles = vm.evm.precompiles as Map<string, unknown>;
+  if (overrides.length === 0) return;
+  const precompiles = new Map(vm.evm.precompiles as Map<string, unknown>);
   const named = new Set(overrides.map((o) => bytesToHex(o.address).slice(2)));
   const moved = new Set<string>();
   for (const o of overrides) {
@@ -253,12 +258,20 @@ export function overridePrecompiles(vm: VM, overrides: readonly AccountOverride[
     }
     if (p !== undefined) precompiles.delete(a);
   }
+  const evm = vm.evm as unknown as { getPrecompile(address: string | { bytes: Uint8Array }): unknown };
+  evm.getPrecompile = (address) =>
+    precompiles.get(
+      typeof address === "string"
+        ? address.slice(2).padStart(40, "0").toLowerCase()
+        : bytesToHex(address.bytes).slice(2),
+    );
 }
 
 /** A call's result (execution-apis CallResultSuccess / CallResultFailure). */
 function callResult(r: TxResult, logs: Record<string, unknown>[]): Record<string, unknown> {
+  // As geth: a failed call returns no data; what a revert returned is the error's data.
   const out: Record<string, unknown> = {
-    returnData: h(r.returnData ?? EMPTY),
+    returnData: h(r.receipt.status === 1 ? r.returnData ?? EMPTY : EMPTY),
     logs,
     gasUsed: q(r.gasUsed),
     status: r.receipt.status === 1 ? "0x1" : "0x0",
@@ -311,7 +324,7 @@ export async function simulateV1(
         coinbase: o?.feeRecipient ?? o?.coinbase ?? parent.coinbase,
         prevRandao: o?.prevRandao ?? o?.random ?? ZERO32,
         gasLimit: o?.gasLimit ?? parent.gasLimit,
-        parentBeaconBlockRoot: ZERO32,
+        parentBeaconBlockRoot: o?.beaconRoot ?? ZERO32,
         eip1559Params: config.op === undefined ? undefined : new Uint8Array(8),
         baseFeePerGas: o?.baseFeePerGas ?? o?.baseFee ?? (options.validation ? undefined : 0n),
       };
@@ -352,7 +365,13 @@ export async function simulateV1(
               `the request's gas cap of ${gasCap} is exhausted`,
             );
           }
-          const tx = callTransaction(args, from, nonce, gas, common, config.chainId);
+          let tx: TypedTransaction;
+          try {
+            tx = callTransaction(args, from, nonce, gas, common, config.chainId);
+          } catch (e) {
+            // @ethereumjs refuses a field out of range (e.g. a nonce of 2^64 - 1, EIP-2681).
+            throw e instanceof RpcError ? e : RpcError.invalidParams(`call ${i}: ${(e as Error).message}`);
+          }
           registerImpersonated(tx.hash(), from);
           registered.push(tx.hash());
           let result: TxResult;

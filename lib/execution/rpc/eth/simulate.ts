@@ -14,6 +14,13 @@ const blockStateCallSchema = s.object({
 /** What the node refuses rather than ignores (simulate.ts), spotted in the raw input. */
 function rawChecks(raw: unknown): void {
   if (raw === null || typeof raw !== "object") return;
+  const calls = (raw as { calls?: unknown }).calls;
+  if (
+    Array.isArray(calls) &&
+    calls.some((c) => c !== null && typeof c === "object" && "blobVersionedHashes" in c)
+  ) {
+    throw new SchemaError("blob transactions are not supported by eth_simulateV1 here");
+  }
   const b = (raw as { blockOverrides?: unknown }).blockOverrides as { withdrawals?: unknown } | undefined;
   if (b !== null && typeof b === "object" && Array.isArray(b.withdrawals) && b.withdrawals.length > 0) {
     throw new SchemaError("withdrawals are not supported in eth_simulateV1 blocks");

@@ -140,13 +140,15 @@ export interface Deployed {
 export async function createFixture(
   options: Partial<EthBackend["options"]> = {},
   genesisGasLimit?: bigint,
+  genesisTimestamp = 1000n,
+  coinbase: Uint8Array = SEQUENCER_FEE_VAULT,
 ): Promise<Fixture> {
   const store = new MemoryStore();
   const chain = new ChainStore({}, { store });
   const genesis = parseGenesis(
     buildDevGenesis({
       accounts: ACCOUNTS.map((a) => a.address),
-      timestamp: 1000n,
+      timestamp: genesisTimestamp,
       gasLimit: genesisGasLimit,
     }),
   );
@@ -245,7 +247,7 @@ export async function createFixture(
       const state = await stateAt(parent);
       const builder = await BlockBuilder.open(config, parent, {
         timestamp: parent.timestamp + 2n,
-        coinbase: SEQUENCER_FEE_VAULT,
+        coinbase,
         prevRandao: new Uint8Array(32),
         gasLimit: parent.gasLimit,
         parentBeaconBlockRoot: new Uint8Array(32),
