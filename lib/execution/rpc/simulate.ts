@@ -29,6 +29,7 @@
  *   address removes the precompile there; moving from a non-precompile, onto an address the same
  *   overrides name, or overriding an address a precompile was moved to is an error.
  * - A blobBaseFee override sets what BLOBBASEFEE answers (geth: the block context's BlobBaseFee).
+ * - rpc.evmtimeout bounds the whole request (-32016), as geth's.
  *
  * Refused with -32602 rather than ignored: withdrawals in a block override (an OP block has none).
  */
@@ -49,7 +50,9 @@ import { toStoredReceipts } from "../engine/mod.ts";
 import {
   type BlockAttributes,
   BlockBuilder,
+  EVM_TIMEOUT,
   forkRules,
+  installDeadlineCheck,
   placeholderSignature,
   registerImpersonated,
   txCommon,
@@ -86,6 +89,7 @@ export const SIMULATE_ERRORS = {
   initCodeTooLarge: -38025,
   clientLimit: -38026,
   vmError: -32015,
+  timeout: -32016,
   reverted: 3,
 } as const;
 
@@ -154,6 +158,15 @@ const TX_ERROR_PATTERNS: [RegExp, number][] = [
   [/insufficient|doesn't have enough funds/i, SIMULATE_ERRORS.insufficientFunds],
   [/initcode|init code/i, SIMULATE_ERRORS.initCodeTooLarge],
 ];
+
+/** Whether `e` or one of its causes is the EVM deadline's (fast_opcodes.ts installDeadlineCheck). */
+function timedOut(e: unknown): boolean {
+  for (let x: unknown = e, depth = 0; x !== undefined && depth < 8; depth++) {
+    if (isErrorCode(x, EVM_TIMEOUT)) return true;
+    x = (x as { cause?: unknown } | null)?.cause;
+  }
+  return false;
+}
 
 /** The error of a call that cannot be a transaction of the block (geth txValidationError). */
 function txError(i: number, e: unknown): RpcError {
@@ -308,6 +321,9 @@ export async function simulateV1(
   }
   const sm = await createStateManager(new OverlayStore(at.nodeDb.store), await at.getStateRoot());
   const gasCap = backend.options.gasCap;
+  // rpc.evmtimeout over the whole request, as geth's simulator (checked on jumps, as eth_call's).
+  const timeoutMs = backend.options.evmTimeoutMs;
+  const clock = { deadline: timeoutMs > 0 ? Date.now() + timeoutMs : 0 };
   let gasBudget = gasCap === 0n ? (1n << 64n) - 1n : gasCap;
   /** Hashes of the blocks simulated so far, by number (BLOCKHASH sees them). */
   const simulated = new Map<bigint, Uint8Array>();
@@ -337,6 +353,7 @@ export async function simulateV1(
         // The tracer needs every message through the EVM's events.
         evmOnly: tracer !== undefined,
         onVm: (vm) => {
+          installDeadlineCheck(vm.evm, clock);
           overridePrecompiles(vm, stateOverrides);
           tracer?.attach(vm);
         },
@@ -379,6 +396,9 @@ export async function simulateV1(
           try {
             result = await builder.addTransaction(tx);
           } catch (e) {
+            if (timedOut(e)) {
+              throw new RpcError(SIMULATE_ERRORS.timeout, `execution aborted (timeout = ${timeoutMs}ms)`);
+            }
             throw e instanceof RpcError ? e : txError(i, e);
           }
           callLogs.push(tracer === undefined ? result.logs : tracer.logs(result.logs));

@@ -4,7 +4,7 @@
  */
 import { bytesToHex } from "../../../../../lib/common/mod.ts";
 import { assert, assertEquals, assertNotEquals } from "../../../../assert.ts";
-import { A, B, createDeployed, errorData, LOG_TOPIC } from "../fixture.ts";
+import { A, B, createDeployed, createFixture, errorData, LOG_TOPIC } from "../fixture.ts";
 
 const d = await createDeployed();
 const f = d.fixture;
@@ -301,4 +301,14 @@ Deno.test("eth_simulateV1: movePrecompileToAddress (ethSimulate-move-ecrecover-a
     [ECRECOVER]: { movePrecompileToAddress: MOVED },
   }]);
   assertEquals(call.error?.code, -32602);
+});
+
+Deno.test("eth_simulateV1: rpc.evmtimeout bounds the request (-32016)", async () => {
+  const slow = await createFixture({ evmTimeoutMs: 50 });
+  // JUMPDEST PUSH1 0 JUMP: a loop until the gas runs out (50M gas: far past 50 ms).
+  const loop = await slow.rpc("eth_simulateV1", [{
+    blockStateCalls: [{ stateOverrides: { [C1]: { code: "0x5b600056" } }, calls: [{ from: C0, to: C1 }] }],
+  }]);
+  assertEquals(loop.error?.code, -32016);
+  assertEquals(loop.error?.message, "execution aborted (timeout = 50ms)");
 });
