@@ -3,7 +3,7 @@
  * tests/eth_simulateV1/*.io, CC0): each request as written, on keel's RPC fixture chain instead of
  * the hive chain geth answered on. eth_simulateV1.json keeps of each expected answer what does not
  * depend on that chain: the error code, or per block the calls' status, return data and log count,
- * the gas used and the transaction count. 77 of the 91 cases match as they are; ENVIRONMENT and
+ * the gas used and the transaction count. 78 of the 91 cases match as they are; ENVIRONMENT and
  * DEVIATIONS below say why the others do not.
  */
 import { assertEquals } from "../assert.ts";
@@ -42,10 +42,6 @@ const ENVIRONMENT: Record<string, "returnData" | "gasUsed"> = {
 
 /** Where keel answers otherwise, on purpose, with the error it gives instead. */
 const DEVIATIONS: Record<string, { error: number; why: string }> = {
-  "ethSimulate-basefee-too-low-without-validation-38012": {
-    error: -38012,
-    why: "keel holds a call's fee cap to an overridden base fee also without validation (geth: NoBaseFee)",
-  },
   "ethSimulate-blobs": { error: -32602, why: "no blob transactions on an OP chain: refused, not ignored" },
   "ethSimulate-overflow-nonce": {
     error: -32602,

@@ -115,6 +115,8 @@ export interface BlockBuilderDeps {
   onVm?: (vm: VM) => void;
   /** What BLOBBASEFEE answers instead of the header's blob base fee (eth_simulateV1's block override). */
   blobBaseFee?: bigint;
+  /** geth's NoBaseFee for transactions offering no fee (tx_runner.ts TxContext.noBaseFee). */
+  noBaseFee?: boolean;
 }
 
 export interface SealedBlock {
@@ -255,6 +257,7 @@ export class BlockBuilder {
   #blobGasUsed = 0n;
   #rootJob: StateRootJob | undefined;
   #external: ExternalState | undefined;
+  #zeroBaseFeeBlock: EjsBlock | undefined;
 
   private constructor(
     config: ChainConfig,
@@ -279,6 +282,11 @@ export class BlockBuilder {
       baseFee: header.baseFeePerGas ?? 0n,
       daFootprintRoom: () => header.gasLimit - this.#daFootprint,
       plainTransfers: deps.evmOnly !== true && plainTransfersApply(rules.common),
+      noBaseFee: deps.noBaseFee,
+      zeroBaseFeeBlock: deps.noBaseFee !== true ? undefined : () => {
+        this.#zeroBaseFeeBlock ??= ejsBlockFor(rules, { ...header, baseFeePerGas: 0n }, deps.blobBaseFee);
+        return this.#zeroBaseFeeBlock;
+      },
       l1Fees: config.op === undefined || deps.noL1Fee === true ? undefined : () => {
         this.#l1 ??= loadL1FeeSource(deps.stateManager, rules.opFork ?? "bedrock");
         return this.#l1;

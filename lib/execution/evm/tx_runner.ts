@@ -55,6 +55,13 @@ export interface TxContext {
    * only when `plainTransfersApply(rules.common)`.
    */
   plainTransfers?: boolean;
+  /**
+   * geth's vm.Config.NoBaseFee (eth_simulateV1 without validation): a transaction that offers no fee at
+   * all (fee cap and tip, or gas price, 0) is not held to the base fee and pays nothing; it runs in
+   * `zeroBaseFeeBlock` when it needs the full runTx (whose VM must answer BASEFEE with the real one).
+   */
+  noBaseFee?: boolean;
+  zeroBaseFeeBlock?: () => EjsBlock;
 }
 
 export interface TxResult {
@@ -367,11 +374,15 @@ export async function runUserTx(
     }
   }
   const upfrontL1 = (l1Fee?.l1Fee ?? 0n) + opFeeMax;
+  const feeCap = "maxFeePerGas" in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
+  const free = ctx.noBaseFee === true && feeCap === 0n &&
+    (!("maxPriorityFeePerGas" in tx) || tx.maxPriorityFeePerGas === 0n);
+  const baseFee = free ? 0n : ctx.baseFee;
+  const block = free ? ctx.zeroBaseFeeBlock?.() ?? ctx.block : ctx.block;
   const sm = vm.stateManager;
   if (upfrontL1 > 0n) {
     // op-geth buyGas: balance >= gasLimit * gasFeeCap + value + l1Cost (+ operator fee from Isthmus).
     const account = (await sm.getAccount(sender)) ?? new Account();
-    const feeCap = "maxFeePerGas" in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
     const want = tx.gasLimit * feeCap + tx.value + upfrontL1;
     if (account.balance < want) {
       throw new BaseError(
@@ -388,10 +399,10 @@ export async function runUserTx(
   const restoreCode = await hideImpersonatedCode(vm, tx, sender);
   try {
     const plain = ctx.plainTransfers === true
-      ? await applyPlainTransfer(vm, tx, ctx.block.header.coinbase, ctx.baseFee)
+      ? await applyPlainTransfer(vm, tx, ctx.block.header.coinbase, baseFee)
       : undefined;
     const call = ctx.plainTransfers === true && plain === undefined
-      ? await applyContractCall(vm, tx, ctx.block, ctx.baseFee)
+      ? await applyContractCall(vm, tx, ctx.block, baseFee)
       : undefined;
     // runTx (and applyContractCall) revert their own changes when they throw; the L1 fee taken above
     // is given back by hand (cheaper than one more state checkpoint per transaction).
@@ -399,7 +410,7 @@ export async function runUserTx(
       ? { totalGasSpent: plain.totalGasSpent, execResult: NO_EXECUTION }
       : call ?? await runTx(vm, {
         tx,
-        block: ctx.block,
+        block,
         skipHardForkValidation: true,
         skipBlockGasLimitValidation: true,
       });
@@ -418,7 +429,7 @@ export async function runUserTx(
   }
   const gasUsed = result.totalGasSpent;
   if (isOp) {
-    await credit(vm, BASE_FEE_VAULT_ADDRESS, ctx.baseFee * gasUsed);
+    await credit(vm, BASE_FEE_VAULT_ADDRESS, baseFee * gasUsed);
     await credit(vm, L1_FEE_VAULT_ADDRESS, l1Fee?.l1Fee ?? 0n);
     if (source !== undefined && opFeeMax > 0n) {
       const opFee = source.operatorFee(gasUsed);
@@ -429,7 +440,7 @@ export async function runUserTx(
   const logs = toLogs(result.execResult.logs as [Uint8Array, Uint8Array[], Uint8Array][] | undefined);
   const status = result.execResult.exceptionError === undefined ? 1 : 0;
   const effectiveGasPrice = "maxFeePerGas" in tx
-    ? ctx.baseFee + tx.getEffectivePriorityFee(ctx.baseFee)
+    ? baseFee + tx.getEffectivePriorityFee(baseFee)
     : (tx as { gasPrice: bigint }).gasPrice;
   return {
     receipt: {

@@ -14,7 +14,8 @@
  *   increase (-38021); at most 256 blocks past the base (-38026). Coinbase and gas limit default to the
  *   previous block's, prevRandao to zero.
  * - validation false (the default, eth_call-like): base fee 0 unless overridden, each call's nonce is
- *   the sender's (the given one is not checked). validation true: the EIP-1559 base fee, the given
+ *   the sender's (the given one is not checked); a call offering no fee is not held to an overridden
+ *   base fee and pays nothing (geth NoBaseFee), BASEFEE still answering the block's. validation true: the EIP-1559 base fee, the given
  *   nonce checked (-38010 too low, -38011 too high), fee cap against the base fee (-38012).
  * - Both: intrinsic gas (-38013), balance for gas and value (-38014), the block's gas (-38015); a
  *   call's gas defaults to what the block has left, under rpc.gascap over the whole request.
@@ -280,6 +281,15 @@ export function overridePrecompiles(vm: VM, overrides: readonly AccountOverride[
     );
 }
 
+/** BASEFEE answers `baseFee()` whatever block a transaction runs in (geth NoBaseFee keeps the header's). */
+function answerBaseFee(vm: VM, baseFee: () => bigint): void {
+  const table = (vm.evm as unknown as {
+    _opcodeMap: { opHandler: (runState: { stack: { push(v: bigint): void } }) => void }[];
+  })._opcodeMap;
+  const entry = table[0x48];
+  if (entry !== undefined) entry.opHandler = (runState) => runState.stack.push(baseFee());
+}
+
 /** A call's result (execution-apis CallResultSuccess / CallResultFailure). */
 function callResult(r: TxResult, logs: Record<string, unknown>[]): Record<string, unknown> {
   // As geth: a failed call returns no data; what a revert returned is the error's data.
@@ -345,19 +355,24 @@ export async function simulateV1(
         baseFeePerGas: o?.baseFeePerGas ?? o?.baseFee ?? (options.validation ? undefined : 0n),
       };
       const tracer = options.traceTransfers ? new TransferTracer() : undefined;
+      /** The block's base fee, what BASEFEE answers also for a fee-less call run at base fee 0. */
+      let baseFee = 0n;
       const builder = await BlockBuilder.open(config, parent, attrs, {
         stateManager: sm,
         getBlockHash: (n) => Promise.resolve(simulated.get(n) ?? backend.chain.getCanonicalHash(n)),
         noL1Fee: true,
         blobBaseFee: o?.blobBaseFee,
+        noBaseFee: !options.validation,
         // The tracer needs every message through the EVM's events.
         evmOnly: tracer !== undefined,
         onVm: (vm) => {
           installDeadlineCheck(vm.evm, clock);
+          answerBaseFee(vm, () => baseFee);
           overridePrecompiles(vm, stateOverrides);
           tracer?.attach(vm);
         },
       });
+      baseFee = builder.header.baseFeePerGas ?? 0n;
       /** Per call its logs as answered (with the transfers when traced). */
       const callLogs: Log[][] = [];
       const common = txCommon(forkRules(config, plan.time).common);

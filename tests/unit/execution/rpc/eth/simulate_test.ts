@@ -312,3 +312,31 @@ Deno.test("eth_simulateV1: rpc.evmtimeout bounds the request (-32016)", async ()
   assertEquals(loop.error?.code, -32016);
   assertEquals(loop.error?.message, "execution aborted (timeout = 50ms)");
 });
+
+Deno.test("eth_simulateV1: without validation a fee-less call ignores an overridden base fee (geth NoBaseFee)", async () => {
+  // BASEFEE, MSTORE, RETURN a word: it still answers the block's base fee.
+  const code = "0x4860005260206000f3";
+  const [block] = await simulate({
+    blockStateCalls: [{
+      blockOverrides: { baseFeePerGas: "0xa" },
+      stateOverrides: { [C1]: { code } },
+      // C2 has no funds: a fee-less call pays nothing.
+      // The third creates (the full runTx path): its init code returns the word as the new code.
+      calls: [{ from: C2, to: C1 }, { from: C2, to: C1, gasPrice: "0x0" }, { from: C2, input: code }],
+    }],
+  });
+  assertEquals(block.baseFeePerGas, "0xa");
+  const word = `0x${"00".repeat(31)}0a`;
+  assertEquals(block.calls.map((c) => [c.status, c.returnData]), [["0x1", word], ["0x1", word], [
+    "0x1",
+    word,
+  ]]);
+  // A fee offered below the base fee is still held to it.
+  const low = await f.rpc("eth_simulateV1", [{
+    blockStateCalls: [{
+      blockOverrides: { baseFeePerGas: "0xa" },
+      calls: [{ from: C0, to: C1, maxFeePerGas: "0x5" }],
+    }],
+  }]);
+  assertEquals(low.error?.code, -38012);
+});
