@@ -89,7 +89,7 @@ Deno.test({
         `--p2p.priv.path=${dir}/p2p.txt`,
         "--p2p.peerstore.path=memory",
         "--p2p.listen.ip=127.0.0.1",
-        "--p2p.listen.tcp=0",
+        `--p2p.listen.tcp=${freePort()}`,
       ], log));
       let safe: Answer["result"];
       const deadline = Date.now() + 120_000;

@@ -125,7 +125,7 @@ Deno.test("keel node with an external engine serves rollupnode_version and rollu
       "--p2p.priv.path=" + `${dir}/p2p.txt`,
       "--p2p.peerstore.path=memory",
       "--p2p.listen.ip=127.0.0.1",
-      "--p2p.listen.tcp=0",
+      `--p2p.listen.tcp=${freePort()}`,
     ]);
     const url = `http://127.0.0.1:${port}`;
     assertMatch(await waitFor(url, "rollupnode_version", proc) as string, /^keel\/v\d+\.\d+\.\d+/);
@@ -163,7 +163,7 @@ Deno.test("keel node embeds the execution client; its RPC and the node's share o
       `--p2p.priv.path=${dir}/p2p.txt`,
       "--p2p.peerstore.path=memory",
       "--p2p.listen.ip=127.0.0.1",
-      "--p2p.listen.tcp=0",
+      `--p2p.listen.tcp=${freePort()}`,
     ]);
     const url = `http://127.0.0.1:${port}`;
     assertMatch(await waitFor(url, "rollupnode_version", proc) as string, /^keel\//);
@@ -185,7 +185,7 @@ Deno.test("keel node embeds the execution client; its RPC and the node's share o
           `--p2p.priv.path=${dir}/p2p.txt`,
           "--p2p.peerstore.path=memory",
           "--p2p.listen.ip=127.0.0.1",
-          "--p2p.listen.tcp=0",
+          `--p2p.listen.tcp=${freePort()}`,
           ...args,
         ],
         cwd: ROOT,

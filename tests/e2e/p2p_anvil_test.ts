@@ -48,7 +48,7 @@ Deno.test({
       const seqPort = freePort();
       const seqP2p = freePort();
       const seqArgs = (await sequencerOnAnvil(anvil.url, dir, seqPort)).map((a) =>
-        a === "--p2p.listen.tcp=0" ? `--p2p.listen.tcp=${seqP2p}` : a
+        a.startsWith("--p2p.listen.tcp=") ? `--p2p.listen.tcp=${seqP2p}` : a
       );
       sequencer = spawnKeel("node", [...seqArgs, `--p2p.sequencer.key=${DEV_PRIVATE_KEY}`]);
       const seqUrl = `http://127.0.0.1:${seqPort}`;
