@@ -13,6 +13,8 @@ import type { JsonRpcClient } from "../common/json_rpc_client.ts";
 
 /** 1 gwei: the tip when the L1 node has no eth_maxPriorityFeePerGas. */
 const DEFAULT_TIP = "0x3b9aca00";
+/** How often a transaction waiting for its receipt is looked for in the L1 node (and sent again if gone). */
+const REBROADCAST_MS = 2_000;
 
 export class L1TxSender {
   readonly l1: JsonRpcClient;
@@ -32,7 +34,9 @@ export class L1TxSender {
 
   /**
    * Sends `data` to `to` and waits for the receipt: resolves with the hash and the L1 block that
-   * included it once mined with status 1.
+   * included it once mined with status 1. A transaction the L1 node no longer knows (an L1 reorg took
+   * its block and the node did not keep it, or its pool dropped it) is published again, as op-batcher's
+   * txmgr resubmits; one whose nonce another transaction took ends with L1_TX_DROPPED.
    * Throws L1_TX_FAILED when it reverted, L1_TX_TIMEOUT after `timeoutMs` or when `stopped()` turns true;
    * `what` names the transaction in those errors.
    */
@@ -62,8 +66,10 @@ export class L1TxSender {
       maxFeePerGas: BigInt(gasPrice) * 2n + BigInt(tip),
       data,
     }, { common: this.#common }).sign(this.#key);
-    const hash = await l1.call<string>("eth_sendRawTransaction", [bytesToHex(tx.serialize())]);
+    const raw = bytesToHex(tx.serialize());
+    const hash = await l1.call<string>("eth_sendRawTransaction", [raw]);
     const deadline = Date.now() + opts.timeoutMs;
+    let nextLook = Date.now() + REBROADCAST_MS;
     for (;;) {
       const receipt = await l1.call<{ status: string; blockHash: string; blockNumber: string } | null>(
         "eth_getTransactionReceipt",
@@ -78,6 +84,20 @@ export class L1TxSender {
       }
       if (Date.now() > deadline || opts.stopped?.()) {
         throw new BaseError("L1_TX_TIMEOUT", `${what} ${hash} was not mined in time`);
+      }
+      if (Date.now() >= nextLook) {
+        nextLook = Date.now() + REBROADCAST_MS;
+        if ((await l1.call<unknown>("eth_getTransactionByHash", [hash])) === null) {
+          try {
+            await l1.call<string>("eth_sendRawTransaction", [raw]);
+          } catch (e) {
+            throw new BaseError(
+              "L1_TX_DROPPED",
+              `${what} ${hash} was dropped by L1 and cannot be sent again: ${(e as Error).message}`,
+              { cause: e },
+            );
+          }
+        }
       }
       await new Promise((r) => setTimeout(r, 200));
     }
