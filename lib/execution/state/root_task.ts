@@ -15,6 +15,7 @@
 import { bytesToUnprefixedHex, equalBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import type { ExternalState, KeelStateManager, StateDelta } from "./state_manager.ts";
+import { packDelta } from "./delta_codec.ts";
 
 export interface StateRootTaskOptions {
   /** Send changes as soon as the worker is idle once this many addresses changed. */
@@ -42,7 +43,8 @@ export const DEFAULT_STATE_ROOT_TASK_OPTIONS: StateRootTaskOptions = {
 export type RootRequest =
   | { kind: "open"; path: string; cacheSizeKiB: number; nodeCacheKiB: number; pending: SharedArrayBuffer }
   | { kind: "begin"; id: number; root: Uint8Array }
-  | { kind: "delta" | "finish"; id: number; delta: StateDelta }
+  /** `delta`: a StateDelta packed (delta_codec.ts), transferred. */
+  | { kind: "delta" | "finish"; id: number; delta: Uint8Array }
   /** The accounts (unprefixed address hex) the block will change, to load their paths ahead. */
   | { kind: "prefetch"; id: number; addresses: string[] }
   | { kind: "cancel"; id: number };
@@ -140,7 +142,7 @@ export class StateRootTask {
     waitMs: 0,
     reads: 0,
   };
-  #worker: { postMessage(m: unknown): void; terminate(): void } | undefined;
+  #worker: { postMessage(m: unknown, transfer: Transferable[]): void; terminate(): void } | undefined;
   #connect: (() => RootWorkerChannel) | undefined;
   #channel: RootWorkerChannel | undefined;
   /** Deltas sent and not yet applied by the worker (shared with it). */
@@ -188,12 +190,15 @@ export class StateRootTask {
 
   #post(msg: RootRequest): void {
     if (this.#worker === undefined) {
-      let w: { postMessage(m: unknown): void; terminate(): void };
+      let w: { postMessage(m: unknown, transfer: Transferable[]): void; terminate(): void };
       const channel = this.#channel = this.#connect?.();
       if (channel !== undefined) {
         channel.port.onmessage = this.#answer;
         channel.onFailure((message) => this.#failed(message));
-        w = { postMessage: (m) => channel.port.postMessage(m), terminate: () => channel.close() };
+        w = {
+          postMessage: (m, transfer) => channel.port.postMessage(m, transfer),
+          terminate: () => channel.close(),
+        };
       } else {
         const worker = new Worker(ROOT_WORKER_MODULE.href, { type: "module" });
         worker.onmessage = this.#answer;
@@ -211,6 +216,7 @@ export class StateRootTask {
           nodeCacheKiB: this.options.nodeCacheKiB,
           pending: this.#pending.buffer as SharedArrayBuffer,
         } satisfies RootRequest,
+        [],
       );
       this.#worker = w;
     }
@@ -219,7 +225,10 @@ export class StateRootTask {
     if (msg.kind !== "open") {
       this.#sent.push({ kind: msg.kind, at: performance.timeOrigin + performance.now() });
     }
-    this.#worker.postMessage(msg);
+    this.#worker.postMessage(
+      msg,
+      msg.kind === "delta" || msg.kind === "finish" ? [msg.delta.buffer as ArrayBuffer] : [],
+    );
   }
 
   /** The last block's exchange with the worker (undefined before the first root). */
@@ -293,13 +302,14 @@ export class StateRootTask {
         ? Promise.resolve({ id, error: "the worker stopped during the block" })
         : undefined;
     }
+    const packed = packDelta(delta);
     if (kind === "delta") {
       this.stats.deltas++;
-      this.#post({ kind, id, delta });
+      this.#post({ kind, id, delta: packed });
       return undefined;
     }
     const result = new Promise<RootResponse>((resolve) => this.#waiting.set(id, resolve));
-    this.#post({ kind, id, delta });
+    this.#post({ kind, id, delta: packed });
     return result;
   }
 
@@ -311,7 +321,7 @@ export class StateRootTask {
 
   /** @internal */
   cancel(id: number): void {
-    this.#worker?.postMessage({ kind: "cancel", id } satisfies RootRequest);
+    this.#worker?.postMessage({ kind: "cancel", id } satisfies RootRequest, []);
   }
 
   /** Terminates the worker; jobs not finished fail. */

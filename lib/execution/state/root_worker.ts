@@ -21,6 +21,7 @@ import { type NodeDb, PendingTrie, type TrieUpdate } from "./batch_trie.ts";
 import { internKey } from "./trie_node.ts";
 import { keepSnapshots, pruneSnapshots, type TrieSnapshot } from "./trie_snapshot.ts";
 import type { DeltaAccount, StateDelta } from "./state_manager.ts";
+import { unpackDelta } from "./delta_codec.ts";
 import { TrieDb } from "./trie_db.ts";
 import type { RootRequest, RootResponse, WorkerStep } from "./root_task.ts";
 
@@ -292,7 +293,7 @@ async function handle(msg: RootRequest): Promise<void> {
   try {
     if (job.failed === undefined) {
       const t0 = performance.now();
-      await job.job.apply(msg.delta);
+      await job.job.apply(unpackDelta(msg.delta));
       const t1 = performance.now();
       time.apply += t1 - t0;
       // Only this message pending: the worker would idle until the next one.
@@ -346,7 +347,7 @@ function receive(msg: RootRequest): void {
     await handle(msg);
     if (msg.kind !== "open" && msg.kind !== "begin") {
       const size = msg.kind === "delta" || msg.kind === "finish"
-        ? msg.delta.accounts.length
+        ? new DataView(msg.delta.buffer, msg.delta.byteOffset).getUint32(4) // the accounts (delta_codec.ts)
         : msg.kind === "prefetch"
         ? msg.addresses.length
         : 0;
