@@ -13,7 +13,7 @@
  */
 import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
 import { bytesToHex, type Hex, toQuantity } from "../../../common/mod.ts";
-import { decodeRevertReason, gethError, REVERT_ERROR } from "./evm_errors.ts";
+import { decodeRevertReason, frameError, gethError, opcodeByte, REVERT_ERROR } from "./evm_errors.ts";
 import type { Tracer, TxInfo, TxOutcome } from "./hooks.ts";
 
 export type CallType =
@@ -53,6 +53,8 @@ export interface CallFrame {
   logs: FrameLog[];
   /** The callee is a precompile (known once the frame ran). */
   precompile?: boolean;
+  /** A create's address, also when it failed (`to` is then unset, as geth's callTracer has it). */
+  created?: Uint8Array;
 }
 
 export interface CallTracerConfig {
@@ -109,6 +111,8 @@ export class CallTracer implements Tracer {
   readonly #cfg: CallTracerConfig;
   readonly #stack: CallFrame[] = [];
   readonly #msgs: Message[] = [];
+  /** Per open frame: its last opcode and the gas left before it (to name the error it failed with). */
+  readonly #last: ({ code: number; gasLeft: bigint } | undefined)[] = [];
   #tx: TxInfo | undefined;
   #root: CallFrame | undefined;
   #pending: PendingCall | undefined;
@@ -130,6 +134,12 @@ export class CallTracer implements Tracer {
       this.#refused(pending, step.gasLeft);
     }
     const code = step.opcode.code;
+    if (this.#last.length > 0) {
+      this.#last[this.#last.length - 1] = {
+        code: opcodeByte(step, this.#msgs.at(-1)?.code),
+        gasLeft: step.gasLeft,
+      };
+    }
     if (code >= 0xf0 && code !== 0xf3 && CALL_OPS.has(step.opcode.name)) return await this.#callStep(step);
     if (code === 0xff) return await this.#selfdestruct(step);
     if (code < 0xa0 || code > 0xa4 || this.#cfg.withLog !== true) return;
@@ -249,7 +259,9 @@ export class CallTracer implements Tracer {
       gasUsed: 0n,
       execGas: msg.gasLimit,
       execGasUsed: 0n,
-      input: msg.data,
+      // A copy: @ethereumjs passes CALL and CREATE inputs as views into the caller's memory, which the
+      // caller goes on to overwrite (e.g. with the call's return data).
+      input: msg.data.slice(),
       output: new Uint8Array(),
       calls: [],
       logs: [],
@@ -260,6 +272,7 @@ export class CallTracer implements Tracer {
     else this.#root = frame;
     this.#stack.push(frame);
     this.#msgs.push(msg);
+    this.#last.push(undefined);
   }
 
   onExit(result: EVMResult): void {
@@ -273,6 +286,7 @@ export class CallTracer implements Tracer {
     }
     const frame = this.#stack.pop();
     const msg = this.#msgs.pop();
+    const last = this.#last.pop();
     if (frame === undefined) return;
     // The EVM loads the code into the message when it runs it: a function for a precompile.
     frame.precompile = typeof msg?.code === "function";
@@ -280,9 +294,10 @@ export class CallTracer implements Tracer {
     frame.execGasUsed = r.executionGasUsed;
     frame.gasUsed = r.executionGasUsed;
     frame.output = r.returnValue;
-    frame.error = r.exceptionError?.error;
-    if ((frame.type === "CREATE" || frame.type === "CREATE2") && frame.error === undefined) {
-      frame.to = result.createdAddress?.bytes;
+    frame.error = frameError(r.exceptionError?.error, frame.precompile, last);
+    if (frame.type === "CREATE" || frame.type === "CREATE2") {
+      frame.created = result.createdAddress?.bytes;
+      if (frame.error === undefined) frame.to = frame.created;
     }
     if (frame.error !== undefined) clearLogs(frame);
   }

@@ -5,6 +5,65 @@
  */
 import { bytesToBigInt, bytesToHex } from "../../../common/mod.ts";
 
+export const REVERT_ERROR = "revert";
+
+/**
+ * A precompile that failed (bad input): @ethereumjs labels it "revert" although nothing reverted (all
+ * the frame's gas is gone and there is no revert data). geth names the precompile's own error, which
+ * differs per precompile and input; keel prints reth's names for it ("precompiled failed", Parity's
+ * "Built-in failed").
+ */
+export const PRECOMPILE_ERROR = "precompile failed";
+
+/**
+ * An SSTORE with at most 2,300 gas left (EIP-2200's reentrancy sentry). @ethereumjs reports "out of gas";
+ * geth wraps the gas function's error: "out of gas: not enough gas for reentrancy sentry".
+ */
+export const SENTRY_ERROR = "sstore sentry";
+const SSTORE = 0x55;
+const SENTRY_GAS = 2300n;
+
+/**
+ * The error of a failing frame as the tracers name it, from @ethereumjs's and what they saw: whether the
+ * frame is a precompile's, and the frame's last opcode with the gas left before it.
+ */
+export function frameError(
+  error: string | undefined,
+  precompile: boolean,
+  last?: { code: number; gasLeft: bigint },
+): string | undefined {
+  if (error === undefined) return undefined;
+  if (precompile && error !== "out of gas") return PRECOMPILE_ERROR;
+  if (error === "out of gas" && last?.code === SSTORE && last.gasLeft <= SENTRY_GAS) return SENTRY_ERROR;
+  if (error === "invalid opcode" && last !== undefined) return invalidOpcodeError(last.code);
+  return error;
+}
+
+/**
+ * The byte of the opcode a step runs: @ethereumjs names every unassigned byte INVALID (0xfe), so for
+ * those it is read from the frame's code.
+ */
+export function opcodeByte(
+  step: { pc: number; opcode: { code: number; name: string } },
+  code: unknown,
+): number {
+  if (step.opcode.name !== "INVALID" || !(code instanceof Uint8Array)) return step.opcode.code;
+  return code[step.pc] ?? step.opcode.code;
+}
+
+/** geth's name of an opcode byte that no fork assigns (core/vm/opcodes.go OpCode.String). */
+export function undefinedOpcodeName(code: number): string {
+  return `opcode 0x${code.toString(16)} not defined`;
+}
+
+/**
+ * geth's ErrInvalidOpCode message: "invalid opcode: INVALID" for 0xfe, "invalid opcode: opcode 0xc not
+ * defined" for an unassigned byte (core/vm/opcodes.go OpCode.String).
+ */
+export function invalidOpcodeError(code: number): string {
+  return `invalid opcode: ${code === 0xfe ? "INVALID" : undefinedOpcodeName(code)}`;
+}
+
 const GETH: Record<string, string> = {
   "out of gas": "out of gas",
   "code store out of gas": "contract creation code storage out of gas",
@@ -22,6 +81,8 @@ const GETH: Record<string, string> = {
   "nonce uint64 overflow": "nonce uint64 overflow",
   "invalid bytecode deployed": "invalid code: must not begin with 0xef",
   "initcode exceeds max initcode size": "max initcode size exceeded",
+  [PRECOMPILE_ERROR]: "precompiled failed",
+  [SENTRY_ERROR]: "out of gas: not enough gas for reentrancy sentry",
 };
 
 const PARITY: Record<string, string> = {
@@ -42,17 +103,18 @@ const PARITY: Record<string, string> = {
   "nonce uint64 overflow": "nonce uint64 overflow",
   "invalid bytecode deployed": "Invalid code",
   "initcode exceeds max initcode size": "Out of gas",
+  [PRECOMPILE_ERROR]: "Built-in failed",
+  [SENTRY_ERROR]: "Out of gas",
 };
-
-export const REVERT_ERROR = "revert";
 
 /** geth's message for an @ethereumjs EVM error (unknown ones pass through). */
 export function gethError(error: string): string {
   return GETH[error] ?? error;
 }
 
-/** Parity's message for an @ethereumjs EVM error. */
+/** Parity's message for an @ethereumjs EVM error (or one of frameError's). */
 export function parityError(error: string): string {
+  if (error.startsWith("invalid opcode")) return "Bad instruction";
   return PARITY[error] ?? error;
 }
 

@@ -1,11 +1,43 @@
 /**
- * geth's `prestateTracer` (eth/tracers/native/prestate.go): the touched accounts as they were
+ * geth's `prestateTracer` (op-geth eth/tracers/native/prestate.go): the touched accounts as they were
  * before the transaction (balance, nonce, code, the touched storage slots), or with `diffMode`
  * `{pre, post}` holding only what changed. Accounts come from the StateRecorder: every account and
- * slot the transaction read or wrote.
+ * slot the transaction read or wrote (geth looks up the sender, recipient, coinbase, on OP chains
+ * the L1 and base fee vaults, and every account an opcode names). As geth:
+ * - an account that did not exist is reported too ({"balance": "0x0"}), unless the transaction
+ *   created it (a CREATE, CREATE2 or creation transaction, whether or not it succeeded);
+ * - in diffMode an account that ran SELFDESTRUCT stays in `pre` whole and is left out of `post`.
  */
+import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
 import { bytesToHex, type Hex, toQuantity } from "../../../common/mod.ts";
+import type { Tracer } from "./hooks.ts";
 import { type AccountState, ZERO_WORD } from "./state_recorder.ts";
+
+const SELFDESTRUCT = 0xff;
+
+/** What the prestate results need beyond the recorded state: the created and self-destructed accounts. */
+export class PrestateTracer implements Tracer {
+  readonly steps = true;
+  /** Addresses (lower-case hex) a create of this transaction was for. */
+  readonly created = new Set<Hex>();
+  /** Addresses (lower-case hex) that ran SELFDESTRUCT. */
+  readonly deleted = new Set<Hex>();
+  readonly #creates: boolean[] = [];
+
+  onStep(step: InterpreterStep): void {
+    if (step.opcode.code === SELFDESTRUCT) this.deleted.add(step.address.toString() as Hex);
+  }
+
+  onEnter(msg: Message): void {
+    this.#creates.push(msg.to === undefined);
+  }
+
+  onExit(result: EVMResult): void {
+    if (this.#creates.pop() === true && result.createdAddress !== undefined) {
+      this.created.add(result.createdAddress.toString() as Hex);
+    }
+  }
+}
 
 export interface PrestateConfig {
   diffMode?: boolean;
@@ -30,11 +62,14 @@ function full(a: AccountState, storage: Map<Hex, Hex>, keepZero: boolean): Prest
   return out;
 }
 
-/** The prestate (non-diff) result: accounts that existed before the transaction. */
-export function prestateResult(pre: Map<Hex, AccountState>): PrestateJson {
+/** The prestate (non-diff) result: the touched accounts but those this transaction created. */
+export function prestateResult(
+  pre: Map<Hex, AccountState>,
+  created: ReadonlySet<Hex> = new Set(),
+): PrestateJson {
   const out: PrestateJson = {};
   for (const [addr, a] of pre) {
-    if (!a.exists) continue;
+    if (!a.exists && created.has(addr)) continue;
     out[addr] = full(a, a.storage, true);
   }
   return out;
@@ -44,12 +79,20 @@ export function prestateResult(pre: Map<Hex, AccountState>): PrestateJson {
 export function prestateDiff(
   pre: Map<Hex, AccountState>,
   post: Map<Hex, AccountState>,
+  created: ReadonlySet<Hex> = new Set(),
+  deleted: ReadonlySet<Hex> = new Set(),
 ): { post: PrestateJson; pre: PrestateJson } {
   const outPre: PrestateJson = {};
   const outPost: PrestateJson = {};
   for (const [addr, a] of pre) {
     const b = post.get(addr);
     if (b === undefined) continue;
+    if (deleted.has(addr)) {
+      // geth prunes a self-destructed account from post and keeps it whole in pre (also after
+      // Cancun, when SELFDESTRUCT only moves the balance of an account it did not create).
+      if (a.exists || !created.has(addr)) outPre[addr] = full(a, a.storage, true);
+      continue;
+    }
     if (a.exists && !b.exists) {
       // Deleted: kept in pre, absent from post.
       outPre[addr] = full(a, a.storage, false);
@@ -72,7 +115,7 @@ export function prestateDiff(
     if (Object.keys(postSlots).length > 0) p.storage = postSlots;
     if (!modified) continue;
     outPost[addr] = p;
-    if (a.exists) outPre[addr] = full(a, preSlots, false);
+    if (a.exists || !created.has(addr)) outPre[addr] = full(a, preSlots, false);
   }
   return { post: outPost, pre: outPre };
 }

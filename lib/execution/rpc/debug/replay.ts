@@ -11,11 +11,14 @@ import { createVM, type VM } from "@ethereumjs/vm";
 import type { EVMResult } from "@ethereumjs/evm";
 import { BaseError, bytesToHex, type Hex } from "../../../common/mod.ts";
 import {
+  BASE_FEE_VAULT_ADDRESS,
   type Block,
+  type ChainConfig,
   decodeDepositTx,
   DEPOSIT_TX_TYPE,
   hashHeader,
   type Header,
+  L1_FEE_VAULT_ADDRESS,
 } from "../../../protocol/mod.ts";
 import {
   BlockBuilder,
@@ -253,8 +256,8 @@ export class BlockReplay {
       // The L1 fee parameters are read outside the recording (they are not the transaction's reads).
       await this.#ctx.l1Fees?.();
       rec.start();
-      for (const a of [info.from, info.to, this.block.header.coinbase]) {
-        if (a !== null) await rec.touch(new Address(a));
+      for (const a of txStartAccounts(this.#ctx.config, info.from, info.to, this.block.header.coinbase)) {
+        await rec.touch(new Address(a));
       }
     }
     options.tracer?.onTxStart?.(info);
@@ -292,6 +295,21 @@ export class BlockReplay {
     this.#gasUsed += result.gasUsed;
     this.#next++;
   }
+}
+
+/**
+ * The accounts geth's prestate tracer looks up before the transaction runs (OnTxStart): the sender,
+ * the recipient, the coinbase and, on OP chains, the L1 and base fee vaults (op-geth).
+ */
+function txStartAccounts(
+  config: ChainConfig,
+  from: Uint8Array,
+  to: Uint8Array | null,
+  coinbase: Uint8Array,
+): Uint8Array[] {
+  const out = [from, ...(to === null ? [] : [to]), coinbase];
+  if (config.op !== undefined) out.push(L1_FEE_VAULT_ADDRESS, BASE_FEE_VAULT_ADDRESS);
+  return out;
 }
 
 /** A message to trace on a block's post-state (debug_traceCall, trace_call). */
@@ -353,7 +371,7 @@ export async function replayCall(
   const info: TxInfo = { from, to, value, gasLimit: gas, input: data, gasPrice: 0n };
   if (options.recordState) {
     recorder.start();
-    for (const a of [from, to, coinbase]) if (a !== null) await recorder.touch(new Address(a));
+    for (const a of txStartAccounts(backend.config, from, to, coinbase)) await recorder.touch(new Address(a));
   }
   options.tracer?.onTxStart?.(info);
   const exec = async () => {

@@ -6,7 +6,7 @@
  */
 import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
 import { bytesToHex, type Hex } from "../../../common/mod.ts";
-import { gethError, REVERT_ERROR } from "./evm_errors.ts";
+import { frameError, gethError, opcodeByte, REVERT_ERROR, undefinedOpcodeName } from "./evm_errors.ts";
 import { forwardedCallGas, type Tracer, type TxOutcome } from "./hooks.ts";
 import { wordHex } from "./state_recorder.ts";
 
@@ -49,9 +49,18 @@ export class StructLogger implements Tracer {
   /** Per contract address: the storage seen so far (geth keeps it per contract). */
   readonly #storage = new Map<string, Map<string, string>>();
   /** Open frames: depth, first entry index, return data of the last sub-call. */
-  readonly #frames: { depth: number; start: number; returnData: Uint8Array }[] = [];
+  readonly #frames: {
+    depth: number;
+    start: number;
+    returnData: Uint8Array;
+    create: boolean;
+    /** Its code is loaded into it when it runs. */
+    msg: Message;
+  }[] = [];
   /** Index of the last entry at each depth (for the error of a failing frame). */
   readonly #lastAt: number[] = [];
+  /** The last opcode at each depth and the gas before it (to name a failing frame's error as geth). */
+  readonly #lastStep: { code: number; gasLeft: bigint }[] = [];
   #result: StructLoggerResult | undefined;
 
   constructor(cfg: StructLoggerConfig = {}) {
@@ -60,10 +69,12 @@ export class StructLogger implements Tracer {
 
   async onStep(step: InterpreterStep): Promise<void> {
     const cfg = this.#cfg;
+    const byte = opcodeByte(step, this.#frames.at(-1)?.msg.code);
+    this.#lastStep[step.depth] = { code: byte, gasLeft: step.gasLeft };
     if (cfg.limit !== undefined && cfg.limit > 0 && this.#logs.length >= cfg.limit) return;
     const entry: StructLogJson = {
       pc: step.pc,
-      op: step.opcode.name,
+      op: byte === step.opcode.code ? step.opcode.name : undefinedOpcodeName(byte),
       gas: Number(step.gasLeft),
       gasCost: Number(step.opcode.dynamicFee ?? BigInt(step.opcode.fee)),
       depth: step.depth + 1,
@@ -108,19 +119,31 @@ export class StructLogger implements Tracer {
     if (caller !== undefined && i !== undefined && i >= caller.start) {
       this.#logs[i].gasCost += Number(forwardedCallGas(opName, msg));
     }
-    this.#frames.push({ depth: msg.depth, start: this.#logs.length, returnData: new Uint8Array() });
+    this.#frames.push({
+      depth: msg.depth,
+      start: this.#logs.length,
+      returnData: new Uint8Array(),
+      create: msg.to === undefined,
+      msg,
+    });
   }
 
   onExit(result: EVMResult): void {
     const frame = this.#frames.pop();
     const parent = this.#frames.at(-1);
-    if (parent !== undefined) parent.returnData = result.execResult.returnValue;
     const err = result.execResult.exceptionError?.error;
+    if (parent !== undefined) {
+      // The caller's return data buffer (EIP-211): a successful CREATE leaves it empty (the code it
+      // returned is deployed, not handed back); otherwise what the callee returned or reverted with.
+      parent.returnData = frame?.create === true && err === undefined
+        ? new Uint8Array()
+        : result.execResult.returnValue;
+    }
     if (frame === undefined || err === undefined || err === REVERT_ERROR) return;
     // The failing opcode is the frame's last entry; geth reports the fault on it.
     const i = this.#lastAt[frame.depth];
     if (i !== undefined && i >= frame.start && this.#logs[i].error === undefined) {
-      this.#logs[i].error = gethError(err);
+      this.#logs[i].error = gethError(frameError(err, false, this.#lastStep[frame.depth])!);
     }
   }
 

@@ -8,7 +8,7 @@ import { RpcError, s } from "../../../rpc/mod.ts";
 import { DEFAULT_TRACE_TIMEOUT_MS } from "./backend.ts";
 import { CallTracer, fourByteResult } from "./call_tracer.ts";
 import { isTimeout, TIMEOUT_MESSAGE } from "./hooks.ts";
-import { prestateDiff, prestateResult } from "./prestate_tracer.ts";
+import { prestateDiff, prestateResult, PrestateTracer } from "./prestate_tracer.ts";
 import type { RunOptions, TracedRun } from "./replay.ts";
 import { StructLogger } from "./struct_logger.ts";
 import { blockOverridesSchema } from "../call_args.ts";
@@ -123,9 +123,12 @@ export async function runTracer(
     }
     if (name === "prestateTracer") {
       const pc = tracerConfig(cfg?.tracerConfig, { diffMode: "boolean" });
-      const r = await run({ recordState: true, timeoutMs });
+      const tracer = new PrestateTracer();
+      const r = await run({ tracer, recordState: true, timeoutMs });
       const state = r.state!;
-      return pc.diffMode ? prestateDiff(state.pre, state.post) : prestateResult(state.pre);
+      return pc.diffMode
+        ? prestateDiff(state.pre, state.post, tracer.created, tracer.deleted)
+        : prestateResult(state.pre, tracer.created);
     }
   } catch (e) {
     if (isTimeout(e)) throw RpcError.server(TIMEOUT_MESSAGE);

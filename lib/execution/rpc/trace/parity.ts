@@ -2,10 +2,10 @@
  * The Parity/OpenEthereum trace format as op-erigon and reth serve it: call frames flattened
  * depth-first with traceAddress and subtraces (action {callType, from, to, gas, input, value} or
  * {from, gas, init, value, creationMethod}, result {gasUsed, output} or {address, code, gasUsed},
- * null with an error), and the stateDiff deltas ("=", {"+"}, {"-"}, {"*": {from, to}}).
+ * null for a failure other than a revert), and the stateDiff deltas ("=", {"+"}, {"-"}, {"*": {from, to}}).
  */
 import { bytesToHex, type Hex, toQuantity } from "../../../common/mod.ts";
-import { type AccountState, type CallFrame, parityError } from "../debug/mod.ts";
+import { type AccountState, type CallFrame, parityError, REVERT_ERROR } from "../debug/mod.ts";
 
 export interface CallAction {
   from: Hex;
@@ -97,9 +97,12 @@ function toTrace(f: CallFrame, traceAddress: number[]): TransactionTrace {
     type: create ? "create" : "call",
   };
   if (f.error !== undefined) t.error = parityError(f.error);
-  else if (create) {
+  // A reverted frame keeps its result, the revert data as output (reth's and erigon's traces); other
+  // failures have none.
+  if (f.error !== undefined && f.error !== REVERT_ERROR) return t;
+  if (create) {
     t.result = {
-      address: bytesToHex(f.to ?? new Uint8Array(20)),
+      address: bytesToHex(f.created ?? f.to ?? new Uint8Array(20)),
       code: bytesToHex(f.output),
       gasUsed: toQuantity(f.execGasUsed),
     };

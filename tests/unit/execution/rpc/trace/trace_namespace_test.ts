@@ -79,7 +79,9 @@ Deno.test("trace_transaction: nested calls with traceAddress, subtraces, results
     assertEquals(traces[2].traceAddress, [1]);
     assertEquals(traces[2].action.to, hex(R));
     assertEquals(traces[2].error, "Reverted");
-    assertEquals(traces[2].result, null);
+    // A reverted frame keeps its result with the revert data (reth, erigon).
+    assertEquals(traces[2].result.output, hex(REVERT_DATA));
+    assert(BigInt(traces[2].result.gasUsed) > 0n);
     assertEquals(traces[2].transactionPosition, 1);
     assertEquals(await call("trace_transaction", ["0x" + "11".repeat(32)]), null);
   });
