@@ -15,7 +15,7 @@ import {
   pad,
   webSocket,
 } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { chainConfig, publicActionsL2 } from "viem/op-stack";
 import { assert, assertEquals } from "../assert.ts";
 import {
@@ -236,6 +236,51 @@ Deno.test({
         });
         assertEquals(results.map((r) => r.status), ["success", "failure"]);
       });
+
+      await t.step(
+        "EIP-7702: estimateGas and sendTransaction with an authorizationList from the node's account",
+        async () => {
+          // The authority is a fresh key; the node's account (JSON-RPC, eth_sendTransaction) sponsors.
+          const eoa = privateKeyToAccount(generatePrivateKey());
+          const auth = await eoa.signAuthorization({ chainId: DEV_CHAIN_ID, address: token, nonce: 0 });
+          // A call the token's code answers (it has no fallback).
+          const data = encodeFunctionData({
+            abi: BENCH_TOKEN_ABI,
+            functionName: "balanceOf",
+            args: [eoa.address],
+          });
+          const gas = await client.estimateGas({
+            account: DEV_ADDRESS,
+            to: eoa.address,
+            data,
+            authorizationList: [auth],
+          });
+          assert(gas >= 46_000n, `estimate ${gas}`);
+          const rpcWallet = createWalletClient({
+            account: DEV_ADDRESS,
+            chain: keelDev,
+            transport: http(node.httpUrl),
+          });
+          const hash = await rpcWallet.sendTransaction({ to: eoa.address, data, authorizationList: [auth] });
+          const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+          assertEquals(receipt.status, "success");
+          assertEquals(receipt.type, "eip7702");
+          assertEquals(
+            await client.getCode({ address: eoa.address }),
+            `0xef0100${token.slice(2).toLowerCase()}`,
+          );
+          // The delegated account answers as the token: its own (empty) balance of itself.
+          assertEquals(
+            await client.readContract({
+              address: eoa.address,
+              abi: BENCH_TOKEN_ABI,
+              functionName: "balanceOf",
+              args: [eoa.address],
+            }),
+            0n,
+          );
+        },
+      );
 
       await t.step("WebSocket: watchBlocks and watchContractEvent (eth_subscribe)", async () => {
         const wsClient = createPublicClient({ chain: keelDev, transport: webSocket(node.wsUrl) });

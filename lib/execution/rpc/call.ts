@@ -31,6 +31,7 @@ import {
   callError,
   type CallResult,
 } from "./call_args.ts";
+import { applyAuthorizations, PER_EMPTY_ACCOUNT_COST } from "./call_authorizations.ts";
 import { OverlayState } from "./overlay_state.ts";
 
 const ZERO_ADDRESS = new Address(new Uint8Array(20));
@@ -270,6 +271,18 @@ export class CallEnv {
       if (common.isActivatedEIP(3860)) intrinsic += 2n * BigInt(Math.ceil(data.length / 32));
     }
     for (const e of accessList) intrinsic += 2400n + 1900n * BigInt(e.storageKeys.length);
+    const auths = args.authorizationList;
+    if (auths !== undefined) {
+      // geth state_transition preCheck (set-code transactions).
+      if (!common.isActivatedEIP(7702)) throw RpcError.server("transaction type not supported");
+      if (create) {
+        throw RpcError.server(`EIP-7702 transaction cannot be used to create contract (sender ${from})`);
+      }
+      if (auths.length === 0) {
+        throw RpcError.server(`EIP-7702 transaction with empty auth list (sender ${from})`);
+      }
+      intrinsic += PER_EMPTY_ACCOUNT_COST * BigInt(auths.length);
+    }
     if (gas < intrinsic) throw RpcError.server(`intrinsic gas too low: have ${gas}, want ${intrinsic}`);
     let floor = 0n;
     if (common.isActivatedEIP(7623)) {
@@ -309,6 +322,14 @@ export class CallEnv {
         evm.journal.addAlwaysWarmAddress(a, true);
         for (const k of e.storageKeys) evm.journal.addAlwaysWarmSlot(a, bytesToHex(k).slice(2), true);
       }
+      let authRefund = 0n;
+      if (auths !== undefined) {
+        // The sender's nonce goes up first: a self-sponsored authorization names the one after it.
+        const sender = (await sm.getAccount(from)) ?? new Account();
+        sender.nonce++;
+        await sm.putAccount(from, sender);
+        authRefund = await applyAuthorizations(evm, auths, common.chainId());
+      }
       const res = await evm.runCall({
         block,
         caller: from,
@@ -318,6 +339,7 @@ export class CallEnv {
         data,
         gasLimit: gas - intrinsic,
         gasPrice: price,
+        skipNonceIncrement: auths !== undefined,
       });
       const exec = res.execResult;
       if (!jumpAnalysisPatched) {
@@ -325,13 +347,16 @@ export class CallEnv {
       }
       let used = intrinsic + exec.executionGasUsed;
       const maxRefund = used / 5n; // EIP-3529
-      const refund = (exec.gasRefund ?? 0n) < maxRefund ? exec.gasRefund ?? 0n : maxRefund;
-      if (exec.exceptionError === undefined) used -= refund;
+      // A failed call's own refunds are gone with its state; the authorizations' stay (they were
+      // earned before it, as geth's refund counter keeps them).
+      const earned = (exec.exceptionError === undefined ? exec.gasRefund ?? 0n : 0n) + authRefund;
+      const refund = earned < maxRefund ? earned : maxRefund;
+      used -= refund;
       if (used < floor) used = floor;
       return {
         returnValue: exec.returnValue,
         gasUsed: used,
-        refund: exec.exceptionError === undefined ? refund : 0n,
+        refund,
         error: exec.exceptionError?.error,
       };
     } finally {
@@ -427,9 +452,13 @@ export async function estimateGas(env: CallEnv, args: CallArgs, gasCap: bigint):
     if (hi > allowance) hi = allowance;
   }
   if (gasCap !== 0n && hi > gasCap) hi = gasCap;
-  // A plain transfer to an account without code costs exactly 21000.
+  // A plain transfer to an account without code costs exactly 21000 (not with authorizations: they
+  // cost intrinsic gas and may give the recipient code).
   const data = args.input ?? args.data ?? new Uint8Array();
-  if (args.to !== undefined && data.length === 0 && (args.accessList ?? []).length === 0) {
+  if (
+    args.to !== undefined && data.length === 0 && (args.accessList ?? []).length === 0 &&
+    args.authorizationList === undefined
+  ) {
     const code = await env.sm.getCode(new Address(args.to));
     if (code.length === 0) {
       const r = await env.execute(args, 21000n);

@@ -8,6 +8,7 @@ import { Account, Address } from "@ethereumjs/util";
 import { bytesToHex, type Hex } from "../../common/mod.ts";
 import { type Infer, RpcError, s, SchemaError } from "../../rpc/mod.ts";
 import type { StateManagerInterface } from "@ethereumjs/common";
+import { authorizationSchema } from "./call_authorizations.ts";
 
 /** The fields of the call object (geth TransactionArgs), shared with eth_sendTransaction's. */
 export const CALL_ARGS_FIELDS = {
@@ -23,6 +24,8 @@ export const CALL_ARGS_FIELDS = {
   input: s.optional(s.hex()),
   accessList: s.optional(s.array(s.object({ address: s.address(), storageKeys: s.array(s.hash()) }))),
   chainId: s.optional(s.quantity()),
+  /** EIP-7702 (call_authorizations.ts). */
+  authorizationList: s.optional(s.array(authorizationSchema)),
 };
 
 /** The call object (geth TransactionArgs). */

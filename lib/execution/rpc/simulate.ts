@@ -36,6 +36,7 @@
  */
 import {
   createAccessList2930Tx,
+  createEOACode7702Tx,
   createFeeMarket1559Tx,
   createLegacyTx,
   type LegacyTx,
@@ -44,6 +45,7 @@ import {
 import { Account, Address } from "@ethereumjs/util";
 import { bytesToHex, equalBytes } from "../../common/mod.ts";
 import { isErrorCode } from "../../common/errors.ts";
+import { authorizationTuple } from "./call_authorizations.ts";
 import { OverlayStore } from "../../db/mod.ts";
 import type { Header, Log } from "../../protocol/mod.ts";
 import { RpcError } from "../../rpc/mod.ts";
@@ -239,6 +241,20 @@ function callTransaction(
     throw RpcError.invalidParams(
       `maxFeePerGas (${maxFeePerGas}) < maxPriorityFeePerGas (${maxPriorityFeePerGas})`,
     );
+  }
+  if (args.authorizationList !== undefined) {
+    // EIP-7702: a set-code transaction; the builder applies its authorizations as a block does.
+    if (args.to === undefined) {
+      throw RpcError.invalidParams("EIP-7702 transaction cannot be used to create contract");
+    }
+    return createEOACode7702Tx({
+      ...fields,
+      chainId,
+      maxFeePerGas,
+      maxPriorityFeePerGas,
+      accessList,
+      authorizationList: args.authorizationList.map(authorizationTuple),
+    }, { common }).addSignature(v, r, s);
   }
   return createFeeMarket1559Tx({
     ...fields,

@@ -18,5 +18,12 @@ export function toCallMessage(c: CallArgs): CallMessage {
       'both "data" and "input" are set and not equal. Please use "input" to pass transaction call data',
     );
   }
-  return { from: c.from, to: c.to ?? null, gas: c.gas, value: c.value, data: c.input ?? c.data };
+  return {
+    from: c.from,
+    to: c.to ?? null,
+    gas: c.gas,
+    value: c.value,
+    data: c.input ?? c.data,
+    authorizationList: c.authorizationList,
+  };
 }

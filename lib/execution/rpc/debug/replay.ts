@@ -6,7 +6,7 @@
  * sees exactly what the block saw. Calls (debug_traceCall, trace_call) run as a message on a
  * block's post-state.
  */
-import { Address, createAddressFromString } from "@ethereumjs/util";
+import { Account, Address, createAddressFromString } from "@ethereumjs/util";
 import { createVM, type VM } from "@ethereumjs/vm";
 import type { EVMResult } from "@ethereumjs/evm";
 import { BaseError, bytesToHex, type Hex } from "../../../common/mod.ts";
@@ -35,6 +35,12 @@ import {
   type TxResult,
 } from "../../evm/mod.ts";
 import type { BlockOverrides } from "../call_args.ts";
+import {
+  applyAuthorizations,
+  type AuthorizationArg,
+  PER_EMPTY_ACCOUNT_COST,
+} from "../call_authorizations.ts";
+import { RpcError } from "../../../rpc/mod.ts";
 import { callBlock } from "../call.ts";
 import type { TraceBackend } from "./backend.ts";
 import { type AccountOverride, applyOverrides } from "../call_args.ts";
@@ -319,6 +325,8 @@ export interface CallMessage {
   gas?: bigint;
   value?: bigint;
   data?: Uint8Array;
+  /** EIP-7702 authorizations (../call_authorizations.ts). */
+  authorizationList?: AuthorizationArg[];
 }
 
 /** geth's intrinsic gas of a call message (no access list): 21000 (+32000 create), 4/16 per byte, initcode words. */
@@ -364,7 +372,15 @@ export async function replayCall(
   const cap = backend.options.gasCap;
   let gas = msg.gas ?? (cap > 0n ? cap : header.gasLimit);
   if (cap > 0n && gas > cap) gas = cap;
-  const intrinsic = intrinsicGas(data, to === null, rules);
+  const auths = msg.authorizationList;
+  if (auths !== undefined) {
+    // geth state_transition preCheck (set-code transactions).
+    if (!rules.common.isActivatedEIP(7702)) throw RpcError.server("transaction type not supported");
+    if (to === null) throw RpcError.server("EIP-7702 transaction cannot be used to create contract");
+    if (auths.length === 0) throw RpcError.server("EIP-7702 transaction with empty auth list");
+  }
+  const intrinsic = intrinsicGas(data, to === null, rules) +
+    PER_EMPTY_ACCOUNT_COST * BigInt(auths?.length ?? 0);
   if (gas < intrinsic) {
     throw new BaseError("TRACE_INTRINSIC_GAS", `intrinsic gas too low: have ${gas}, want ${intrinsic}`);
   }
@@ -374,13 +390,22 @@ export async function replayCall(
     for (const a of txStartAccounts(backend.config, from, to, coinbase)) await recorder.touch(new Address(a));
   }
   options.tracer?.onTxStart?.(info);
+  let authRefund = 0n;
   const exec = async () => {
     await vm.evm.journal.cleanup();
     for (const [a] of vm.evm.precompiles.entries()) vm.evm.journal.addAlwaysWarmAddress(a);
     for (const a of [from, to, rules.common.isActivatedEIP(3651) ? coinbase : null]) {
       if (a !== null) vm.evm.journal.addAlwaysWarmAddress(new Address(a).toString());
     }
+    if (auths !== undefined) {
+      // The sender's nonce goes up before the authorizations (a self-sponsored one names the next).
+      const sender = (await vm.stateManager.getAccount(new Address(from))) ?? new Account();
+      sender.nonce++;
+      await vm.stateManager.putAccount(new Address(from), sender);
+      authRefund = await applyAuthorizations(vm.evm, auths, rules.common.chainId());
+    }
     return await vm.evm.runCall({
+      skipNonceIncrement: auths !== undefined,
       block,
       caller: new Address(from),
       origin: new Address(from),
@@ -400,7 +425,8 @@ export async function replayCall(
       exec,
     );
     const used = intrinsic + res.execResult.executionGasUsed;
-    const refund = res.execResult.gasRefund ?? 0n;
+    const own = res.execResult.exceptionError === undefined ? res.execResult.gasRefund ?? 0n : 0n;
+    const refund = own + authRefund;
     const maxRefund = used / 5n;
     const gasUsed = used - (refund < maxRefund ? refund : maxRefund);
     const error = res.execResult.exceptionError?.error;

@@ -9,6 +9,7 @@
  */
 import {
   createAccessList2930Tx,
+  createEOACode7702Tx,
   createFeeMarket1559Tx,
   createLegacyTx,
   type FeeMarket1559Tx,
@@ -20,13 +21,14 @@ import { defineMethod, type Infer, RpcError, s } from "../../../rpc/mod.ts";
 import { forkRules, placeholderSignature } from "../../evm/mod.ts";
 import { type EthContext, LATEST, requireHeader } from "../backend.ts";
 import { CALL_ARGS_FIELDS, type CallArgs } from "../call_args.ts";
+import { authorizationTuple } from "../call_authorizations.ts";
 import { q } from "../format.ts";
 import { gasPrice, suggestTip } from "../gas_price.ts";
 import { estimateCallGas } from "./estimate_gas.ts";
 import { checkTxFee, submitRawTransaction } from "./send_raw_transaction.ts";
 import { devAccountKey } from "./sign.ts";
 
-/** The transaction object (geth TransactionArgs, without blobs and authorizations, plus the type). */
+/** The transaction object (geth TransactionArgs, without blobs, plus the type). */
 export const sendArgsSchema = s.object({ ...CALL_ARGS_FIELDS, type: s.optional(s.uint64()) });
 export type SendArgs = Infer<typeof sendArgsSchema>;
 
@@ -132,14 +134,33 @@ export async function signFilledTransaction(
   if (args.gasPrice !== undefined && dynamic) {
     throw RpcError.server("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified");
   }
-  // geth ToTransaction: EIP-1559 with 1559 fees (or by default after London), else EIP-2930 with an access list, else legacy.
+  // geth ToTransaction: EIP-7702 with an authorization list, EIP-1559 with 1559 fees (or by default
+  // after London), else EIP-2930 with an access list, else legacy.
   const legacyType = args.accessList !== undefined ? 1n : 0n;
   const type = args.type ??
-    (dynamic || (args.gasPrice === undefined && baseFee !== undefined) ? 2n : legacyType);
-  if (type > 2n || (type === 2n && baseFee === undefined)) {
+    (args.authorizationList !== undefined
+      ? 4n
+      : dynamic || (args.gasPrice === undefined && baseFee !== undefined)
+      ? 2n
+      : legacyType);
+  const common = forkRules(backend.config, header.timestamp).common;
+  if (
+    type === 3n || type > 4n || (type >= 2n && baseFee === undefined) ||
+    (type === 4n && !common.isActivatedEIP(7702))
+  ) {
     throw RpcError.server("transaction type not supported");
   }
-  const fees: Fees = type === 2n ? dynamicFees(ctx, args, baseFee ?? 0n) : legacyFees(ctx, args, type);
+  if (type === 4n) {
+    if (args.to === undefined) {
+      throw RpcError.server("EIP-7702 transaction cannot be used to create contract");
+    }
+    if ((args.authorizationList ?? []).length === 0) {
+      throw RpcError.server("EIP-7702 transaction with empty auth list");
+    }
+  } else if (args.authorizationList !== undefined) {
+    throw RpcError.server(`authorizationList is not valid for transaction type ${q(type)}`);
+  }
+  const fees: Fees = type >= 2n ? dynamicFees(ctx, args, baseFee ?? 0n) : legacyFees(ctx, args, type);
   const call: CallArgs = {
     from,
     to: args.to,
@@ -150,17 +171,26 @@ export async function signFilledTransaction(
     nonce: undefined,
     input: undefined,
     chainId: undefined,
+    authorizationList: args.authorizationList,
     ...fees,
   };
   const nonce = args.nonce ?? await backend.pool.nonce(from);
   const gasLimit = args.gas ?? await estimateCallGas(ctx, call);
-  const common = forkRules(backend.config, header.timestamp).common;
   const accessList = (args.accessList ?? []).map((
     e,
   ): [Uint8Array, Uint8Array[]] => [e.address, e.storageKeys]);
   const fields = { nonce, to: args.to, value: call.value, data, gasLimit };
   let tx: TypedTransaction;
-  if (type === 2n) {
+  if (type === 4n) {
+    tx = createEOACode7702Tx({
+      ...fields,
+      chainId,
+      accessList,
+      authorizationList: args.authorizationList!.map(authorizationTuple),
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    }, { common });
+  } else if (type === 2n) {
     tx = createFeeMarket1559Tx({
       ...fields,
       chainId,
