@@ -117,6 +117,11 @@ export interface BlockBuilderDeps {
   blobBaseFee?: bigint;
   /** geth's NoBaseFee for transactions offering no fee (tx_runner.ts TxContext.noBaseFee). */
   noBaseFee?: boolean;
+  /**
+   * Any failed transaction discards the whole block (block import): calls then run without a state
+   * checkpoint of their own (tx_runner.ts TxContext.wholeBlock).
+   */
+  wholeBlock?: boolean;
 }
 
 export interface SealedBlock {
@@ -282,6 +287,7 @@ export class BlockBuilder {
       baseFee: header.baseFeePerGas ?? 0n,
       daFootprintRoom: () => header.gasLimit - this.#daFootprint,
       plainTransfers: deps.evmOnly !== true && plainTransfersApply(rules.common),
+      wholeBlock: deps.wholeBlock,
       noBaseFee: deps.noBaseFee,
       zeroBaseFeeBlock: deps.noBaseFee !== true ? undefined : () => {
         this.#zeroBaseFeeBlock ??= ejsBlockFor(rules, { ...header, baseFeePerGas: 0n }, deps.blobBaseFee);

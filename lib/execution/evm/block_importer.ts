@@ -188,7 +188,9 @@ export async function importBlock(
   if (!shanghai && block.withdrawals !== undefined) {
     throw invalid(n, "withdrawals", "withdrawals before Shanghai");
   }
-  const builder = await BlockBuilder.openWithHeader(config, parent, h, deps);
+  // A failing transaction fails the block: its state is dropped whole (abort), so the calls need no
+  // checkpoint of their own.
+  const builder = await BlockBuilder.openWithHeader(config, parent, h, { ...deps, wholeBlock: true });
   phase("open");
   let sealed: SealedBlock;
   let cancelSenders = () => {};

@@ -75,6 +75,8 @@ export async function applyContractCall(
   tx: TypedTransaction,
   block: EjsBlock,
   baseFee: bigint,
+  /** False when the caller discards all state on an error (block import): no checkpoint of its own. */
+  atomic = true,
 ): Promise<ContractCallResult | undefined> {
   if (tx.type > 2 || tx.to === undefined || !plainVm(vm)) return undefined;
   const checked = await checkAsRunTx(vm, tx, baseFee);
@@ -86,7 +88,7 @@ export async function applyContractCall(
   const evm = vm.evm;
   const journal = evm.journal;
   if (!journalClean(journal as unknown as JournalState)) await journal.cleanup();
-  await journal.checkpoint();
+  if (atomic) await journal.checkpoint();
   let cleaned = false;
   try {
     for (const [address] of evm.precompiles.entries()) journal.addAlwaysWarmAddress(address);
@@ -141,12 +143,12 @@ export async function applyContractCall(
     await journal.cleanup();
     cleaned = true;
     sm.originalStorageCache.clear();
-    await sm.commit();
+    if (atomic) await sm.commit();
     contractCallStats.applied++;
     return { totalGasSpent: gasUsed, execResult };
   } catch (e) {
     // As runTx: this transaction's changes are dropped, the block's stay.
-    if (!cleaned) await journal.revert();
+    if (!cleaned && atomic) await journal.revert();
     journal.cleanJournal();
     sm.originalStorageCache.clear();
     throw e;

@@ -56,6 +56,11 @@ export interface TxContext {
    */
   plainTransfers?: boolean;
   /**
+   * The caller throws the whole block away when a transaction fails (block import): a call applied
+   * without runTx then needs no state checkpoint of its own (contract_call.ts).
+   */
+  wholeBlock?: boolean;
+  /**
    * geth's vm.Config.NoBaseFee (eth_simulateV1 without validation): a transaction that offers no fee at
    * all (fee cap and tip, or gas price, 0) is not held to the base fee and pays nothing; it runs in
    * `zeroBaseFeeBlock` when it needs the full runTx (whose VM must answer BASEFEE with the real one).
@@ -402,7 +407,7 @@ export async function runUserTx(
       ? await applyPlainTransfer(vm, tx, ctx.block.header.coinbase, baseFee)
       : undefined;
     const call = ctx.plainTransfers === true && plain === undefined
-      ? await applyContractCall(vm, tx, ctx.block, baseFee)
+      ? await applyContractCall(vm, tx, ctx.block, baseFee, ctx.wholeBlock !== true)
       : undefined;
     // runTx (and applyContractCall) revert their own changes when they throw; the L1 fee taken above
     // is given back by hand (cheaper than one more state checkpoint per transaction).

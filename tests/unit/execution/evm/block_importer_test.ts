@@ -223,3 +223,52 @@ Deno.test("import: reports the milliseconds of its phases when asked", async () 
   assert(phases.reduce((a, b) => a + b, 0) <= elapsed + 0.01, `${JSON.stringify(timings)} in ${elapsed} ms`);
   assert(timings.execute > 0);
 });
+
+/** SSTORE(0, 1) then REVERT(0, 0). */
+const STORE_REVERT = new Uint8Array([0x60, 0x01, 0x60, 0x00, 0x55, 0x60, 0x00, 0x60, 0x00, 0xfd]);
+/** JUMPDEST PUSH1 0 JUMP: burns all its gas. */
+const BURNER = new Uint8Array([0x5b, 0x60, 0x00, 0x56]);
+const REVERTER = new Uint8Array(20).fill(0x11);
+const LOOPER = new Uint8Array(20).fill(0x12);
+
+Deno.test("import: failing calls mid-block (a revert, all gas burnt) keep their gas and nonce, not their writes", async () => {
+  // Import applies calls without a checkpoint of its own per transaction (a failing transaction
+  // discards the whole block); a failing call still loses its writes to the EVM's frame checkpoint.
+  const config = opConfig("isthmus");
+  const state = async () => {
+    const sm = await genesisState();
+    await sm.putCode(new Address(REVERTER), STORE_REVERT);
+    await sm.putCode(new Address(LOOPER), BURNER);
+    await sm.getStateRoot();
+    return sm;
+  };
+  const built = await state();
+  const parent = genesisHeader(config, "isthmus", await built.getStateRoot());
+  const b = await BlockBuilder.open(config, parent, attributes("isthmus"), { stateManager: built });
+  await b.addTransaction(transfer(config, 2n, 0n));
+  await b.addTransaction(transfer(config, 2n, 1n, { to: REVERTER, value: 0n, gasLimit: 60_000n }));
+  await b.addTransaction(transfer(config, 2n, 2n, { to: LOOPER, value: 0n, gasLimit: 40_000n }));
+  await b.addTransaction(transfer(config, 2n, 3n, { to: LOGGER, gasLimit: 60_000n }));
+  const sealed = await b.seal();
+  assertEquals(sealed.receipts.map((r) => r.receipt.status), [1, 0, 0, 1]);
+  assertEquals(sealed.receipts[2].gasUsed, 40_000n);
+
+  const sm = await state();
+  const imported = await importBlock(config, parent, sealed.block, { stateManager: sm });
+  assertEquals(imported.hash, sealed.hash);
+  assertEquals(await sm.getStateRoot(), sealed.stateRoot);
+  assertEquals((await sm.getStorage(new Address(REVERTER), new Uint8Array(32))).length, 0);
+  assertEquals((await sm.getAccount(new Address(SENDER)))?.nonce, 4n);
+
+  // A block whose last transaction is invalid (a nonce gap) leaves the state at the parent's.
+  const bad: Block = { ...sealed.block, transactions: [...sealed.block.transactions] };
+  bad.transactions[bad.transactions.length - 1] = transfer(config, 2n, 9n, { to: LOGGER, gasLimit: 60_000n })
+    .serialize();
+  const again = await state();
+  await assertRejects(
+    () => importBlock(config, parent, bad, { stateManager: again }),
+    BaseError,
+    "transaction",
+  );
+  assertEquals(await again.getStateRoot(), parent.stateRoot);
+});
