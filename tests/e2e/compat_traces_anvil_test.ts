@@ -17,7 +17,7 @@
 import solc from "solc";
 import { encodeFunctionData, parseAbi } from "viem";
 import { assert, assertEquals } from "../assert.ts";
-import { anvilForTest, DEV_ADDRESS, startAnvil, startKeelExecution } from "./helpers/mod.ts";
+import { anvilForTest, DEV_ADDRESS, rpcResult, startAnvil, startKeelExecution } from "./helpers/mod.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -44,17 +44,7 @@ function compile(): string {
   return "0x" + out.contracts["TraceProbe.sol"].TraceProbe.evm.bytecode.object;
 }
 
-let id = 0;
-async function rpc(url: string, method: string, params: unknown[]): Promise<Json> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
-  });
-  const body = await res.json();
-  if (body.error !== undefined) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-  return body.result;
-}
+const rpc = rpcResult;
 
 interface Traces {
   receipt: Json;

@@ -13,7 +13,7 @@
  * More seeds: `deno run -A scripts/fuzz_evm.ts --programs 2000 --seed 7`.
  */
 import { assertEquals } from "../assert.ts";
-import { anvilForTest, DEV_ADDRESS, startAnvil, startKeelExecution } from "./helpers/mod.ts";
+import { anvilForTest, DEV_ADDRESS, rpcResult, startAnvil, startKeelExecution } from "./helpers/mod.ts";
 import { HELPER, HELPER_CODE, PROGRAM, type Program, randomProgram } from "./helpers/evm_programs.ts";
 import { prng } from "../prng.ts";
 
@@ -43,16 +43,7 @@ export async function runProgram(url: string, p: Program): Promise<Outcome> {
   return { halt: true };
 }
 
-async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
-  });
-  const body = await res.json();
-  if (body.error !== undefined) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-  return body.result;
-}
+const rpc = rpcResult;
 
 /**
  * Runs `p` as a mined transaction (its code set with anvil_setCode, as both nodes serve it): what its

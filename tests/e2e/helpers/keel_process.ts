@@ -67,6 +67,14 @@ export async function rpcCall(url: string, method: string, params: unknown[] = [
   return await res.json();
 }
 
+/** POST one JSON-RPC request; returns its result, or throws with the method and the error object. */
+// deno-lint-ignore no-explicit-any
+export async function rpcResult(url: string, method: string, params: unknown[] = []): Promise<any> {
+  const body = await rpcCall(url, method, params) as { result?: unknown; error?: unknown };
+  if (body.error !== undefined) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+  return body.result;
+}
+
 async function pump(stream: ReadableStream<Uint8Array>, sink: (text: string) => void): Promise<void> {
   const dec = new TextDecoder();
   for await (const chunk of stream) sink(dec.decode(chunk, { stream: true }));
