@@ -35,6 +35,7 @@ interface RunState {
     isStatic(): boolean;
     getAddress(): { bytes: Uint8Array };
     getGasLeft(): bigint;
+    getReturnDataSize(): bigint;
     refundGas(amount: bigint, context?: string): void;
     subRefund(amount: bigint, context?: string): void;
     storageLoad(key: Uint8Array, original?: boolean, trackBAL?: boolean): Promise<Uint8Array>;
@@ -192,6 +193,7 @@ function handlers(stock: Map<number, GasHandler>): Map<number, [string, GasHandl
     if (length !== 0n) gas += common.param("copyGas") * words(length);
     return gas;
   };
+  const returnDataCopyStock = stock.get(0x3e)!;
   const sloadStock = stock.get(0x54)!;
   const sstoreStock = stock.get(0x55)!;
   return new Map<number, [string, GasHandler]>([
@@ -202,6 +204,15 @@ function handlers(stock: Map<number, GasHandler>): Map<number, [string, GasHandl
     }]],
     [0x37, ["CALLDATACOPY", copyOp]],
     [0x39, ["CODECOPY", copyOp]],
+    [0x3e, ["RETURNDATACOPY", (rs, gas, common) => {
+      const env = (rs as unknown as { env: { eof?: unknown } }).env;
+      if (env.eof !== undefined) return returnDataCopyStock(rs, gas, common);
+      const [, offset, length] = rs.stack.peek(3);
+      // EIP-211: reading past the return data halts. @ethereumjs calls it out of gas; geth
+      // ErrReturnDataOutOfBounds ("return data out of bounds", which gethError names "value out of range").
+      if (offset + length > rs.interpreter.getReturnDataSize()) trap(EVMError.errorMessages.OUT_OF_RANGE);
+      return copyOp(rs, gas, common);
+    }]],
     [0x51, ["MLOAD", memoryOp((rs) => [rs.stack.peek()[0], 32n])]],
     [0x52, ["MSTORE", memoryOp((rs) => [rs.stack.peek()[0], 32n])]],
     [0x53, ["MSTORE8", memoryOp((rs) => [rs.stack.peek()[0], 1n])]],

@@ -32,6 +32,7 @@ import {
   type CallResult,
 } from "./call_args.ts";
 import { applyAuthorizations, PER_EMPTY_ACCOUNT_COST } from "./call_authorizations.ts";
+import { gethError } from "./debug/evm_errors.ts";
 import { OverlayState } from "./overlay_state.ts";
 
 const ZERO_ADDRESS = new Address(new Uint8Array(20));
@@ -469,7 +470,7 @@ export async function estimateGas(env: CallEnv, args: CallArgs, gasCap: bigint):
   if (first.error !== undefined) {
     if (first.error === "revert") throw callError(first);
     if (first.error === "out of gas") throw RpcError.server(`gas required exceeds allowance (${hi})`);
-    throw RpcError.server(first.error);
+    throw RpcError.server(gethError(first.error));
   }
   let lo = first.gasUsed - 1n;
   const optimistic = (first.gasUsed + first.refund + 2300n) * 64n / 63n;

@@ -9,6 +9,7 @@ import { bytesToHex, type Hex } from "../../common/mod.ts";
 import { type Infer, RpcError, s, SchemaError } from "../../rpc/mod.ts";
 import type { StateManagerInterface } from "@ethereumjs/common";
 import { authorizationSchema } from "./call_authorizations.ts";
+import { gethError } from "./debug/evm_errors.ts";
 
 /** The fields of the call object (geth TransactionArgs), shared with eth_sendTransaction's. */
 export const CALL_ARGS_FIELDS = {
@@ -164,7 +165,7 @@ export function callError(result: CallResult): RpcError {
   if (result.error === "revert") {
     return RpcError.reverted(bytesToHex(result.returnValue), revertReason(result.returnValue));
   }
-  return RpcError.server(result.error ?? "execution failed");
+  return RpcError.server(gethError(result.error ?? "execution failed"));
 }
 
 /**

@@ -25,5 +25,6 @@ export function toCallMessage(c: CallArgs): CallMessage {
     value: c.value,
     data: c.input ?? c.data,
     authorizationList: c.authorizationList,
+    accessList: c.accessList,
   };
 }

@@ -13,7 +13,15 @@
  */
 import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
 import { bytesToHex, type Hex, toQuantity } from "../../../common/mod.ts";
-import { decodeRevertReason, frameError, gethError, opcodeByte, REVERT_ERROR } from "./evm_errors.ts";
+import {
+  decodeRevertReason,
+  frameError,
+  gethError,
+  type LastStep,
+  opcodeByte,
+  returnDataOutOfBounds,
+  REVERT_ERROR,
+} from "./evm_errors.ts";
 import type { Tracer, TxInfo, TxOutcome } from "./hooks.ts";
 
 export type CallType =
@@ -112,7 +120,9 @@ export class CallTracer implements Tracer {
   readonly #stack: CallFrame[] = [];
   readonly #msgs: Message[] = [];
   /** Per open frame: its last opcode and the gas left before it (to name the error it failed with). */
-  readonly #last: ({ code: number; gasLeft: bigint } | undefined)[] = [];
+  readonly #last: (LastStep | undefined)[] = [];
+  /** Per open frame: the length of its return data buffer (what its last call returned). */
+  readonly #returnData: number[] = [];
   #tx: TxInfo | undefined;
   #root: CallFrame | undefined;
   #pending: PendingCall | undefined;
@@ -135,10 +145,9 @@ export class CallTracer implements Tracer {
     }
     const code = step.opcode.code;
     if (this.#last.length > 0) {
-      this.#last[this.#last.length - 1] = {
-        code: opcodeByte(step, this.#msgs.at(-1)?.code),
-        gasLeft: step.gasLeft,
-      };
+      const last: LastStep = { code: opcodeByte(step, this.#msgs.at(-1)?.code), gasLeft: step.gasLeft };
+      if (code === 0x3e) last.outOfBounds = returnDataOutOfBounds(step.stack, this.#returnData.at(-1) ?? 0);
+      this.#last[this.#last.length - 1] = last;
     }
     if (code >= 0xf0 && code !== 0xf3 && CALL_OPS.has(step.opcode.name)) return await this.#callStep(step);
     if (code === 0xff) return await this.#selfdestruct(step);
@@ -192,6 +201,8 @@ export class CallTracer implements Tracer {
   #refused(p: PendingCall, gasLeft: bigint): void {
     const parent = this.#stack.at(-1);
     if (parent === undefined) return;
+    // No callee ran: the caller's return data buffer is empty.
+    if (this.#returnData.length > 0) this.#returnData[this.#returnData.length - 1] = 0;
     const create = p.type === "CREATE" || p.type === "CREATE2";
     const moves = create || p.type === "CALL" || p.type === "CALLCODE";
     let error: string;
@@ -273,6 +284,7 @@ export class CallTracer implements Tracer {
     this.#stack.push(frame);
     this.#msgs.push(msg);
     this.#last.push(undefined);
+    this.#returnData.push(0);
   }
 
   onExit(result: EVMResult): void {
@@ -287,6 +299,7 @@ export class CallTracer implements Tracer {
     const frame = this.#stack.pop();
     const msg = this.#msgs.pop();
     const last = this.#last.pop();
+    this.#returnData.pop();
     if (frame === undefined) return;
     // The EVM loads the code into the message when it runs it: a function for a precompile.
     frame.precompile = typeof msg?.code === "function";
@@ -298,6 +311,13 @@ export class CallTracer implements Tracer {
     if (frame.type === "CREATE" || frame.type === "CREATE2") {
       frame.created = result.createdAddress?.bytes;
       if (frame.error === undefined) frame.to = frame.created;
+    }
+    // The caller's return data buffer: empty after a successful create (EIP-211), else the output.
+    const create = frame.type === "CREATE" || frame.type === "CREATE2";
+    if (this.#returnData.length > 0) {
+      this.#returnData[this.#returnData.length - 1] = create && frame.error === undefined
+        ? 0
+        : r.returnValue.length;
     }
     if (frame.error !== undefined) clearLogs(frame);
   }

@@ -22,6 +22,27 @@ export const PRECOMPILE_ERROR = "precompile failed";
 export const SENTRY_ERROR = "sstore sentry";
 const SSTORE = 0x55;
 const SENTRY_GAS = 2300n;
+/**
+ * RETURNDATACOPY past the end of the return data (EIP-211): @ethereumjs halts with "out of gas", geth
+ * with ErrReturnDataOutOfBounds.
+ */
+const RETURNDATA_ERROR = "return data out of bounds";
+const RETURNDATACOPY = 0x3e;
+
+/** What the tracers note of a frame's last opcode, to name the error it may fail with. */
+export interface LastStep {
+  code: number;
+  /** Gas left before the opcode. */
+  gasLeft: bigint;
+  /** RETURNDATACOPY only: whether it reads past the end of the return data. */
+  outOfBounds?: boolean;
+}
+
+/** Whether a RETURNDATACOPY with this stack (top last) reads past `returnDataLength` bytes. */
+export function returnDataOutOfBounds(stack: readonly bigint[], returnDataLength: number): boolean {
+  const n = stack.length;
+  return n >= 3 && stack[n - 2] + stack[n - 3] > BigInt(returnDataLength);
+}
 
 /**
  * The error of a failing frame as the tracers name it, from @ethereumjs's and what they saw: whether the
@@ -30,10 +51,13 @@ const SENTRY_GAS = 2300n;
 export function frameError(
   error: string | undefined,
   precompile: boolean,
-  last?: { code: number; gasLeft: bigint },
+  last?: LastStep,
 ): string | undefined {
   if (error === undefined) return undefined;
   if (precompile && error !== "out of gas") return PRECOMPILE_ERROR;
+  if (error === "out of gas" && last?.code === RETURNDATACOPY && last.outOfBounds === true) {
+    return RETURNDATA_ERROR;
+  }
   if (error === "out of gas" && last?.code === SSTORE && last.gasLeft <= SENTRY_GAS) return SENTRY_ERROR;
   if (error === "invalid opcode" && last !== undefined) return invalidOpcodeError(last.code);
   return error;
@@ -83,6 +107,7 @@ const GETH: Record<string, string> = {
   "initcode exceeds max initcode size": "max initcode size exceeded",
   [PRECOMPILE_ERROR]: "precompiled failed",
   [SENTRY_ERROR]: "out of gas: not enough gas for reentrancy sentry",
+  [RETURNDATA_ERROR]: RETURNDATA_ERROR,
 };
 
 const PARITY: Record<string, string> = {
@@ -105,17 +130,28 @@ const PARITY: Record<string, string> = {
   "initcode exceeds max initcode size": "Out of gas",
   [PRECOMPILE_ERROR]: "Built-in failed",
   [SENTRY_ERROR]: "Out of gas",
+  [RETURNDATA_ERROR]: "Out of bounds",
 };
+
+/**
+ * @ethereumjs's error without the location it appends to some ("invalid JUMP at <code hash>/<address>:<pc>").
+ */
+function baseError(error: string): string {
+  const at = error.indexOf(" at ");
+  return at > 0 && GETH[error.slice(0, at)] !== undefined ? error.slice(0, at) : error;
+}
 
 /** geth's message for an @ethereumjs EVM error (unknown ones pass through). */
 export function gethError(error: string): string {
-  return GETH[error] ?? error;
+  const base = baseError(error);
+  return GETH[base] ?? base;
 }
 
 /** Parity's message for an @ethereumjs EVM error (or one of frameError's). */
 export function parityError(error: string): string {
   if (error.startsWith("invalid opcode")) return "Bad instruction";
-  return PARITY[error] ?? error;
+  const base = baseError(error);
+  return PARITY[base] ?? base;
 }
 
 const PANIC_REASONS: Record<string, string> = {

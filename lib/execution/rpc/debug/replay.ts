@@ -327,6 +327,15 @@ export interface CallMessage {
   data?: Uint8Array;
   /** EIP-7702 authorizations (../call_authorizations.ts). */
   authorizationList?: AuthorizationArg[];
+  /** EIP-2930 access list: intrinsic gas and warm addresses and slots, as a transaction's. */
+  accessList?: { address: Uint8Array; storageKeys: Uint8Array[] }[];
+}
+
+/** EIP-7623's calldata floor: 21000 + 10 per token (a zero byte one token, another byte four). */
+export function calldataFloor(data: Uint8Array): bigint {
+  let tokens = 0n;
+  for (const b of data) tokens += b === 0 ? 1n : 4n;
+  return 21000n + 10n * tokens;
 }
 
 /** geth's intrinsic gas of a call message (no access list): 21000 (+32000 create), 4/16 per byte, initcode words. */
@@ -379,10 +388,18 @@ export async function replayCall(
     if (to === null) throw RpcError.server("EIP-7702 transaction cannot be used to create contract");
     if (auths.length === 0) throw RpcError.server("EIP-7702 transaction with empty auth list");
   }
-  const intrinsic = intrinsicGas(data, to === null, rules) +
+  const accessList = msg.accessList ?? [];
+  let intrinsic = intrinsicGas(data, to === null, rules) +
     PER_EMPTY_ACCOUNT_COST * BigInt(auths?.length ?? 0);
+  for (const e of accessList) intrinsic += 2400n + 1900n * BigInt(e.storageKeys.length);
   if (gas < intrinsic) {
     throw new BaseError("TRACE_INTRINSIC_GAS", `intrinsic gas too low: have ${gas}, want ${intrinsic}`);
+  }
+  if (rules.common.isActivatedEIP(7623) && gas < calldataFloor(data)) {
+    throw new BaseError(
+      "TRACE_INTRINSIC_GAS",
+      `insufficient gas for floor data gas cost: have ${gas}, want ${calldataFloor(data)}`,
+    );
   }
   const info: TxInfo = { from, to, value, gasLimit: gas, input: data, gasPrice: 0n };
   if (options.recordState) {
@@ -396,6 +413,11 @@ export async function replayCall(
     for (const [a] of vm.evm.precompiles.entries()) vm.evm.journal.addAlwaysWarmAddress(a);
     for (const a of [from, to, rules.common.isActivatedEIP(3651) ? coinbase : null]) {
       if (a !== null) vm.evm.journal.addAlwaysWarmAddress(new Address(a).toString());
+    }
+    for (const e of accessList) {
+      const a = bytesToHex(e.address).slice(2);
+      vm.evm.journal.addAlwaysWarmAddress(a, true);
+      for (const k of e.storageKeys) vm.evm.journal.addAlwaysWarmSlot(a, bytesToHex(k).slice(2), true);
     }
     if (auths !== undefined) {
       // The sender's nonce goes up before the authorizations (a self-sponsored one names the next).
@@ -428,7 +450,12 @@ export async function replayCall(
     const own = res.execResult.exceptionError === undefined ? res.execResult.gasRefund ?? 0n : 0n;
     const refund = own + authRefund;
     const maxRefund = used / 5n;
-    const gasUsed = used - (refund < maxRefund ? refund : maxRefund);
+    let gasUsed = used - (refund < maxRefund ? refund : maxRefund);
+    // EIP-7623 (Prague, Isthmus): a call pays at least its calldata floor (geth ApplyMessage).
+    if (rules.common.isActivatedEIP(7623)) {
+      const floor = calldataFloor(data);
+      if (gasUsed < floor) gasUsed = floor;
+    }
     const error = res.execResult.exceptionError?.error;
     const outcome: TxOutcome = {
       gasUsed,

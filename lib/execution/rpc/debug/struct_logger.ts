@@ -6,7 +6,15 @@
  */
 import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
 import { bytesToHex, type Hex } from "../../../common/mod.ts";
-import { frameError, gethError, opcodeByte, REVERT_ERROR, undefinedOpcodeName } from "./evm_errors.ts";
+import {
+  frameError,
+  gethError,
+  type LastStep,
+  opcodeByte,
+  returnDataOutOfBounds,
+  REVERT_ERROR,
+  undefinedOpcodeName,
+} from "./evm_errors.ts";
 import { forwardedCallGas, type Tracer, type TxOutcome } from "./hooks.ts";
 import { wordHex } from "./state_recorder.ts";
 
@@ -60,7 +68,7 @@ export class StructLogger implements Tracer {
   /** Index of the last entry at each depth (for the error of a failing frame). */
   readonly #lastAt: number[] = [];
   /** The last opcode at each depth and the gas before it (to name a failing frame's error as geth). */
-  readonly #lastStep: { code: number; gasLeft: bigint }[] = [];
+  readonly #lastStep: LastStep[] = [];
   #result: StructLoggerResult | undefined;
 
   constructor(cfg: StructLoggerConfig = {}) {
@@ -70,7 +78,11 @@ export class StructLogger implements Tracer {
   async onStep(step: InterpreterStep): Promise<void> {
     const cfg = this.#cfg;
     const byte = opcodeByte(step, this.#frames.at(-1)?.msg.code);
-    this.#lastStep[step.depth] = { code: byte, gasLeft: step.gasLeft };
+    const last: LastStep = { code: byte, gasLeft: step.gasLeft };
+    if (byte === 0x3e) {
+      last.outOfBounds = returnDataOutOfBounds(step.stack, this.#frames.at(-1)?.returnData.length ?? 0);
+    }
+    this.#lastStep[step.depth] = last;
     if (cfg.limit !== undefined && cfg.limit > 0 && this.#logs.length >= cfg.limit) return;
     const entry: StructLogJson = {
       pc: step.pc,

@@ -58,7 +58,7 @@ interface Trace {
 }
 
 /** Fast handlers installed on an Isthmus EVM: 11 opcode handlers and 16 gas handlers. */
-const INSTALLED = 27;
+const INSTALLED = 28;
 
 /** Which handlers: stock, fast with the KECCAK256 memo (eth_call), fast without it (blocks). */
 type Mode = "stock" | "fast" | "fast-no-memo";
@@ -403,4 +403,24 @@ Deno.test("fast opcodes: the jump analysis runs once per code and opcode table, 
   const before = jumpAnalysisStats.computed;
   await other.runCall({ caller: CALLER, to: token, data, gasLimit: 100_000n });
   assertEquals(jumpAnalysisStats.computed - before, 1);
+});
+
+Deno.test("fast opcodes: RETURNDATACOPY as the stock handler; past the return data it halts as geth names it", async () => {
+  // STATICCALL the identity precompile (0x04: the 128 bytes of input back), then copy
+  // return data: within it the traces match; past it both halt with all gas gone, the fast handler
+  // naming the error as geth does (EIP-211, ErrReturnDataOutOfBounds).
+  const copy = (offset: number, length: number) =>
+    hexToBytes(
+      "0x" + "6020" + "6000" + "6080" + "6000" + "6004" + "5a" + "fa" + "50" + // staticcall(gas, 4, 0, 128, 0, 32)
+        `60${length.toString(16).padStart(2, "0")}60${offset.toString(16).padStart(2, "0")}6000` + "3e" + // returndatacopy
+        "60206000f3",
+    );
+  await same("RETURNDATACOPY within", copy(96, 32));
+  await same("RETURNDATACOPY empty", copy(128, 0));
+  const stock = await run("stock", copy(100, 29), new Uint8Array());
+  const fast = await run("fast", copy(100, 29), new Uint8Array());
+  assertEquals(stock.error, "out of gas");
+  assertEquals(fast.error, "value out of range");
+  assertEquals(fast.gasUsed, stock.gasUsed);
+  assertEquals(fast.steps, stock.steps);
 });

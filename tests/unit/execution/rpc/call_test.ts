@@ -221,3 +221,18 @@ Deno.test("rpc.evmtimeout stops a pure compute loop in eth_call and eth_estimate
   // The environment is usable afterwards.
   assertEquals(await g.call("eth_call", [{ to: hex(d.logger), data: WORD }]), "0x");
 });
+
+Deno.test("eth_call: an exceptional halt is geth's error message", async () => {
+  const target = "0x00000000000000000000000000000000000000ad";
+  const halt = async (code: string) => {
+    const r = await f.rpc("eth_call", [{ to: target }, "latest", { [target]: { code } }]);
+    assertEquals(r.error?.code, -32000);
+    return r.error?.message;
+  };
+  // RETURNDATACOPY(0, 0, 1) with no return data (EIP-211).
+  assertEquals(await halt("0x6001600060003e00"), "return data out of bounds");
+  // PUSH1 3 JUMP: 3 is not a JUMPDEST.
+  assertEquals(await halt("0x600356"), "invalid jump destination");
+  // ADD on an empty stack.
+  assertEquals(await halt("0x01"), "stack underflow");
+});

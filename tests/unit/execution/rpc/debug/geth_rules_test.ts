@@ -162,3 +162,50 @@ Deno.test("prestateTracer: accounts that did not exist are reported, created one
     assertEquals(kdiff.post[hex(BEN)], { balance: "0x5" });
   });
 });
+
+Deno.test("debug_traceCall: the EIP-7623 calldata floor and an access list count as in a transaction", async () => {
+  await withChain(async (chain, call) => {
+    await mine(chain, []);
+    // STOP at an address with no code: 100 nonzero bytes cost 21000 + 1600 in intrinsic gas, the floor is
+    // 21000 + 10 * 400 = 25000 (geth ApplyMessage).
+    const data = "0x" + "ff".repeat(100);
+    const floor = await call("debug_traceCall", [
+      { to: "0x" + "12".repeat(20), data, gas: "0x10000" },
+      "latest",
+      {
+        tracer: "callTracer",
+      },
+    ]);
+    assertEquals(floor.gasUsed, "0x" + (25_000).toString(16));
+    const plain = await call("debug_traceCall", [{ to: hex(B), gas: "0x186a0" }, "latest", {
+      tracer: "callTracer",
+    }]);
+    const listed = await call("debug_traceCall", [
+      {
+        to: hex(B),
+        gas: "0x186a0",
+        accessList: [{ address: hex(B), storageKeys: ["0x" + "00".repeat(32)] }],
+      },
+      "latest",
+      { tracer: "callTracer" },
+    ]);
+    // The list costs 2400 + 1900 and spares B's SSTORE the cold-slot 2100.
+    assertEquals(BigInt(listed.gasUsed) - BigInt(plain.gasUsed), 2400n + 1900n - 2100n);
+  });
+});
+
+Deno.test("error names: RETURNDATACOPY past the return data is geth's 'return data out of bounds'", async () => {
+  await withChain(async (chain, call) => {
+    // RETURNDATACOPY(mem 0, data 0, 1 byte) with no return data.
+    const [copier] = await deploy(chain, [hexToBytes("0x600160006000" + "3e00")]);
+    const ct = await call("debug_traceCall", [{ to: copier, gas: "0x10000" }, "latest", {
+      tracer: "callTracer",
+    }]);
+    assertEquals(ct.error, "return data out of bounds");
+    const sl = await call("debug_traceCall", [{ to: copier, gas: "0x10000" }, "latest"]);
+    assertEquals(sl.structLogs.at(-1).op, "RETURNDATACOPY");
+    assertEquals(sl.structLogs.at(-1).error, "return data out of bounds");
+    const pt = await call("trace_call", [{ to: copier, gas: "0x10000" }, ["trace"], "latest"]);
+    assertEquals(pt.trace[0].error, "Out of bounds");
+  });
+});
