@@ -118,7 +118,15 @@ for (const batchType of [0, 1]) {
         }
         assert(toInbox >= 1, `${toInbox} batcher transactions in ${l1Head} L1 blocks`);
         assertStringIncludes(batcher.output(), "Batch submitter started");
-        assertStringIncludes(batcher.output(), `batch=${batchType === 0 ? "singular" : "span"}`);
+        // The batch's log line may be written after the safe head moved (the process is polled, not awaited).
+        const kind = `batch=${batchType === 0 ? "singular" : "span"}`;
+        const logged = batcher;
+        await until(
+          () => Promise.resolve(logged.output().includes(kind) ? true : undefined),
+          `"${kind}" in the batcher's log`,
+          out,
+          30_000,
+        );
         assertEquals(await batcher.stop(), 0, out());
         batcher = undefined;
         assertEquals(await node.stop(), 0, out());
