@@ -7,9 +7,11 @@
  * large ones for the quadratic memory cost). The program ends by returning what it leaves on the stack
  * with GAS, MSIZE and RETURNDATASIZE: any difference in a value or in a gas charge shows in the result.
  *
- * Opcodes whose value differs between two chains (COINBASE, TIMESTAMP, NUMBER, PREVRANDAO, GASLIMIT,
- * CHAINID, BASEFEE, BLOBBASEFEE, BLOCKHASH, BALANCE of accounts the chains fund differently) are left
- * out, and value calls go only to accounts both chains hold alike.
+ * Opcodes whose value differs between two chains (BLOCKHASH, BALANCE of accounts the chains fund
+ * differently) are left out, and value calls go only to accounts both chains hold alike. The block's
+ * NUMBER, TIMESTAMP, COINBASE, PREVRANDAO, GASLIMIT and CHAINID come in with `blockContext` (for calls
+ * with BLOCK_OVERRIDES on chains of the same id); BASEFEE and BLOBBASEFEE never (a fee-less eth_call
+ * reads a base fee of 0 in geth, the block's in anvil).
  */
 
 /** The address the program runs at (given its code by a state override). */
@@ -22,6 +24,25 @@ export const HELPER_CODE = "0x600035806001558060005260206000a060206000f3";
 const EMPTY_ACCOUNT = "0x00000000000000000000000000000000000f0222";
 /** The precompiles both chains have at Prague (RIP-7212's P256VERIFY only on OP chains then). */
 const PRECOMPILES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11];
+
+/** The block a call with `blockContext` opcodes runs in (eth_call's block overrides, as geth takes them). */
+export const BLOCK_OVERRIDES = {
+  number: "0x1234",
+  time: "0x6b000000",
+  gasLimit: "0x1c9c380",
+  feeRecipient: "0x00000000000000000000000000000000000c0b0e",
+  prevRandao: "0x" + "ab".repeat(32),
+};
+
+/** NUMBER, TIMESTAMP, COINBASE, PREVRANDAO, GASLIMIT, CHAINID. */
+const CONTEXT_OPS: [number, number, number][] = [
+  [0x43, 0, 1],
+  [0x42, 0, 1],
+  [0x41, 0, 1],
+  [0x44, 0, 1],
+  [0x45, 0, 1],
+  [0x46, 0, 1],
+];
 
 export interface Program {
   /** Runtime code, 0x hex. */
@@ -135,8 +156,11 @@ function land(w: Writer, j: { at: number; depth: number }): void {
   w.op(0x5b); // JUMPDEST
 }
 
-/** A random program; `size` is about how many operations it has. */
-export function randomProgram(rand: () => number, size = 40): Program {
+/**
+ * A random program; `size` is about how many operations it has. `blockContext` lets it read the block
+ * (to run with BLOCK_OVERRIDES).
+ */
+export function randomProgram(rand: () => number, size = 40, blockContext = false): Program {
   const int = (n: number) => Math.floor(rand() * n);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)];
   const word = (): bigint => {
@@ -167,7 +191,10 @@ export function randomProgram(rand: () => number, size = 40): Program {
       w.op(0x50, 1, 0); // POP: keep the stack short
       continue;
     }
-    if (r < 0.3) {
+    if (blockContext && r < 0.03) {
+      const [b, ins, outs] = pick(CONTEXT_OPS);
+      w.op(b, ins, outs);
+    } else if (r < 0.3) {
       const [b, ins, outs] = pick(STACK_OPS);
       ensure(ins);
       w.op(b, ins, outs);
