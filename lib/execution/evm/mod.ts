@@ -16,3 +16,4 @@ export { fastLoopStats } from "./fast_loop.ts";
 export * from "./requests.ts";
 export * from "./kzg.ts";
 export * from "./tx_decode.ts";
+export * from "./calldata_gas.ts";

@@ -7,6 +7,7 @@ import { Capability, getCalldataFloorGas, type TypedTransaction } from "@ethereu
 import { type Account, type Address, KECCAK256_NULL } from "@ethereumjs/util";
 import type { VM } from "@ethereumjs/vm";
 import { equalBytes } from "../../common/bytes.ts";
+import { calldataFloor, primeDataGas } from "./calldata_gas.ts";
 
 /** A transaction that passed runTx's checks, with what they computed. */
 export interface CheckedTx {
@@ -19,6 +20,19 @@ export interface CheckedTx {
   /** Effective gas price and tip per gas under the block's base fee (EIP-1559). */
   gasPrice: bigint;
   tip: bigint;
+}
+
+/** EIPs that price the calldata floor otherwise than EIP-7623 (left to @ethereumjs). */
+const FLOOR_CHANGING_EIPS = [2780, 7976, 7981];
+
+/** `getCalldataFloorGas(tx, caller)`, counted without a bigint per byte (calldata_gas.ts) under plain EIP-7623. */
+function calldataFloorOf(tx: TypedTransaction, caller: Address): bigint {
+  const common = tx.common;
+  if (!common.isActivatedEIP(7623)) return 0n;
+  for (const eip of FLOOR_CHANGING_EIPS) {
+    if (common.isActivatedEIP(eip)) return getCalldataFloorGas(tx, caller);
+  }
+  return calldataFloor(tx.data);
 }
 
 export function hasNoCode(account: Account): boolean {
@@ -36,8 +50,9 @@ export async function checkAsRunTx(
   baseFee: bigint,
 ): Promise<CheckedTx | undefined> {
   const caller = tx.getSenderAddress();
+  primeDataGas(tx);
   const intrinsic = tx.getIntrinsicGas();
-  const floor = getCalldataFloorGas(tx, caller);
+  const floor = calldataFloorOf(tx, caller);
   if (tx.gasLimit < (intrinsic > floor ? intrinsic : floor)) return undefined;
   const is1559 = tx.supports(Capability.EIP1559FeeMarket);
   const maxFee = is1559

@@ -31,6 +31,7 @@ import {
 import type { Log, Receipt } from "../../protocol/receipt.ts";
 import { type ForkRules, opActive, txCommon } from "./common.ts";
 import { logsBloom } from "./bloom.ts";
+import { calldataFloor, calldataGas } from "./calldata_gas.ts";
 import { decodeSignedTx } from "./tx_decode.ts";
 import { applyPlainTransfer } from "./plain_transfer.ts";
 import { applyContractCall } from "./contract_call.ts";
@@ -94,8 +95,6 @@ export interface TxResult {
   returnData?: Uint8Array;
 }
 
-const WORD = 32n;
-
 /** The EVM result of a transaction that ran no code (a plain transfer): no logs, no error. */
 const NO_EXECUTION: RunTxResult["execResult"] = Object.freeze({
   executionGasUsed: 0n,
@@ -110,21 +109,14 @@ function toLogs(raw: [Uint8Array, Uint8Array[], Uint8Array][] | undefined): Log[
 
 /** Intrinsic gas of a deposit (no access list): 21000 (+32000 create), calldata 4/16, EIP-3860 initcode words. */
 export function depositIntrinsicGas(dep: DepositTx, rules: ForkRules): bigint {
-  let gas = 21000n;
-  if (dep.to === null) gas += 32000n;
-  for (const b of dep.data) gas += b === 0 ? 4n : 16n;
-  if (dep.to === null && rules.common.gteHardfork(Hardfork.Shanghai)) {
-    gas += 2n * ((BigInt(dep.data.length) + WORD - 1n) / WORD);
-  }
-  return gas;
+  const create = dep.to === null;
+  return (create ? 53000n : 21000n) +
+    calldataGas(dep.data, create && rules.common.gteHardfork(Hardfork.Shanghai));
 }
 
 /** EIP-7623 calldata floor (Prague, so Isthmus on OP): 21000 + 10 per token (zero byte 1, other 4); 0 before. */
 export function floorDataGas(data: Uint8Array, rules: ForkRules): bigint {
-  if (!rules.common.isActivatedEIP(7623)) return 0n;
-  let tokens = 0n;
-  for (const b of data) tokens += b === 0 ? 1n : 4n;
-  return 21000n + 10n * tokens;
+  return rules.common.isActivatedEIP(7623) ? calldataFloor(data) : 0n;
 }
 
 function warm(vm: VM, addresses: (Uint8Array | null)[]): void {

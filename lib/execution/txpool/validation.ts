@@ -6,7 +6,7 @@
 import { type Common, createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
 import { paramsTx, type TypedTransaction } from "@ethereumjs/tx";
 import type { KZG } from "@ethereumjs/util";
-import { decodeSignedTx, txCommon } from "../evm/mod.ts";
+import { countZeroBytes, decodeSignedTx, txCommon } from "../evm/mod.ts";
 import { txPoolError } from "./errors.ts";
 
 /** Transaction type numbers (EIP-2718). */
@@ -80,12 +80,6 @@ export function txCost(tx: TypedTransaction): bigint {
 
 function isCreation(tx: TypedTransaction): boolean {
   return tx.to === undefined;
-}
-
-function countZeroBytes(data: Uint8Array): number {
-  let zeros = 0;
-  for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++;
-  return zeros;
 }
 
 /** Intrinsic gas (geth `core.IntrinsicGas` with Homestead and Istanbul active). */

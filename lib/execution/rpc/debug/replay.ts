@@ -22,6 +22,8 @@ import {
 } from "../../../protocol/mod.ts";
 import {
   BlockBuilder,
+  calldataFloor,
+  calldataGas,
   decodeSignedTx,
   ejsBlockFor,
   type ForkRules,
@@ -331,19 +333,9 @@ export interface CallMessage {
   accessList?: { address: Uint8Array; storageKeys: Uint8Array[] }[];
 }
 
-/** EIP-7623's calldata floor: 21000 + 10 per token (a zero byte one token, another byte four). */
-export function calldataFloor(data: Uint8Array): bigint {
-  let tokens = 0n;
-  for (const b of data) tokens += b === 0 ? 1n : 4n;
-  return 21000n + 10n * tokens;
-}
-
 /** geth's intrinsic gas of a call message (no access list): 21000 (+32000 create), 4/16 per byte, initcode words. */
 export function intrinsicGas(data: Uint8Array, create: boolean, rules: ForkRules): bigint {
-  let gas = create ? 53000n : 21000n;
-  for (const b of data) gas += b === 0 ? 4n : 16n;
-  if (create && rules.common.gteHardfork("shanghai")) gas += 2n * ((BigInt(data.length) + 31n) / 32n);
-  return gas;
+  return (create ? 53000n : 21000n) + calldataGas(data, create && rules.common.gteHardfork("shanghai"));
 }
 
 /**
