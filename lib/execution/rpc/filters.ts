@@ -5,6 +5,7 @@
  * call with the injected clock (no timers). The composition root reports head changes with
  * `onNewHeads`; pending transactions arrive from the pool's listener while a pending filter exists.
  */
+import type { TypedTransaction } from "@ethereumjs/tx";
 import { bytesToHex, type Hex } from "../../common/mod.ts";
 import { type BlockSpec, RpcError } from "../../rpc/mod.ts";
 import type { BlockRef, LogEntry, LogFilter } from "../chain/mod.ts";
@@ -37,7 +38,13 @@ export const DEFAULT_FILTER_MANAGER_OPTIONS: FilterManagerOptions = {
 type Filter =
   | { kind: "logs"; criteria: LogCriteria; buffer: LogEntry[]; lastUsed: number }
   | { kind: "blocks"; buffer: Hex[]; lastUsed: number }
-  | { kind: "pending"; buffer: Hex[]; lastUsed: number };
+  | { kind: "pending"; full: boolean; buffer: (Hex | PendingTransaction)[]; lastUsed: number };
+
+/** A transaction that entered the pending set, for a full-transaction pending filter. */
+export interface PendingTransaction {
+  tx: TypedTransaction;
+  hash: Hex;
+}
 
 /** A block of a head change: a BlockRef, or the engine's {hash, block} (NewHeadsEvent items). */
 export type HeadBlock =
@@ -109,28 +116,29 @@ export class FilterManager {
     return this.#install({ kind: "blocks", buffer: [], lastUsed: this.#clock() });
   }
 
-  newPendingTransactionFilter(): string {
-    const id = this.#install({ kind: "pending", buffer: [], lastUsed: this.#clock() });
+  /** A filter of transactions entering the pending set: hashes, or with `full` the transactions (geth `fullTx`). */
+  newPendingTransactionFilter(full = false): string {
+    const id = this.#install({ kind: "pending", full, buffer: [], lastUsed: this.#clock() });
     this.#syncPendingListener();
     return id;
   }
 
   uninstall(id: string): boolean {
     this.expire();
-    const had = this.#filters.delete(id.toLowerCase());
+    const had = this.#filters.delete(id);
     this.#syncPendingListener();
     return had;
   }
 
   #get(id: string): Filter {
     this.expire();
-    const f = this.#filters.get(id.toLowerCase());
+    const f = this.#filters.get(id);
     if (f === undefined) throw RpcError.server("filter not found");
     f.lastUsed = this.#clock();
     return f;
   }
 
-  /** Items since the last poll: logs, block hashes or transaction hashes. */
+  /** Items since the last poll: logs, block hashes, transaction hashes or pending transactions. */
   changes(id: string): unknown[] {
     const f = this.#get(id);
     const out = f.buffer;
@@ -181,9 +189,9 @@ export class FilterManager {
       }
     }
     if (any && this.#unsubscribePending === undefined) {
-      this.#unsubscribePending = this.#backend.pool.onPending((_tx, hash) => {
+      this.#unsubscribePending = this.#backend.pool.onPending((tx, hash) => {
         for (const f of this.#filters.values()) {
-          if (f.kind === "pending") push(f.buffer, hash, this.options.maxBuffered);
+          if (f.kind === "pending") push(f.buffer, f.full ? { tx, hash } : hash, this.options.maxBuffered);
         }
       });
     } else if (!any && this.#unsubscribePending !== undefined) {

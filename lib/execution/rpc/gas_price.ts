@@ -125,9 +125,13 @@ export function feeHistory(
   if (percentiles !== undefined) {
     for (let i = 0; i < percentiles.length; i++) {
       const p = percentiles[i];
-      if (!(p >= 0 && p <= 100)) throw RpcError.server(`invalid reward percentile: #${i}:${p}`);
+      // geth's words, its floats printed with %f (six decimals).
+      const f = (x: number) => x.toFixed(6);
+      if (!(p >= 0 && p <= 100)) throw RpcError.server(`invalid reward percentile: ${f(p)}`);
       if (i > 0 && p <= percentiles[i - 1]) {
-        throw RpcError.server(`invalid reward percentile: #${i - 1}:${percentiles[i - 1]} >= #${i}:${p}`);
+        throw RpcError.server(
+          `invalid reward percentile: #${i - 1}:${f(percentiles[i - 1])} >= #${i}:${f(p)}`,
+        );
       }
     }
   }
@@ -135,7 +139,7 @@ export function feeHistory(
   if (count > max) count = max;
   const last = newest.header.number;
   if (count > last + 1n) count = last + 1n;
-  if (count === 0n) return { oldestBlock: "0x0", baseFeePerGas: [], gasUsedRatio: [] };
+  if (count === 0n) return { oldestBlock: "0x0", gasUsedRatio: null };
   const oldest = last - count + 1n;
   const baseFees: string[] = [];
   const ratios: number[] = [];
@@ -155,7 +159,7 @@ export function feeHistory(
     blobFeeList.push(q(blob.fee));
     blobRatios.push(blob.ratio);
     nextBlobFee = blob.next;
-    if (percentiles !== undefined) {
+    if (percentiles !== undefined && percentiles.length > 0) {
       rewards.push(blockRewards(backend, hash, header.baseFeePerGas ?? 0n, header.gasUsed, percentiles));
     }
   }
@@ -169,7 +173,8 @@ export function feeHistory(
     baseFeePerGas: baseFees,
     gasUsedRatio: ratios,
   };
-  if (percentiles !== undefined) out.reward = rewards;
+  // geth leaves `reward` out (omitempty) unless percentiles were asked for.
+  if (percentiles !== undefined && percentiles.length > 0) out.reward = rewards;
   // Like baseFeePerGas, one more entry than blocks: the fee of the block after the newest.
   blobFeeList.push(q(nextBlobFee));
   out.baseFeePerBlobGas = blobFeeList;

@@ -57,7 +57,7 @@ export const logFilterSchema = s.object({
 export function toCriteria(f: Infer<typeof logFilterSchema>): LogCriteria {
   if (f.blockHash !== undefined && (f.fromBlock !== undefined || f.toBlock !== undefined)) {
     throw RpcError.invalidParams(
-      "cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other",
+      "invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other",
     );
   }
   return {
@@ -69,9 +69,31 @@ export function toCriteria(f: Infer<typeof logFilterSchema>): LogCriteria {
   };
 }
 
-function rangeEnd(backend: EthBackend, spec: BlockSpec | undefined, head: bigint): bigint {
-  const n = resolveNumber(backend, spec, head);
-  return n > head ? head : n;
+function isPending(spec: BlockSpec | undefined): boolean {
+  return spec?.kind === "tag" && spec.tag === "pending";
+}
+
+/** geth eth/filters: no logs of a pending block (there is none to read them from). */
+function refusePending(c: LogCriteria): void {
+  if (isPending(c.fromBlock) || isPending(c.toBlock)) throw RpcError.server("pending logs are not supported");
+}
+
+/**
+ * eth_newFilter's accepted ranges (geth EventSystem.SubscribeLogs): latest to latest (new blocks), a
+ * number to a number not below it, a number to latest; an omitted bound is latest. Anything else
+ * (safe or finalized bounds, a reversed range) is refused.
+ */
+export function checkFilterRange(c: LogCriteria): void {
+  if (c.blockHash !== undefined) return;
+  refusePending(c);
+  const num = (b: BlockSpec | undefined) =>
+    b?.kind === "number" ? b.number : b?.kind === "tag" && b.tag === "earliest" ? 0n : undefined;
+  const latest = (b: BlockSpec | undefined) => b === undefined || (b.kind === "tag" && b.tag === "latest");
+  const from = num(c.fromBlock);
+  const to = num(c.toBlock);
+  const ok = (latest(c.fromBlock) && latest(c.toBlock)) ||
+    (from !== undefined && to !== undefined && to >= from) || (from !== undefined && latest(c.toBlock));
+  if (!ok) throw RpcError.server("invalid block range params");
 }
 
 /** Runs the criteria over the canonical chain (or one block for blockHash). */
@@ -86,11 +108,14 @@ export function queryLogs(backend: EthBackend, c: LogCriteria): LogEntry[] {
     }
     return logs;
   }
+  refusePending(c);
   const head = chain.headNumber();
   const from = resolveNumber(backend, c.fromBlock, head);
-  if (from > head) return [];
-  const to = rangeEnd(backend, c.toBlock, head);
-  if (from > to) throw RpcError.server("invalid block range");
+  const to = resolveNumber(backend, c.toBlock, head);
+  // execution-apis tests/eth_getLogs filter-error-reversed-block-range, -future-block-range,
+  // -fully-future-block-range, -future-block-to-latest: a reversed range first, then one past the head.
+  if (from > to) throw RpcError.invalidParams("invalid block range params");
+  if (to > head) throw RpcError.invalidParams("block range extends beyond current head block");
   const max = backend.options.maxBlockRange;
   if (max > 0n && to - from + 1n > max) {
     throw new RpcError(LIMIT_EXCEEDED, `query exceeds max block range ${max}`);

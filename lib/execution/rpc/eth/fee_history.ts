@@ -10,17 +10,26 @@ const percentiles = s.custom<number[]>("percentiles", (v) => {
   return v as number[];
 });
 
+/** geth eth/gasprice maxQueryLimit: reward percentiles a query may ask for. */
+const MAX_PERCENTILES = 100;
+
 export function ethFeeHistory(ctx: EthContext) {
   return defineMethod({
     name: "eth_feeHistory",
     params: [s.hexOrDecimal(), s.blockTag(), s.optional(percentiles)],
     handler: ([count, newest, rewardPercentiles]) => {
-      if (count === 0n) return { oldestBlock: "0x0", baseFeePerGas: [], gasUsedRatio: [] };
-      const head = requireHeader(ctx.backend, newest);
-      if (rewardPercentiles !== undefined && rewardPercentiles.length > 100) {
-        throw RpcError.invalidParams("too many reward percentiles");
+      // geth eth/gasprice FeeHistory: no blocks asked, nothing retrieved and no error (a nil gasUsedRatio).
+      if (count === 0n) return { oldestBlock: "0x0", gasUsedRatio: null };
+      if (rewardPercentiles !== undefined && rewardPercentiles.length > MAX_PERCENTILES) {
+        throw RpcError.server(`invalid reward percentile: over the query limit ${MAX_PERCENTILES}`);
       }
-      return feeHistory(ctx.backend, count, head, rewardPercentiles);
+      if (newest?.kind === "number") {
+        const head = ctx.backend.chain.headNumber();
+        if (newest.number > head) {
+          throw RpcError.server(`request beyond head block: requested ${newest.number}, head ${head}`);
+        }
+      }
+      return feeHistory(ctx.backend, count, requireHeader(ctx.backend, newest), rewardPercentiles);
     },
   });
 }

@@ -1,16 +1,21 @@
 /** Polling filters: eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter. */
+import { hexToBytes } from "../../../common/mod.ts";
 import { defineMethod, s } from "../../../rpc/mod.ts";
 import type { LogEntry } from "../../chain/mod.ts";
 import type { EthContext } from "../backend.ts";
-import type { FilterManager } from "../filters.ts";
-import { formatLog } from "../format.ts";
-import { logFilterSchema, queryLogs, toCriteria } from "../logs.ts";
+import type { FilterManager, PendingTransaction } from "../filters.ts";
+import { formatLog, formatTransaction } from "../format.ts";
+import { checkFilterRange, logFilterSchema, queryLogs, toCriteria } from "../logs.ts";
 
 export function ethNewFilter(_ctx: EthContext, filters: FilterManager) {
   return defineMethod({
     name: "eth_newFilter",
     params: [logFilterSchema],
-    handler: ([filter]) => filters.newLogFilter(toCriteria(filter)),
+    handler: ([filter]) => {
+      const criteria = toCriteria(filter);
+      checkFilterRange(criteria);
+      return filters.newLogFilter(criteria);
+    },
   });
 }
 
@@ -22,7 +27,7 @@ export function ethNewPendingTransactionFilter(_ctx: EthContext, filters: Filter
   return defineMethod({
     name: "eth_newPendingTransactionFilter",
     params: [s.optional(s.bool())],
-    handler: () => filters.newPendingTransactionFilter(),
+    handler: ([fullTx]) => filters.newPendingTransactionFilter(fullTx === true),
   });
 }
 
@@ -30,7 +35,17 @@ export function ethGetFilterChanges(_ctx: EthContext, filters: FilterManager) {
   return defineMethod({
     name: "eth_getFilterChanges",
     params: [s.string()],
-    handler: ([id]) => filters.changes(id).map((x) => (typeof x === "string" ? x : formatLog(x as LogEntry))),
+    handler: ([id]) =>
+      filters.changes(id).map((x) =>
+        typeof x === "string" ? x : "tx" in (x as object)
+          // geth NewRPCPendingTransaction: no block yet.
+          ? formatTransaction(
+            (x as PendingTransaction).tx,
+            undefined,
+            hexToBytes((x as PendingTransaction).hash),
+          )
+          : formatLog(x as LogEntry)
+      ),
   });
 }
 

@@ -42,11 +42,70 @@ Deno.test("eth_getLogs: address, topics with OR arrays and nulls, range and bloc
   assertEquals(both.error?.code, -32602);
   const five = await f.rpc("eth_getLogs", [{ topics: [null, null, null, null, null] }]);
   assertEquals(five.error?.code, -32602);
+  assertEquals(both.error?.message.startsWith("invalid argument 0: cannot specify both BlockHash"), true);
+});
+
+Deno.test("eth_getLogs: reversed, future and pending ranges are refused as the execution-apis tests expect", async () => {
+  const g = await createFixture();
+  await g.mine([]);
+  await g.mine([]); // head 2
+  const err = async (filter: Record<string, unknown>) => (await g.rpc("eth_getLogs", [filter])).error;
+  const reversed = { code: -32602, message: "invalid block range params" };
+  const beyond = { code: -32602, message: "block range extends beyond current head block" };
+  // tests/eth_getLogs/filter-error-reversed-block-range.io
+  assertEquals(await err({ fromBlock: "0x2", toBlock: "0x1" }), reversed);
+  // filter-error-future-block-range.io: the start at or below the head, the end past it.
+  assertEquals(await err({ fromBlock: "0x1", toBlock: "0x3" }), beyond);
+  // filter-error-fully-future-block-range.io
+  assertEquals(await err({ fromBlock: "0x38", toBlock: "0x3a" }), beyond);
+  // filter-error-future-block-to-latest.io, and an omitted end (latest)
+  assertEquals(await err({ fromBlock: "0x38", toBlock: "latest" }), reversed);
+  assertEquals(await err({ fromBlock: "0x3" }), reversed);
+  assertEquals(await err({ fromBlock: "pending" }), {
+    code: -32000,
+    message: "pending logs are not supported",
+  });
+  assertEquals(await err({ fromBlock: "0x0", toBlock: "pending" }), {
+    code: -32000,
+    message: "pending logs are not supported",
+  });
+  assertEquals(await g.call("eth_getLogs", [{ fromBlock: "0x0", toBlock: "0x2" }]), []);
+  assertEquals(await g.call("eth_getLogs", [{ fromBlock: "0x2" }]), []);
+});
+
+Deno.test("eth_newFilter: the ranges geth's SubscribeLogs accepts, and no other", async () => {
+  const g = await createFixture();
+  await g.mine([]);
+  for (
+    const ok of [{}, { fromBlock: "0x1" }, { fromBlock: "0x1", toBlock: "0x5" }, { fromBlock: "earliest" }]
+  ) {
+    assertEquals(typeof await g.call("eth_newFilter", [ok]), "string", JSON.stringify(ok));
+  }
+  const refused = { code: -32000, message: "invalid block range params" };
+  for (const bad of [{ fromBlock: "0x5", toBlock: "0x3" }, { toBlock: "0x3" }, { fromBlock: "safe" }]) {
+    assertEquals((await g.rpc("eth_newFilter", [bad])).error, refused, JSON.stringify(bad));
+  }
   assertEquals(
-    (await f.rpc("eth_getLogs", [{ fromBlock: "0x2", toBlock: "0x1" }])).error?.message,
-    "invalid block range",
+    (await g.rpc("eth_newFilter", [{ fromBlock: "pending" }])).error?.message,
+    "pending logs are not supported",
   );
-  assertEquals(await f.call("eth_getLogs", [{ fromBlock: "0x50" }]), []);
+});
+
+Deno.test("eth_newPendingTransactionFilter(true): full pending transactions; filter ids are exact", async () => {
+  const g = await createFixture();
+  const full = await g.call<string>("eth_newPendingTransactionFilter", [true]);
+  const hashes = await g.call<string>("eth_newPendingTransactionFilter", [false]);
+  const txHash = await g.pool.add(g.sign(C, 0n, { to: A.address, value: 1n, gas: 21_000n }).serialize());
+  const [tx] = await g.call<Record<string, unknown>[]>("eth_getFilterChanges", [full]);
+  assertEquals(tx.hash, txHash);
+  assertEquals(tx.blockHash, null);
+  assertEquals(tx.from, hex(C.address));
+  assertEquals(tx.value, "0x1");
+  assertEquals(await g.call("eth_getFilterChanges", [hashes]), [txHash]);
+  assertEquals(
+    (await g.rpc("eth_getFilterChanges", [full.toUpperCase().replace("0X", "0x")])).error?.message,
+    "filter not found",
+  );
 });
 
 Deno.test("eth_getLogs: the block-range limit and the result cap answer -32005", async () => {

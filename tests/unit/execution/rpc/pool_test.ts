@@ -93,6 +93,32 @@ Deno.test("gas price oracle: minimum tip on a block with room, base fee + tip, f
   assertEquals((await f.rpc("eth_feeHistory", ["0x2", "latest", [50, 10]])).error?.code, -32000);
 });
 
+Deno.test("eth_feeHistory: geth's shapes and words at the edges", async () => {
+  const err = async (params: unknown[]) => (await f.rpc("eth_feeHistory", params)).error;
+  // No percentiles: no reward field (omitempty); no blocks: only oldestBlock and a null gasUsedRatio.
+  const plain = await f.call<Record<string, unknown>>("eth_feeHistory", ["0x2", "latest", []]);
+  assertEquals("reward" in plain, false);
+  assertEquals((plain.gasUsedRatio as number[]).length, 2);
+  assertEquals(await f.call("eth_feeHistory", ["0x0", "latest", [50]]), {
+    oldestBlock: "0x0",
+    gasUsedRatio: null,
+  });
+  const head = f.chain.headNumber();
+  assertEquals(await err(["0x2", "0x100", [50]]), {
+    code: -32000,
+    message: `request beyond head block: requested 256, head ${head}`,
+  });
+  assertEquals((await err(["0x2", "latest", [101]]))?.message, "invalid reward percentile: 101.000000");
+  assertEquals(
+    (await err(["0x2", "latest", [90, 10]]))?.message,
+    "invalid reward percentile: #0:90.000000 >= #1:10.000000",
+  );
+  assertEquals(
+    (await err(["0x2", "latest", Array.from({ length: 101 }, (_, i) => i)]))?.message,
+    "invalid reward percentile: over the query limit 100",
+  );
+});
+
 Deno.test("gas price oracle: a block at capacity suggests 10% over its median tip (op-geth)", async () => {
   const g = await createFixture({}, 100_000n);
   const tips = [2n * GWEI, 3n * GWEI, 5n * GWEI, 7n * GWEI];

@@ -139,6 +139,33 @@ Deno.test("eth_getProof: account and storage proofs verify against the state roo
   assertEquals(none, null);
 });
 
+Deno.test("eth_getProof: storage keys named as geth names them; an absent account keeps one entry per key", async () => {
+  const q = (address: string, keys: string[]) =>
+    f.call<{ storageProof: { key: string; value: string; proof: string[] }[] }>("eth_getProof", [
+      address,
+      keys,
+      "latest",
+    ]);
+  const full = `0x${"0".repeat(63)}0`;
+  const p = await q(hex(d.logger), ["0x00", "0X0", "0", "0x", full, full.toUpperCase().replace("0X", "0x")]);
+  assertEquals(p.storageProof.map((e) => e.key), ["0x0", "0x0", "0x0", "0x0", full, full]);
+  const seven = "0x" + "07".repeat(32).replace(/^0+/, "");
+  assertEquals(p.storageProof.map((e) => e.value), Array(6).fill(seven));
+  const upper = await q(hex(d.logger), ["0x" + "AB".repeat(32)]);
+  assertEquals(upper.storageProof[0].key, "0x" + "ab".repeat(32));
+  // geth GetProof: no storage trie, so each key answers 0 with no proof nodes.
+  const absent = await q("0x4000000000000000000000000000000000000000", ["0x1", full]);
+  assertEquals(absent.storageProof, [{ key: "0x1", value: "0x0", proof: [] }, {
+    key: full,
+    value: "0x0",
+    proof: [],
+  }]);
+  const tooLong = await f.rpc("eth_getProof", [hex(d.logger), ["0x" + "00".repeat(33)], "latest"]);
+  assertEquals(tooLong.error?.message.includes("hex string too long, want at most 32 bytes"), true);
+  const bad = await f.rpc("eth_getProof", [hex(d.logger), ["0xzz"], "latest"]);
+  assertEquals(bad.error?.message.includes("hex string invalid"), true);
+});
+
 Deno.test("pending: the nonce counts the pool's executable txs (not a gapped one); the pending block is the latest", async () => {
   const g = (await createDeployed()).fixture;
   const a = hex(A.address);
