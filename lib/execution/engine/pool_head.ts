@@ -10,9 +10,16 @@ import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { equalBytes } from "../../common/bytes.ts";
 import type { KvStore } from "../../db/mod.ts";
 import type { ChainConfig, Header } from "../../protocol/mod.ts";
-import { encodingOf, forkRules, type L1FeeSource, loadL1FeeSource, nextBlockBaseFee } from "../evm/mod.ts";
+import {
+  encodingOf,
+  forkRules,
+  hasNoCode,
+  type L1FeeSource,
+  loadL1FeeSource,
+  nextBlockBaseFee,
+} from "../evm/mod.ts";
 import { createStateManager } from "../state/mod.ts";
-import type { PoolHead } from "../txpool/mod.ts";
+import type { PoolAccount, PoolHead } from "../txpool/mod.ts";
 import type { IrregularState } from "./irregular_state.ts";
 
 export interface PoolHeadDeps {
@@ -52,9 +59,13 @@ export class PoolHeadView {
     return cached.sm;
   }
 
-  async account(address: Uint8Array): Promise<{ nonce: bigint; balance: bigint }> {
-    const account = await (await this.#stateManager()).getAccount(new Address(address));
-    return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n };
+  async account(address: Uint8Array): Promise<PoolAccount> {
+    const sm = await this.#stateManager();
+    const a = new Address(address);
+    const account = await sm.getAccount(a);
+    const out: PoolAccount = { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n };
+    if (account !== undefined && !hasNoCode(account)) out.code = await sm.getCode(a);
+    return out;
   }
 
   /** The L1 data fee (and the Isthmus operator fee at the gas limit) of `tx` in the next block. */

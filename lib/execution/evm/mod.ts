@@ -17,3 +17,4 @@ export * from "./requests.ts";
 export * from "./kzg.ts";
 export * from "./tx_decode.ts";
 export * from "./calldata_gas.ts";
+export { DELEGATION_PREFIX, hasNoCode, isDelegation } from "./tx_checks.ts";

@@ -35,6 +35,14 @@ function calldataFloorOf(tx: TypedTransaction, caller: Address): bigint {
   return calldataFloor(tx.data);
 }
 
+/** EIP-7702's delegation designator prefix: code 0xef0100 ‖ address delegates an account. */
+export const DELEGATION_PREFIX = new Uint8Array([0xef, 0x01, 0x00]);
+
+/** Whether `code` is an EIP-7702 delegation (0xef0100 followed by a 20-byte address). */
+export function isDelegation(code: Uint8Array): boolean {
+  return code.length === 23 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00;
+}
+
 export function hasNoCode(account: Account): boolean {
   return equalBytes(account.codeHash, KECCAK256_NULL);
 }

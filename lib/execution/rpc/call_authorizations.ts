@@ -19,6 +19,7 @@ import {
   eoaCode7702RecoverAuthority,
 } from "@ethereumjs/util";
 import { bytesToHex, concatBytes, equalBytes } from "../../common/mod.ts";
+import { DELEGATION_PREFIX, isDelegation } from "../evm/mod.ts";
 import { type Infer, s } from "../../rpc/mod.ts";
 
 /**
@@ -46,7 +47,6 @@ export type AuthorizationArg = Infer<typeof authorizationSchema>;
 export const PER_EMPTY_ACCOUNT_COST = 25_000n;
 /** EIP-7702 PER_AUTH_BASE_COST. */
 const PER_AUTH_BASE_COST = 12_500n;
-const DELEGATION_PREFIX = new Uint8Array([0xef, 0x01, 0x00]);
 const SECP256K1_N_DIV_2 = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
 const MAX_UINT64 = (1n << 64n) - 1n;
 const ZERO_ADDRESS = new Uint8Array(20);
@@ -113,7 +113,7 @@ export async function applyAuthorizations(
     const account = existing ?? new Account();
     if (account.isContract()) {
       const code = await sm.getCode(signer);
-      if (!equalBytes(code.subarray(0, 3), DELEGATION_PREFIX)) continue;
+      if (!isDelegation(code)) continue;
     }
     if (account.nonce !== a.nonce) continue;
     if (existing !== undefined) refund += PER_EMPTY_ACCOUNT_COST - PER_AUTH_BASE_COST;

@@ -30,6 +30,7 @@ export const TXPOOL_ERROR_CODES = {
   UNDERPRICED: "UNDERPRICED",
   TXPOOL_FULL: "TXPOOL_FULL",
   ACCOUNT_LIMIT_EXCEEDED: "ACCOUNT_LIMIT_EXCEEDED",
+  SENDER_NO_EOA: "SENDER_NO_EOA",
 } as const;
 
 export type TxPoolErrorCode = typeof TXPOOL_ERROR_CODES[keyof typeof TXPOOL_ERROR_CODES];
@@ -57,6 +58,7 @@ export const TXPOOL_ERROR_MESSAGES: Readonly<Record<TxPoolErrorCode, string>> = 
   UNDERPRICED: "transaction underpriced", // core/txpool ErrUnderpriced
   TXPOOL_FULL: "txpool is full", // legacypool ErrTxPoolOverflow
   ACCOUNT_LIMIT_EXCEEDED: "account limit exceeded", // core/txpool ErrAccountLimitExceeded
+  SENDER_NO_EOA: "sender not an eoa", // core ErrSenderNoEOA (EIP-3607)
 };
 
 /** A pool error: geth's message, optionally followed by ": detail" as geth wraps it. */

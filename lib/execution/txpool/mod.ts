@@ -23,6 +23,7 @@ export {
   DEV_TXPOOL_OPTIONS,
   type NewHeadEvent,
   type PendingListener,
+  type PoolAccount,
   type PoolHead,
   TX_SLOT_SIZE,
   type TxPoolContent,

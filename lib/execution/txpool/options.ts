@@ -23,10 +23,18 @@ export interface PoolHead {
   isPrague: boolean;
 }
 
+/** An account as the pool reads it at the head state. */
+export interface PoolAccount {
+  nonce: bigint;
+  balance: bigint;
+  /** The account's code, when it has code (absent for an account without). */
+  code?: Uint8Array;
+}
+
 /** What the pool needs from the chain; the composition root wires it. */
 export interface TxPoolDeps {
-  /** Account nonce and balance at the current head state. */
-  getAccount(address: Uint8Array): Promise<{ nonce: bigint; balance: bigint }>;
+  /** Account nonce and balance at the current head state, and its code when it has any. */
+  getAccount(address: Uint8Array): Promise<PoolAccount>;
   /** The chain's rules at the pending block. */
   head(): PoolHead;
   /** The L1 data fee (+ operator fee upper bound) the tx would pay at the pending block; 0n on L1. */

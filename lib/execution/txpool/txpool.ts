@@ -12,7 +12,14 @@
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { Capability } from "@ethereumjs/tx";
 import type { Hex } from "../../common/bytes.ts";
-import { type BlobsBundle, encodingOf, loadKzg, rememberEncoding } from "../evm/mod.ts";
+import {
+  type BlobsBundle,
+  encodingOf,
+  impersonatedSender,
+  isDelegation,
+  loadKzg,
+  rememberEncoding,
+} from "../evm/mod.ts";
 import { refuseType, validateBlobTx, validateStateless } from "./admission.ts";
 import {
   type BlobAndProof,
@@ -342,6 +349,15 @@ export class TxPool {
 
     const [state, l1Cost] = await Promise.all([this.#deps.getAccount(sender), this.#deps.l1Cost(tx)]);
     if (this.#all.has(hash)) throw txPoolError("ALREADY_KNOWN", undefined, { hash });
+    // EIP-3607: a sender with code (other than an EIP-7702 delegation) can never be included, so the pool
+    // refuses it at once rather than keep it pending for good (reth's pool does the same; geth's keeps it
+    // and its miner skips it). An impersonated sender (dev mode) may be a contract, as in anvil.
+    if (
+      state.code !== undefined && state.code.length > 0 && !isDelegation(state.code) &&
+      impersonatedSender(tx) === undefined
+    ) {
+      throw txPoolError("SENDER_NO_EOA", `address ${bytesToHex(sender)}, len(code): ${state.code.length}`);
+    }
     const added = this.#insert(tx, hash, sender, size, state, l1Cost, local, head);
     if (sidecar !== undefined && this.#all.get(hash)?.tx === tx) {
       this.#blobs.add(hash, versionedHashesOf(tx), sidecar);

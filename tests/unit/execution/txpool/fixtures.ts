@@ -125,7 +125,7 @@ export function txOtherChain(): TypedTransaction {
 
 /** A small in-memory chain: account states, a mutable head, an L1 fee, a settable clock. */
 export class TestChain {
-  accounts = new Map<Hex, { nonce: bigint; balance: bigint }>();
+  accounts = new Map<Hex, { nonce: bigint; balance: bigint; code?: Uint8Array }>();
   head: PoolHead = {
     chainId: CHAIN_ID,
     gasLimit: 30_000_000n,
@@ -142,7 +142,7 @@ export class TestChain {
     for (let i = 0; i < count; i++) this.accounts.set(addressHex(i), { nonce: 0n, balance });
   }
 
-  set(i: number, state: Partial<{ nonce: bigint; balance: bigint }>): void {
+  set(i: number, state: Partial<{ nonce: bigint; balance: bigint; code: Uint8Array }>): void {
     const cur = this.accounts.get(addressHex(i)) ?? { nonce: 0n, balance: 0n };
     this.accounts.set(addressHex(i), { ...cur, ...state });
   }

@@ -23,6 +23,11 @@ import {
   txLegacy,
   txOtherChain,
 } from "./fixtures.ts";
+import {
+  placeholderSignature,
+  registerImpersonated,
+  unregisterImpersonated,
+} from "../../../../lib/execution/evm/impersonation.ts";
 
 function setup(options: Partial<TxPoolOptions> = {}, chain = new TestChain()) {
   return { chain, pool: new TxPool(options, chain.deps()) };
@@ -625,4 +630,38 @@ Deno.test("onPending: a throwing listener does not break the pool", async () => 
   });
   await pool.add(tx1559().serialize());
   assertEquals(pool.size, 1);
+});
+
+Deno.test("error: sender not an eoa (EIP-3607); a delegated (EIP-7702) or impersonated sender is taken", async () => {
+  const { chain, pool } = setup();
+  chain.set(0, { code: new Uint8Array([0x60, 0x01]) });
+  await rejects(
+    pool.add(tx1559()),
+    "SENDER_NO_EOA",
+    `sender not an eoa: address ${addressHex(0)}, len(code): 2`,
+  );
+  assertEquals(pool.status(), { pending: 0, queued: 0 });
+  // A delegation designator (0xef0100 ‖ address) leaves the account an EOA.
+  chain.set(0, { code: concatBytes(new Uint8Array([0xef, 0x01, 0x00]), ADDRESSES[1]) });
+  await pool.add(tx1559());
+  // An impersonated contract (anvil_impersonateAccount) sends as anvil lets it.
+  chain.set(2, { code: new Uint8Array([0x60, 0x01]) });
+  const unsigned = createFeeMarket1559Tx({
+    chainId: CHAIN_ID,
+    nonce: 0n,
+    maxPriorityFeePerGas: GWEI,
+    maxFeePerGas: 10n * GWEI,
+    gasLimit: 21_000n,
+    to: ADDRESSES[1],
+    value: 1n,
+  }, { common });
+  const [v, r, sig] = placeholderSignature(ADDRESSES[2]);
+  const impersonated = unsigned.addSignature(v, r, sig);
+  registerImpersonated(impersonated.hash(), ADDRESSES[2]);
+  try {
+    await pool.add(impersonated);
+    assertEquals(pool.status(), { pending: 2, queued: 0 });
+  } finally {
+    unregisterImpersonated(impersonated.hash());
+  }
 });
