@@ -108,6 +108,21 @@ Deno.test({
         assertEquals(history.reward?.[0].length, 2);
       });
 
+      await t.step(
+        "wallet: sendTransactionSync (eth_sendRawTransactionSync, EIP-7966) answers the receipt",
+        async () => {
+          const receipt = await wallet.sendTransactionSync({
+            to: DEV_ADDRESS_1,
+            value: 777n,
+            timeout: 10_000,
+          });
+          assertEquals(receipt.status, "success");
+          assertEquals(receipt.to, DEV_ADDRESS_1.toLowerCase());
+          const again = await client.getTransactionReceipt({ hash: receipt.transactionHash });
+          assertEquals(again.blockHash, receipt.blockHash);
+        },
+      );
+
       let token: `0x${string}` = "0x";
       await t.step("contract: deploy, read, write, events, call, estimateGas, storage, proof", async () => {
         const deployHash = await wallet.deployContract({

@@ -43,6 +43,10 @@ export interface EthRpcOptions {
   maxPrice: bigint;
   /** Most blocks one eth_feeHistory covers (geth --rpc.feehistory... maxBlockHistory). */
   maxFeeHistory: number;
+  /** eth_sendRawTransactionSync's wait for the receipt when the request names none, ms (geth rpc.txsync.defaulttimeout). */
+  txSyncDefaultTimeoutMs: number;
+  /** The longest wait a request may ask of eth_sendRawTransactionSync, ms (geth rpc.txsync.maxtimeout). */
+  txSyncMaxTimeoutMs: number;
 }
 
 export const DEFAULT_ETH_RPC_OPTIONS: EthRpcOptions = {
@@ -54,6 +58,8 @@ export const DEFAULT_ETH_RPC_OPTIONS: EthRpcOptions = {
   minSuggestedPriorityFee: 1_000_000n, // op-geth gpo.minsuggestedpriorityfee default: 0.001 gwei
   maxPrice: 500_000_000_000n, // geth gasprice.DefaultMaxPrice: 500 gwei
   maxFeeHistory: 1024, // geth ethconfig.Defaults.FeeHistoryMaxBlocks... (gasprice maxBlockHistory)
+  txSyncDefaultTimeoutMs: 20_000, // geth ethconfig.Defaults.TxSyncDefaultTimeout
+  txSyncMaxTimeoutMs: 60_000, // geth ethconfig.Defaults.TxSyncMaxTimeout
 };
 
 /** What the namespaces read. The engine (or a test) assembles it. */
@@ -86,6 +92,11 @@ export interface EthBackend {
    * block (anvil_setBalance & co. write on the head without a new block, as hardhat's irregular state).
    */
   stateRootOf?(header: Header): Uint8Array;
+  /**
+   * Calls `listener` after blocks join the canonical chain (eth_sendRawTransactionSync waits on it);
+   * returns the unsubscribe function. Without it the chain is polled.
+   */
+  onNewHeads?(listener: () => void): () => void;
 }
 
 /** A resolved block: its header and hash. */

@@ -48,7 +48,7 @@ import { ethGetTransactionByHash } from "./eth/get_transaction_by_hash.ts";
 import { ethGetTransactionCount } from "./eth/get_transaction_count.ts";
 import { ethGetTransactionReceipt } from "./eth/get_transaction_receipt.ts";
 import { ethAccounts, ethSyncing } from "./eth/misc.ts";
-import { ethSendRawTransaction } from "./eth/send_raw_transaction.ts";
+import { ethSendRawTransaction, ethSendRawTransactionSync } from "./eth/send_raw_transaction.ts";
 import { ethSendTransaction, ethSignTransaction } from "./eth/send_transaction.ts";
 import { ethSign, ethSignTypedData, ethSignTypedDataV4, personalSign } from "./eth/sign.ts";
 import {
@@ -99,6 +99,7 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethEstimateGas(ctx),
     ethCreateAccessList(ctx),
     ethSendRawTransaction(ctx),
+    ethSendRawTransactionSync(ctx),
     ethGasPrice(ctx),
     ethMaxPriorityFeePerGas(ctx),
     ethFeeHistory(ctx),

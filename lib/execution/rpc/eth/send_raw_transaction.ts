@@ -1,8 +1,9 @@
 /** eth_sendRawTransaction: into the pool; geth's messages pass through as -32000. */
-import type { Hex } from "../../../common/mod.ts";
+import { type Hex, hexToBytes } from "../../../common/mod.ts";
 import { DEPOSIT_TX_TYPE } from "../../../protocol/mod.ts";
 import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
 import type { EthContext } from "../backend.ts";
+import { receiptOf } from "./get_transaction_receipt.ts";
 
 /** Ether with up to 2 decimals, as geth prints the fee in its txfeecap error (%0.2f). */
 function ether(wei: bigint): string {
@@ -127,3 +128,71 @@ export function ethSendRawTransaction(ctx: EthContext) {
     handler: ([raw]) => submitRawTransaction(ctx, raw),
   });
 }
+
+/** A duration as Go prints a time.Duration (%v): "500ms", "2s", "2.5s", "1m0s". */
+export function goDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  if (ms < 60_000) return `${ms / 1000}s`;
+  const m = Math.floor(ms / 60_000);
+  return `${m}m${(ms - m * 60_000) / 1000}s`;
+}
+
+/** How often the chain is read for the receipt when the backend announces no new heads. */
+const POLL_MS = 25;
+
+/** The receipt of `hash` once a canonical block holds it, or undefined when `timeoutMs` passes first. */
+async function awaitReceipt(ctx: EthContext, hash: Hex, timeoutMs: number): Promise<unknown> {
+  const receipt = () => {
+    const bytes = hexToBytes(hash);
+    return receiptOf(ctx.backend, bytes) ?? undefined;
+  };
+  const found = receipt();
+  if (found !== undefined) return found;
+  const { promise, resolve } = Promise.withResolvers<unknown>();
+  const check = () => {
+    const r = receipt();
+    if (r !== undefined) resolve(r);
+  };
+  const unsubscribe = ctx.backend.onNewHeads?.(check);
+  const poll = unsubscribe === undefined ? setInterval(check, POLL_MS) : undefined;
+  const timer = setTimeout(() => resolve(undefined), timeoutMs);
+  try {
+    // A block may have landed between the first look and the subscription.
+    check();
+    return await promise;
+  } finally {
+    clearTimeout(timer);
+    if (poll !== undefined) clearInterval(poll);
+    unsubscribe?.();
+  }
+}
+
+/**
+ * eth_sendRawTransactionSync (EIP-7966, geth 1.16): submits as eth_sendRawTransaction, then answers the
+ * receipt once a block includes the transaction. The wait is the request's (ms, at most the node's
+ * maximum) or the node's default; when it passes, error 4 with the hash as data (geth txSyncTimeoutError).
+ */
+export function ethSendRawTransactionSync(ctx: EthContext) {
+  return defineMethod({
+    name: "eth_sendRawTransactionSync",
+    params: [s.hex(), s.optional(s.hexOrDecimal())],
+    handler: async ([raw, timeoutMs]) => {
+      const options = ctx.backend.options;
+      const hash = await submitRawTransaction(ctx, raw);
+      const asked = timeoutMs === undefined || timeoutMs === 0n ? undefined : Number(timeoutMs);
+      const wait = asked === undefined
+        ? options.txSyncDefaultTimeoutMs
+        : Math.min(asked, options.txSyncMaxTimeoutMs);
+      const receipt = await awaitReceipt(ctx, hash, wait);
+      if (receipt !== undefined) return receipt;
+      throw new RpcError(
+        TX_SYNC_TIMEOUT,
+        `The transaction was added to the transaction pool but wasn't processed in ${goDuration(wait)}`,
+        hash,
+      );
+    },
+  });
+}
+
+/** EIP-7966's error code for a transaction not included within the wait. */
+const TX_SYNC_TIMEOUT = 4;

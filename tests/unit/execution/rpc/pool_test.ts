@@ -2,6 +2,7 @@
 import { toChecksumAddress } from "@ethereumjs/util";
 import { bytesToHex } from "../../../../lib/common/mod.ts";
 import { encodeDepositTx } from "../../../../lib/protocol/mod.ts";
+import { goDuration } from "../../../../lib/execution/rpc/eth/send_raw_transaction.ts";
 import { assert, assertEquals } from "../../../assert.ts";
 import { A, B, C, createDeployed, createFixture, GWEI } from "./fixture.ts";
 
@@ -34,6 +35,45 @@ Deno.test("eth_sendRawTransaction: adds to the pool; geth's messages pass throug
     message: "tx fee (2.00 ether) exceeds the configured cap (1.00 ether)",
   });
   assertEquals((await f.rpc("eth_sendRawTransaction", ["0x01"])).error?.code, -32000);
+});
+
+Deno.test("eth_sendRawTransactionSync (EIP-7966): the receipt once mined; error 4 with the hash when the wait passes", async () => {
+  const g = await createFixture({ txSyncDefaultTimeoutMs: 5_000 });
+  const tx = g.sign(A, 0n, { to: C.address, value: 7n, gas: 21_000n });
+  const sync = g.rpc("eth_sendRawTransactionSync", [hex(tx.serialize())]);
+  // The fixture has no new-heads feed: the handler polls the chain.
+  await new Promise((r) => setTimeout(r, 60));
+  const mined = await g.mine([tx]);
+  const answer = await sync;
+  assertEquals(answer.error, undefined);
+  const receipt = answer.result as Record<string, unknown>;
+  assertEquals(receipt.transactionHash, hex(tx.hash()));
+  assertEquals(receipt.blockHash, hex(mined.hash));
+  assertEquals(receipt, await g.call("eth_getTransactionReceipt", [hex(tx.hash())]));
+  // Not mined within the asked 80 ms (as a JSON number, viem's form).
+  const late = g.sign(A, 1n, { to: C.address, value: 7n, gas: 21_000n });
+  const timedOut = await g.rpc("eth_sendRawTransactionSync", [hex(late.serialize()), 80]);
+  assertEquals(timedOut.error, {
+    code: 4,
+    message: "The transaction was added to the transaction pool but wasn't processed in 80ms",
+    data: hex(late.hash()),
+  });
+  // Refused transactions fail at once, as eth_sendRawTransaction.
+  assertEquals((await g.rpc("eth_sendRawTransactionSync", [hex(late.serialize()), "0x10"])).error, {
+    code: -32000,
+    message: "already known",
+  });
+});
+
+Deno.test("goDuration prints as Go's time.Duration", () => {
+  assertEquals([80, 2_000, 2_500, 20_000, 60_000, 90_500].map(goDuration), [
+    "80ms",
+    "2s",
+    "2.5s",
+    "20s",
+    "1m0s",
+    "1m30.5s",
+  ]);
 });
 
 Deno.test("eth_getTransactionByHash: a pool transaction has null block fields", async () => {
