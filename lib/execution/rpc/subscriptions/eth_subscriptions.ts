@@ -147,7 +147,7 @@ function cachedHeader(b: SubscriptionBlock): Record<string, unknown> {
   return out;
 }
 
-/** The `eth_subscribe` kinds (newHeads, logs, newPendingTransactions) as an "eth" namespace. */
+/** The `eth_subscribe` kinds (newHeads, logs, newPendingTransactions, syncing) as an "eth" namespace. */
 export function ethSubscriptions(deps: EthSubscriptionDeps): Namespace {
   return {
     newHeads: defineSubscription({
@@ -175,6 +175,15 @@ export function ethSubscriptions(deps: EthSubscriptionDeps): Namespace {
           }
         });
       },
+    }),
+    // geth's downloader notifies when a sync starts and ends. The execution client never syncs on its own
+    // (blocks come from the rollup node; eth_syncing is always false), so a subscriber waits in vain, as
+    // on a geth that stays in sync.
+    syncing: defineSubscription({
+      namespace: "eth",
+      name: "syncing",
+      params: [],
+      start: () => () => {},
     }),
     newPendingTransactions: defineSubscription({
       namespace: "eth",

@@ -296,6 +296,21 @@ Deno.test("logs: a bad filter is an invalid-params error and starts nothing", as
   });
 });
 
+Deno.test("syncing: subscribed and unsubscribed as on geth; no notification (the node never syncs)", async () => {
+  await withServer(async (url) => {
+    const c = await openWs(url);
+    const sub = await c.call("eth_subscribe", ["syncing"]);
+    assertEquals(typeof sub.result, "string");
+    assertEquals(
+      (await c.call("eth_subscribe", ["syncing", 1])).error?.message,
+      "too many arguments, want at most 1",
+    );
+    assertEquals((await c.call("eth_unsubscribe", [sub.result])).result, true);
+    assertEquals(c.messages.length, 0);
+    await c.close();
+  });
+});
+
 Deno.test("parseSubscriptionLogFilter: single address, null components, and clear errors", () => {
   const f = parseSubscriptionLogFilter({
     address: "0x000000000000000000000000000000000000000a",
