@@ -29,10 +29,18 @@ const addressesSchema = s.custom<Uint8Array[]>("addresses", (v) => {
   return [address.parse(v)];
 });
 
+/**
+ * Most addresses, and most topics in one position's OR list, a query may name (geth eth/filters
+ * maxSubTopics, the --rpc.logquerylimit default).
+ */
+export const LOG_QUERY_LIMIT = 1000;
+const EXCEED_LOG_QUERY_LIMIT = "exceed max addresses or topics per search position";
+
 /** One topic position: null (any), a hash, or an OR list (empty or containing null = any). */
 function parseTopic(t: unknown): Uint8Array[] | null {
   if (t === null || t === undefined) return null;
   if (!Array.isArray(t)) return [hash.parse(t)];
+  if (t.length > LOG_QUERY_LIMIT) throw new SchemaError(EXCEED_LOG_QUERY_LIMIT);
   if (t.length === 0 || t.some((x) => x === null)) return null;
   return t.map((x) => hash.parse(x));
 }
@@ -55,6 +63,9 @@ export const logFilterSchema = s.object({
 
 /** The criteria of a parsed filter object; both blockHash and a range is an error. */
 export function toCriteria(f: Infer<typeof logFilterSchema>): LogCriteria {
+  if (f.address !== undefined && f.address.length > LOG_QUERY_LIMIT) {
+    throw RpcError.server(EXCEED_LOG_QUERY_LIMIT);
+  }
   if (f.blockHash !== undefined && (f.fromBlock !== undefined || f.toBlock !== undefined)) {
     throw RpcError.invalidParams(
       "invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other",

@@ -197,6 +197,10 @@ export function decodeRawTransaction(
     if (message.includes("maxFeePerGas cannot be less than maxPriorityFeePerGas")) {
       throw txPoolError("TIP_ABOVE_FEE_CAP", undefined, { reason: message }, err);
     }
+    if (message.includes("authorization list is empty")) {
+      // @ethereumjs refuses it while decoding; geth's pool says it in its own words (validation.go).
+      throw txPoolError("EMPTY_AUTHORIZATIONS", undefined, { reason: message }, err);
+    }
     if (/[Ss]ignature|v = /.test(message)) {
       throw txPoolError("INVALID_SENDER", "invalid transaction v, r, s values", { reason: message }, err);
     }

@@ -73,6 +73,24 @@ Deno.test("eth_getLogs: reversed, future and pending ranges are refused as the e
   assertEquals(await g.call("eth_getLogs", [{ fromBlock: "0x2" }]), []);
 });
 
+Deno.test("eth_getLogs and eth_newFilter: at most 1,000 addresses and 1,000 topics a position (geth maxSubTopics)", async () => {
+  const addresses = (n: number) =>
+    Array.from({ length: n }, (_, i) => `0x${(i + 1).toString(16).padStart(40, "0")}`);
+  const topics = (n: number) =>
+    Array.from({ length: n }, (_, i) => `0x${(i + 1).toString(16).padStart(64, "0")}`);
+  const message = "exceed max addresses or topics per search position";
+  assertEquals(await f.call("eth_getLogs", [{ fromBlock: "0x0", address: addresses(1000) }]), []);
+  for (const method of ["eth_getLogs", "eth_newFilter"]) {
+    assertEquals((await f.rpc(method, [{ fromBlock: "0x0", address: addresses(1001) }])).error, {
+      code: -32000,
+      message,
+    });
+    const err = (await f.rpc(method, [{ fromBlock: "0x0", topics: [topics(1001)] }])).error;
+    assertEquals(err?.code, -32602);
+    assertEquals(err?.message.endsWith(message), true, err?.message);
+  }
+});
+
 Deno.test("eth_newFilter: the ranges geth's SubscribeLogs accepts, and no other", async () => {
   const g = await createFixture();
   await g.mine([]);

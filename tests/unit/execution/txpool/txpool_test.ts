@@ -665,3 +665,16 @@ Deno.test("error: sender not an eoa (EIP-3607); a delegated (EIP-7702) or impers
     unregisterImpersonated(impersonated.hash());
   }
 });
+
+Deno.test("error: a set-code transaction without authorizations, in geth's words", async () => {
+  const { pool } = setup();
+  const raw = tx7702().serialize();
+  const fields = RLP.decode(raw.subarray(1)) as Uint8Array[];
+  fields[9] = [] as unknown as Uint8Array; // the authorization list
+  const empty = concatBytes(new Uint8Array([4]), RLP.encode(fields));
+  await rejects(
+    pool.add(empty),
+    "EMPTY_AUTHORIZATIONS",
+    "set code tx must have at least one authorization tuple",
+  );
+});
