@@ -54,8 +54,9 @@ const topicsSchema = s.custom<(Uint8Array[] | null)[]>("topics", (v) => {
 });
 
 export const logFilterSchema = s.object({
-  fromBlock: s.optional(s.blockTag()),
-  toBlock: s.optional(s.blockTag()),
+  // geth FilterCriteria: block numbers or tags (rpc.BlockNumber), not EIP-1898 objects.
+  fromBlock: s.optional(s.blockNumber()),
+  toBlock: s.optional(s.blockNumber()),
   address: s.optional(addressesSchema),
   topics: s.optional(topicsSchema),
   blockHash: s.optional(s.hash()),

@@ -69,6 +69,8 @@ Deno.test("eth_getLogs: reversed, future and pending ranges are refused as the e
     code: -32000,
     message: "pending logs are not supported",
   });
+  // geth's FilterCriteria takes numbers and tags only (rpc.BlockNumber), not EIP-1898 objects.
+  assertEquals((await g.rpc("eth_getLogs", [{ fromBlock: { blockNumber: "0x1" } }])).error?.code, -32602);
   assertEquals(await g.call("eth_getLogs", [{ fromBlock: "0x0", toBlock: "0x2" }]), []);
   assertEquals(await g.call("eth_getLogs", [{ fromBlock: "0x2" }]), []);
 });
