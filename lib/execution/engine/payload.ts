@@ -15,7 +15,7 @@ import {
   type Header,
 } from "../../protocol/block.ts";
 import type { ExecutionPayload, Withdrawal } from "../../protocol/engine.ts";
-import { computeRequestsHash } from "../evm/mod.ts";
+import { computeRequestsHash, noteDerivedTransactionsRoot } from "../evm/mod.ts";
 import { orderedTrieRoot } from "../../protocol/ordered_trie.ts";
 
 /** RLP items of a withdrawal as it sits in a block body (EIP-4895). */
@@ -74,6 +74,7 @@ export function payloadToBlock(payload: ExecutionPayload, sidecar: PayloadSideca
   if (sidecar.executionRequests !== undefined) header.requestsHash = requestsHash(sidecar.executionRequests);
   const block: Block = { header, transactions: payload.transactions };
   if (payload.withdrawals !== undefined) block.withdrawals = payload.withdrawals.map(encodeWithdrawalItems);
+  noteDerivedTransactionsRoot(block);
   return block;
 }
 

@@ -506,7 +506,7 @@ export class BlockBuilder {
    * Completes the header with the state still uncommitted (block import compares it first, then calls
    * `commit()` or `abort()`).
    */
-  async finish(): Promise<SealedBlock> {
+  async finish(known: { transactionsRoot?: Uint8Array } = {}): Promise<SealedBlock> {
     if (this.#done) throw new BaseError("BLOCK_SEALED", "Cannot seal block: already sealed");
     this.#done = true;
     const sm = this.#deps.stateManager;
@@ -517,7 +517,7 @@ export class BlockBuilder {
     // With a state-root worker, the last changes go out first and the other roots are computed here
     // while the worker finishes.
     const pendingRoot = this.#rootJob !== undefined ? this.#stateRoot() : undefined;
-    const transactionsRoot = orderedTrieRoot(this.results.map((r) => r.encoded));
+    const transactionsRoot = known.transactionsRoot ?? orderedTrieRoot(this.results.map((r) => r.encoded));
     const receiptsRoot = orderedTrieRoot(this.results.map((r) => encodeReceipt(r.receipt)));
     const logsBloom = orBlooms(this.results.map((r) => r.receipt.logsBloom));
     const stateRoot = await (pendingRoot ?? this.#stateRoot());

@@ -161,6 +161,17 @@ export interface ImportOptions {
 }
 
 /**
+ * Blocks whose header's transactionsRoot was computed from their own `transactions` (an Engine API
+ * payload: engine/payload.ts payloadToBlock), so that import does not compute the same trie again.
+ */
+const DERIVED_TRANSACTIONS_ROOTS = new WeakSet<Block>();
+
+/** Records that `block.header.transactionsRoot` is the ordered trie root of `block.transactions`. */
+export function noteDerivedTransactionsRoot(block: Block): void {
+  DERIVED_TRANSACTIONS_ROOTS.add(block);
+}
+
+/**
  * Re-executes `block` on `parent` (the state manager must hold the parent's state) and validates every
  * header field. On success the state is committed and the sealed result returned; on failure the state
  * is back at the parent's and a BaseError INVALID_BLOCK (meta.field) is thrown.
@@ -248,7 +259,11 @@ export async function importBlock(
     }
     phase("execute");
     try {
-      sealed = await builder.finish();
+      // Each transaction applied is the block's own bytes, so a root derived from them is the one
+      // executing would compute.
+      sealed = await builder.finish(
+        DERIVED_TRANSACTIONS_ROOTS.has(block) ? { transactionsRoot: h.transactionsRoot } : {},
+      );
     } catch (e) {
       // EIP-7002/EIP-7251: a system contract without code or a failing system call invalidates the block.
       throw invalid(n, "requests", (e as Error).message, e);
