@@ -14,7 +14,7 @@ import { RLP } from "@ethereumjs/rlp";
 import { bigIntToBytes, bytesToHex, type Hex, hexToBytes, keccak256 } from "../../common/mod.ts";
 import { RpcError } from "../../rpc/mod.ts";
 import { type CallArgs, callGas } from "./call_args.ts";
-import type { CallEnv } from "./call.ts";
+import { type CallEnv, InvalidCallError } from "./call.ts";
 import { gethError } from "./debug/mod.ts";
 
 /** One entry of an access list in wire form. */
@@ -142,9 +142,9 @@ export async function createAccessList(
     try {
       result = await env.execute(run, gas);
     } catch (e) {
-      if (e instanceof RpcError && e.code === -32000) {
+      if (e instanceof InvalidCallError) {
         const hash = bytesToHex(legacyHash(args, nonce, gas));
-        throw RpcError.server(`failed to apply transaction: ${hash} err: ${e.message}`);
+        throw RpcError.server(`failed to apply transaction: ${hash} err: ${e.reason}`);
       }
       throw e;
     } finally {

@@ -9,12 +9,14 @@
  */
 import { type Block as EjsBlock, createBlock } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
-import { Account, Address } from "@ethereumjs/util";
+import { Account, Address, toChecksumAddress } from "@ethereumjs/util";
 import { createVM, type VM } from "@ethereumjs/vm";
 import { BaseError, bytesToHex } from "../../common/mod.ts";
 import type { Header } from "../../protocol/mod.ts";
 import { type BlockSpec, RpcError } from "../../rpc/mod.ts";
 import {
+  calldataFloor,
+  calldataGas,
   EVM_TIMEOUT,
   fastEipLookup,
   forkRules,
@@ -36,6 +38,22 @@ import { gethError } from "./debug/evm_errors.ts";
 import { OverlayState } from "./overlay_state.ts";
 
 const ZERO_ADDRESS = new Address(new Uint8Array(20));
+
+/**
+ * A message the state transition refuses before running it (geth core errors from preCheck, buyGas and
+ * the intrinsic-gas checks). Its message is eth_call's wrapping, "err: <reason> (supplied gas N)" (geth
+ * applyMessageWithEVM); eth_estimateGas and eth_createAccessList wrap `reason` their own way.
+ */
+export class InvalidCallError extends RpcError {
+  readonly reason: string;
+  readonly gas: bigint;
+
+  constructor(reason: string, gas: bigint) {
+    super(-32000, `err: ${reason} (supplied gas ${gas})`);
+    this.reason = reason;
+    this.gas = gas;
+  }
+}
 const EMPTY = new Uint8Array();
 
 /** EVMs of call environments: their jump-destination analyses are cached (see patchJumpAnalysis). */
@@ -215,14 +233,12 @@ export class CallEnv {
    */
   async execute(args: CallArgs, gas: bigint): Promise<CallResult> {
     const from = args.from === undefined ? ZERO_ADDRESS : new Address(args.from);
-    if (
-      args.input !== undefined && args.data !== undefined && bytesToHex(args.input) !== bytesToHex(args.data)
-    ) {
-      // geth TransactionArgs.data()
-      throw RpcError.server(
-        `both "data" and "input" are set and not equal. Please use "input" to pass transaction call data`,
-      );
+    const common = this.vm.common;
+    // geth TransactionArgs.CallDefaults: a call names the node's chain or none.
+    if (args.chainId !== undefined && args.chainId !== common.chainId()) {
+      throw RpcError.server(`chainId does not match node's (have=${args.chainId}, want=${common.chainId()})`);
     }
+    // geth TransactionArgs.data(): `input` wins over `data` (only eth_sendTransaction refuses both unequal).
     const data = args.input ?? args.data ?? EMPTY;
     const value = args.value ?? 0n;
     const dynamic = args.maxFeePerGas !== undefined || args.maxPriorityFeePerGas !== undefined;
@@ -233,19 +249,23 @@ export class CallEnv {
       dynamic && (args.maxFeePerGas ?? 0n) === 0n && (args.maxPriorityFeePerGas ?? 0n) === 0n;
     const block = noFee ? this.noBaseFeeBlock() : this.block;
     const baseFee = noFee ? 0n : this.baseFee;
+    const sender = toChecksumAddress(from.toString());
+    // geth core.StateTransition.preCheck, in its order; the errors are its, as eth_call wraps them.
+    const invalid = (reason: string) => new InvalidCallError(reason, gas);
     let feeCap: bigint;
     let price: bigint;
     if (dynamic) {
+      // geth ToMessage: a missing maxFeePerGas is 0 (a tip alone fails the check below).
       const tip = args.maxPriorityFeePerGas ?? 0n;
-      const maxFee = args.maxFeePerGas ?? tip + baseFee * 2n;
+      const maxFee = args.maxFeePerGas ?? 0n;
       if (maxFee < tip) {
-        throw RpcError.server(
-          `max priority fee per gas higher than max fee per gas: address ${from}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${maxFee}`,
+        throw invalid(
+          `max priority fee per gas higher than max fee per gas: address ${sender}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${maxFee}`,
         );
       }
       if (!noFee && maxFee < baseFee) {
-        throw RpcError.server(
-          `max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${maxFee}, baseFee: ${baseFee}`,
+        throw invalid(
+          `max fee per gas less than block base fee: address ${sender}, maxFeePerGas: ${maxFee}, baseFee: ${baseFee}`,
         );
       }
       feeCap = maxFee;
@@ -253,45 +273,28 @@ export class CallEnv {
     } else {
       price = args.gasPrice ?? 0n;
       if (!noFee && price < baseFee) {
-        throw RpcError.server(
-          `max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${price}, baseFee: ${baseFee}`,
+        throw invalid(
+          `max fee per gas less than block base fee: address ${sender}, maxFeePerGas: ${price}, baseFee: ${baseFee}`,
         );
       }
       feeCap = price;
     }
-    const common = this.vm.common;
     const create = args.to === undefined;
     const accessList = args.accessList ?? [];
-    // Intrinsic gas (geth core.IntrinsicGas) and the EIP-7623 calldata floor.
-    let zeros = 0;
-    for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++;
-    const nonZeros = data.length - zeros;
-    let intrinsic = 21000n + BigInt(zeros) * 4n + BigInt(nonZeros) * 16n;
-    if (create) {
-      intrinsic += 32000n;
-      if (common.isActivatedEIP(3860)) intrinsic += 2n * BigInt(Math.ceil(data.length / 32));
-    }
-    for (const e of accessList) intrinsic += 2400n + 1900n * BigInt(e.storageKeys.length);
     const auths = args.authorizationList;
     if (auths !== undefined) {
       // geth state_transition preCheck (set-code transactions).
       if (!common.isActivatedEIP(7702)) throw RpcError.server("transaction type not supported");
-      if (create) {
-        throw RpcError.server(`EIP-7702 transaction cannot be used to create contract (sender ${from})`);
-      }
-      if (auths.length === 0) {
-        throw RpcError.server(`EIP-7702 transaction with empty auth list (sender ${from})`);
-      }
-      intrinsic += PER_EMPTY_ACCOUNT_COST * BigInt(auths.length);
+      if (create) throw invalid(`EIP-7702 transaction cannot be used to create contract (sender ${sender})`);
+      if (auths.length === 0) throw invalid(`EIP-7702 transaction with empty auth list (sender ${sender})`);
     }
-    if (gas < intrinsic) throw RpcError.server(`intrinsic gas too low: have ${gas}, want ${intrinsic}`);
-    let floor = 0n;
-    if (common.isActivatedEIP(7623)) {
-      floor = 21000n + 10n * (BigInt(zeros) + 4n * BigInt(nonZeros));
-      if (gas < floor) {
-        throw RpcError.server(`insufficient gas for floor data gas cost: have ${gas}, want ${floor}`);
-      }
-    }
+    // Intrinsic gas (geth core.IntrinsicGas) and the EIP-7623 calldata floor, checked after the gas is
+    // bought (below).
+    let intrinsic = 21000n + calldataGas(data, create && common.isActivatedEIP(3860));
+    if (create) intrinsic += 32000n;
+    for (const e of accessList) intrinsic += 2400n + 1900n * BigInt(e.storageKeys.length);
+    if (auths !== undefined) intrinsic += PER_EMPTY_ACCOUNT_COST * BigInt(auths.length);
+    const floor = common.isActivatedEIP(7623) ? calldataFloor(data) : 0n;
     const sm = this.sm;
     const evm = this.vm.evm;
     sm.reset();
@@ -299,10 +302,12 @@ export class CallEnv {
       const account = (await sm.getAccount(from)) ?? new Account();
       const want = gas * feeCap + value;
       if (account.balance < want) {
-        throw RpcError.server(
-          `insufficient funds for gas * price + value: address ${from} have ${account.balance} want ${want}`,
+        throw invalid(
+          `insufficient funds for gas * price + value: address ${sender} have ${account.balance} want ${want}`,
         );
       }
+      if (gas < intrinsic) throw invalid(`intrinsic gas too low: have ${gas}, want ${intrinsic}`);
+      if (gas < floor) throw invalid(`insufficient gas for floor data gas cost: have ${gas}, want ${floor}`);
       if (price > 0n) {
         account.balance -= gas * price;
         await sm.putAccount(from, account);
@@ -448,7 +453,8 @@ export async function estimateGas(env: CallEnv, args: CallArgs, gasCap: bigint):
     const from = args.from === undefined ? ZERO_ADDRESS : new Address(args.from);
     const balance = (await env.sm.getAccount(from))?.balance ?? 0n;
     const value = args.value ?? 0n;
-    if (value > balance) throw RpcError.server("insufficient funds for transfer");
+    // geth gasestimator.Estimate: the value must leave something to pay gas with.
+    if (value >= balance) throw RpcError.server("insufficient funds for transfer");
     const allowance = (balance - value) / feeCap;
     if (hi > allowance) hi = allowance;
   }
@@ -461,12 +467,17 @@ export async function estimateGas(env: CallEnv, args: CallArgs, gasCap: bigint):
     args.authorizationList === undefined
   ) {
     const code = await env.sm.getCode(new Address(args.to));
-    if (code.length === 0) {
-      const r = await env.execute(args, 21000n);
-      if (r.error === undefined) return 21000n;
-    }
+    // geth tries 21000 and, on any failure, searches as for any call.
+    if (code.length === 0 && await tryRun(env, args, 21000n).catch(() => false)) return 21000n;
   }
-  const first = await env.execute(args, hi);
+  let first: CallResult;
+  try {
+    first = await env.execute(args, hi);
+  } catch (e) {
+    // geth gasestimator.run: "failed with <gas> gas: <core error>".
+    if (e instanceof InvalidCallError) throw RpcError.server(`failed with ${hi} gas: ${e.reason}`);
+    throw e;
+  }
   if (first.error !== undefined) {
     if (first.error === "revert") throw callError(first);
     if (first.error === "out of gas") throw RpcError.server(`gas required exceeds allowance (${hi})`);
@@ -493,11 +504,12 @@ async function tryRun(env: CallEnv, args: CallArgs, gas: bigint): Promise<boolea
     return (await env.execute(args, gas)).error === undefined;
   } catch (e) {
     if (
-      e instanceof RpcError &&
-      (e.message.startsWith("intrinsic gas too low") || e.message.startsWith("insufficient gas for floor"))
+      e instanceof InvalidCallError &&
+      (e.reason.startsWith("intrinsic gas too low") || e.reason.startsWith("insufficient gas for floor"))
     ) {
       return false;
     }
+    if (e instanceof InvalidCallError) throw RpcError.server(`failed with ${gas} gas: ${e.reason}`);
     throw e;
   }
 }

@@ -1,3 +1,4 @@
+import { toChecksumAddress } from "@ethereumjs/util";
 /** eth_call / eth_estimateGas: results, reverts (code 3), overrides, gas cap, estimate exactness. */
 import { bytesToHex } from "../../../../lib/common/mod.ts";
 import { assert, assertEquals } from "../../../assert.ts";
@@ -61,21 +62,73 @@ Deno.test("eth_call: state overrides (code, balance, stateDiff) and block overri
   assertEquals(both.error?.code, -32602);
 });
 
-Deno.test("eth_call: value beyond the balance and fee below base fee are geth's errors", async () => {
+Deno.test("eth_call: refused messages are geth's core errors, wrapped as geth's eth_call wraps them", async () => {
   const poor = "0x1000000000000000000000000000000000000000";
+  const cap = f.backend.options.gasCap; // the gas of a call that names none
   const res = await f.rpc("eth_call", [{ from: poor, to: hex(B.address), value: "0x1" }]);
-  assertEquals(res.error?.code, -32000);
-  assert(res.error!.message.startsWith("insufficient funds for gas * price + value: address "));
+  assertEquals(res.error, {
+    code: -32000,
+    message: `err: insufficient funds for gas * price + value: address ${
+      toChecksumAddress(poor)
+    } have 0 want 1 (supplied gas ${cap})`,
+  });
   const low = await f.rpc("eth_call", [{ from: hex(A.address), to: hex(B.address), gasPrice: "0x1" }]);
-  assert(low.error!.message.startsWith("max fee per gas less than block base fee"), low.error!.message);
-  const intrinsic = await f.rpc("eth_call", [{ from: hex(A.address), to: hex(B.address), gas: "0x5000" }]);
-  assertEquals(intrinsic.error?.message, "intrinsic gas too low: have 20480, want 21000");
-  const both = await f.rpc("eth_call", [{ to: hex(B.address), data: "0x01", input: "0x02" }]);
-  assertEquals(
-    both.error?.message,
-    `both "data" and "input" are set and not equal. Please use "input" to pass transaction call data`,
+  assert(
+    low.error!.message.startsWith("err: max fee per gas less than block base fee: address 0x"),
+    low.error!.message,
   );
+  const intrinsic = await f.rpc("eth_call", [{ from: hex(A.address), to: hex(B.address), gas: "0x5000" }]);
+  assertEquals(
+    intrinsic.error?.message,
+    "err: intrinsic gas too low: have 20480, want 21000 (supplied gas 20480)",
+  );
+  // geth buys the gas before it checks the intrinsic gas: a poor sender is told it cannot pay.
+  const order = await f.rpc("eth_call", [{ from: poor, to: hex(B.address), value: "0x1", gas: "0x5000" }]);
+  assert(
+    order.error!.message.startsWith("err: insufficient funds for gas * price + value"),
+    order.error!.message,
+  );
+  // A tip alone: geth's missing maxFeePerGas is 0.
+  const tip = await f.rpc("eth_call", [{
+    from: hex(A.address),
+    to: hex(B.address),
+    maxPriorityFeePerGas: "0x1",
+  }]);
+  assertEquals(
+    tip.error?.message,
+    `err: max priority fee per gas higher than max fee per gas: address ${
+      toChecksumAddress(hex(A.address))
+    }, maxPriorityFeePerGas: 1, maxFeePerGas: 0 (supplied gas ${cap})`,
+  );
+  // geth CallDefaults: the node's chain id or none; `input` wins over `data`.
+  assertEquals((await f.rpc("eth_call", [{ to: hex(B.address), chainId: "0x1" }])).error, {
+    code: -32000,
+    message: "chainId does not match node's (have=1, want=901)",
+  });
+  assertEquals(await f.call("eth_call", [{ to: hex(B.address), chainId: "0x385" }]), "0x");
+  assertEquals(await f.call("eth_call", [{ to: hex(B.address), data: "0x01", input: "0x02" }]), "0x");
   assertEquals(await f.call("eth_call", [{ to: hex(B.address), data: "0x01", input: "0x01" }]), "0x");
+});
+
+Deno.test("eth_estimateGas: refused messages as geth's estimator words them", async () => {
+  const poor = "0x1000000000000000000000000000000000000000";
+  // The value must leave something for gas (geth: value >= balance), with a fee named.
+  const all = await f.rpc("eth_estimateGas", [
+    { from: poor, to: hex(B.address), value: "0x100", gasPrice: "0x3b9aca00" },
+    "latest",
+    {
+      [poor]: { balance: "0x100" },
+    },
+  ]);
+  assertEquals(all.error, { code: -32000, message: "insufficient funds for transfer" });
+  // No fee: nothing caps the gas, and the transfer itself cannot be paid.
+  const transfer = await f.rpc("eth_estimateGas", [{ from: poor, to: hex(B.address), value: "0x1" }]);
+  assertEquals(
+    transfer.error?.message,
+    `failed with ${f.backend.options.gasCap} gas: insufficient funds for gas * price + value: address ${
+      toChecksumAddress(poor)
+    } have 0 want 1`,
+  );
 });
 
 Deno.test("eth_call: rpc.gascap bounds the gas (an infinite loop runs out of gas at the cap)", async () => {
