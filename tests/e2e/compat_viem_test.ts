@@ -363,7 +363,7 @@ Deno.test({
           deposit.isSystemTx === false || deposit.isSystemTx === undefined,
           `isSystemTx ${deposit.isSystemTx}`,
         );
-        assert(deposit.mint === 0n || deposit.mint === undefined, `mint ${deposit.mint}`);
+        assertEquals(deposit.mint, undefined);
         const depositReceipt = await client.getTransactionReceipt({ hash: deposit.hash as `0x${string}` });
         assertEquals(depositReceipt.status, "success");
         // viem's receipt formatter keeps an unknown type as its hex.

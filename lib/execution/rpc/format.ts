@@ -90,7 +90,8 @@ export function formatTransaction(
     out.r = "0x0";
     out.s = "0x0";
     out.sourceHash = h(tx.sourceHash);
-    out.mint = q(tx.mint);
+    // op-geth: a zero mint decodes as nil (rlp:"nil") and `mint` is omitempty.
+    if (tx.mint !== 0n) out.mint = q(tx.mint);
     if (tx.isSystemTx) out.isSystemTx = true;
     if (receipt?.depositReceiptVersion !== undefined) {
       out.depositReceiptVersion = q(receipt.depositReceiptVersion);

@@ -3,6 +3,7 @@ import { RLP } from "@ethereumjs/rlp";
 import { bytesToHex, hexToBytes, keccak256 } from "../../../../lib/common/mod.ts";
 import { encodeHeader } from "../../../../lib/protocol/mod.ts";
 import { blockSize, revertReason } from "../../../../lib/execution/rpc/mod.ts";
+import { formatTransaction } from "../../../../lib/execution/rpc/format.ts";
 import { assert, assertEquals, assertMatch } from "../../../assert.ts";
 import { A, B, C, createDeployed, D, errorData, ETHER, LOG_TOPIC, panicData } from "./fixture.ts";
 
@@ -171,6 +172,10 @@ Deno.test("transaction: deposit fields (sourceHash, mint, nonce from the receipt
   assertEquals(tx.depositReceiptVersion, "0x1");
   assertEquals(tx.isSystemTx, undefined);
   assertEquals(tx.value, `0x${ETHER.toString(16)}`);
+  // op-geth leaves a zero mint out (the L1-info deposit of every block, or a deposit without ETH).
+  const zero = formatTransaction({ ...d.deposit, mint: 0n }, undefined, new Uint8Array(32)) as Obj;
+  assertEquals("mint" in zero, false);
+  assertEquals(zero.sourceHash, hex(d.deposit.sourceHash));
 });
 
 const RECEIPT_FIELDS = {
