@@ -32,6 +32,7 @@ import {
   type CallArgs,
   callError,
   type CallResult,
+  overridePrecompiles,
 } from "./call_args.ts";
 import { applyAuthorizations, PER_EMPTY_ACCOUNT_COST } from "./call_authorizations.ts";
 import { gethError } from "./debug/evm_errors.ts";
@@ -188,6 +189,8 @@ export class CallEnv {
     CALL_EVMS.add(vm.evm);
     installFastOpcodes(vm.evm);
     installDeadlineCheck(vm.evm, sm);
+    // geth doCall / DoEstimateGas: override.Apply with the active precompiles (moved, or replaced by code).
+    if (stateOverrides !== undefined) overridePrecompiles(vm, stateOverrides);
     const block = callBlock(header, common, overrides);
     sm.reset();
     return new CallEnv(header, sm, vm, block);

@@ -5,6 +5,7 @@
  * gets under rpc.gascap, and a failed call as geth reports it (revert reason, code 3).
  */
 import { Account, Address } from "@ethereumjs/util";
+import type { VM } from "@ethereumjs/vm";
 import { bytesToHex, type Hex } from "../../common/mod.ts";
 import { type Infer, RpcError, s, SchemaError } from "../../rpc/mod.ts";
 import type { StateManagerInterface } from "@ethereumjs/common";
@@ -174,10 +175,7 @@ export function callError(result: CallResult): RpcError {
  */
 export async function applyOverrides(sm: StateManagerInterface, overrides: AccountOverride[]): Promise<void> {
   for (const o of overrides) {
-    if (o.movePrecompileTo !== undefined) {
-      // Applied to the EVM's precompiles by the caller that supports it (eth_simulateV1), never ignored.
-      throw RpcError.invalidParams("movePrecompileToAddress is only supported by eth_simulateV1");
-    }
+    // movePrecompileToAddress acts on the EVM's precompiles: the caller applies it (overridePrecompiles).
     const address = new Address(o.address);
     if (o.balance !== undefined || o.nonce !== undefined) {
       const account = (await sm.getAccount(address)) ?? new Account();
@@ -214,4 +212,36 @@ export function callGas(args: CallArgs, gasCap: bigint): bigint {
   let gas = args.gas ?? (gasCap === 0n ? (1n << 63n) - 1n : gasCap);
   if (gasCap !== 0n && gas > gasCap) gas = gasCap;
   return gas;
+}
+
+/**
+ * geth override.Apply's precompile part, on the block's EVM: moves, and overridden precompiles removed.
+ * Only what runs changes (the EVM's getPrecompile); the fork's precompile addresses stay the warm ones
+ * (EIP-2929), as geth warms the rules' precompiles whatever the overrides.
+ */
+export function overridePrecompiles(vm: VM, overrides: readonly AccountOverride[]): void {
+  if (overrides.length === 0) return;
+  const precompiles = new Map(vm.evm.precompiles as Map<string, unknown>);
+  const named = new Set(overrides.map((o) => bytesToHex(o.address).slice(2)));
+  const moved = new Set<string>();
+  for (const o of overrides) {
+    const a = bytesToHex(o.address).slice(2);
+    if (moved.has(a)) throw RpcError.server(`account 0x${a} has already been overridden by a precompile`);
+    const p = precompiles.get(a);
+    if (o.movePrecompileTo !== undefined) {
+      const to = bytesToHex(o.movePrecompileTo).slice(2);
+      if (p === undefined) throw RpcError.server(`account 0x${a} is not a precompile`);
+      if (named.has(to)) throw RpcError.server(`account 0x${to} is already overridden`);
+      precompiles.set(to, p);
+      moved.add(to);
+    }
+    if (p !== undefined) precompiles.delete(a);
+  }
+  const evm = vm.evm as unknown as { getPrecompile(address: string | { bytes: Uint8Array }): unknown };
+  evm.getPrecompile = (address) =>
+    precompiles.get(
+      typeof address === "string"
+        ? address.slice(2).padStart(40, "0").toLowerCase()
+        : bytesToHex(address.bytes).slice(2),
+    );
 }

@@ -70,10 +70,12 @@ import {
   applyOverrides,
   type BlockOverrides,
   type CallArgs,
+  overridePrecompiles,
   revertReason,
 } from "./call_args.ts";
 import { formatBlock, formatLog, h, q } from "./format.ts";
 import { TransferTracer } from "./simulate_transfers.ts";
+import { gethError } from "./debug/evm_errors.ts";
 
 export const MAX_SIMULATE_BLOCKS = 256n;
 /** geth simulate.go timestampIncrement: a block without a time is 12 s after the one before. */
@@ -265,38 +267,6 @@ function callTransaction(
   }, { common }).addSignature(v, r, s);
 }
 
-/**
- * geth override.Apply's precompile part, on the block's EVM: moves, and overridden precompiles removed.
- * Only what runs changes (the EVM's getPrecompile); the fork's precompile addresses stay the warm ones
- * (EIP-2929), as geth warms the rules' precompiles whatever the overrides.
- */
-export function overridePrecompiles(vm: VM, overrides: readonly AccountOverride[]): void {
-  if (overrides.length === 0) return;
-  const precompiles = new Map(vm.evm.precompiles as Map<string, unknown>);
-  const named = new Set(overrides.map((o) => bytesToHex(o.address).slice(2)));
-  const moved = new Set<string>();
-  for (const o of overrides) {
-    const a = bytesToHex(o.address).slice(2);
-    if (moved.has(a)) throw RpcError.server(`account 0x${a} has already been overridden by a precompile`);
-    const p = precompiles.get(a);
-    if (o.movePrecompileTo !== undefined) {
-      const to = bytesToHex(o.movePrecompileTo).slice(2);
-      if (p === undefined) throw RpcError.server(`account 0x${a} is not a precompile`);
-      if (named.has(to)) throw RpcError.server(`account 0x${to} is already overridden`);
-      precompiles.set(to, p);
-      moved.add(to);
-    }
-    if (p !== undefined) precompiles.delete(a);
-  }
-  const evm = vm.evm as unknown as { getPrecompile(address: string | { bytes: Uint8Array }): unknown };
-  evm.getPrecompile = (address) =>
-    precompiles.get(
-      typeof address === "string"
-        ? address.slice(2).padStart(40, "0").toLowerCase()
-        : bytesToHex(address.bytes).slice(2),
-    );
-}
-
 /** BASEFEE answers `baseFee()` whatever block a transaction runs in (geth NoBaseFee keeps the header's). */
 function answerBaseFee(vm: VM, baseFee: () => bigint): void {
   const table = (vm.evm as unknown as {
@@ -325,7 +295,8 @@ function callResult(r: TxResult, logs: Record<string, unknown>[]): Record<string
         data: bytesToHex(data),
       };
     } else {
-      out.error = { code: SIMULATE_ERRORS.vmError, message: `vm execution error: ${r.error ?? "failed"}` };
+      // geth: the VM error's own words (result.Err.Error()), e.g. "out of gas".
+      out.error = { code: SIMULATE_ERRORS.vmError, message: gethError(r.error ?? "execution failed") };
     }
   }
   return out;

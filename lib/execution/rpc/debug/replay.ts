@@ -45,7 +45,7 @@ import {
 import { RpcError } from "../../../rpc/mod.ts";
 import { callBlock } from "../call.ts";
 import type { TraceBackend } from "./backend.ts";
-import { type AccountOverride, applyOverrides } from "../call_args.ts";
+import { type AccountOverride, applyOverrides, overridePrecompiles } from "../call_args.ts";
 import {
   attachTracer,
   TIMEOUT_MESSAGE,
@@ -362,6 +362,8 @@ export async function replayCall(
   const rules = forkRules(backend.config, overrides?.time ?? header.timestamp);
   const recorder = new StateRecorder(sm);
   const vm = await makeVm(rules, recorder, ancestorLookup(backend, header));
+  // geth traceCall: StateOverrides.Apply with the active precompiles (moved, or replaced by code).
+  if (options.stateOverrides !== undefined) overridePrecompiles(vm, options.stateOverrides);
   const block = overrides === undefined
     ? ejsBlockFor(rules, header)
     : callBlock(header, rules.common, overrides);

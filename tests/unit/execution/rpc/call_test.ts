@@ -289,3 +289,27 @@ Deno.test("eth_call: an exceptional halt is geth's error message", async () => {
   // ADD on an empty stack.
   assertEquals(await halt("0x01"), "stack underflow");
 });
+
+Deno.test("eth_call and eth_estimateGas: a state override moves a precompile, or replaces it with code (geth override.Apply)", async () => {
+  const identity = "0x0000000000000000000000000000000000000004";
+  const moved = "0x00000000000000000000000000000000000000bb";
+  // movePrecompileToAddress: the identity precompile answers at its new address.
+  const at = await f.call("eth_call", [{ to: moved, data: "0x1234" }, "latest", {
+    [identity]: { movePrecompileToAddress: moved },
+  }]);
+  assertEquals(at, "0x1234");
+  // Code over a precompile's address replaces it: PUSH1 0xff PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN.
+  const code = "0x60ff60005260206000f3";
+  const replaced = await f.call("eth_call", [{ to: identity, data: "0x1234" }, "latest", {
+    [identity]: { code },
+  }]);
+  assertEquals(replaced, "0x" + "00".repeat(31) + "ff");
+  // Without overrides the precompile is back (the shared environment was not touched).
+  assertEquals(await f.call("eth_call", [{ to: identity, data: "0x1234" }]), "0x1234");
+  const gas = BigInt(
+    await f.call<string>("eth_estimateGas", [{ to: moved, data: "0x1234" }, "latest", {
+      [identity]: { movePrecompileToAddress: moved },
+    }]),
+  );
+  assert(gas > 21000n, `estimate ${gas} includes the precompile's cost`);
+});

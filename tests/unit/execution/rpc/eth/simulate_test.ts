@@ -296,11 +296,12 @@ Deno.test("eth_simulateV1: movePrecompileToAddress (ethSimulate-move-ecrecover-a
     }],
   }]);
   assertEquals(named.error, { code: -32000, message: `account ${C2} is already overridden` });
-  // eth_call does not move precompiles: refused, not ignored.
+  // eth_call moves precompiles too (geth doCall applies the overrides with the active precompiles).
   const call = await f.rpc("eth_call", [{ to: MOVED, input }, "latest", {
     [ECRECOVER]: { movePrecompileToAddress: MOVED },
   }]);
-  assertEquals(call.error?.code, -32602);
+  assertEquals(call.error, undefined);
+  assertEquals(call.result, (await f.rpc("eth_call", [{ to: ECRECOVER, input }])).result);
 });
 
 Deno.test("eth_simulateV1: rpc.evmtimeout bounds the request (-32016)", async () => {
@@ -339,4 +340,19 @@ Deno.test("eth_simulateV1: without validation a fee-less call ignores an overrid
     }],
   }]);
   assertEquals(low.error?.code, -38012);
+});
+
+Deno.test("eth_simulateV1: a call that fails in the VM answers -32015 in the VM error's own words (geth)", async () => {
+  const res = await f.call<{ calls: { status: string; error?: { code: number; message: string } }[] }[]>(
+    "eth_simulateV1",
+    [{
+      blockStateCalls: [{
+        // JUMPDEST PUSH1 0 JUMP: runs out of gas.
+        stateOverrides: { [C1]: { code: "0x5b600056" } },
+        calls: [{ from: C0, to: C1, gas: "0x10000" }],
+      }],
+    }],
+  );
+  assertEquals(res[0].calls[0].status, "0x0");
+  assertEquals(res[0].calls[0].error, { code: -32015, message: "out of gas" });
 });
