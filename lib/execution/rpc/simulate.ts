@@ -42,7 +42,7 @@ import {
   type LegacyTx,
   type TypedTransaction,
 } from "@ethereumjs/tx";
-import { Account, Address } from "@ethereumjs/util";
+import { Account, Address, toChecksumAddress } from "@ethereumjs/util";
 import { bytesToHex, equalBytes } from "../../common/mod.ts";
 import { isErrorCode } from "../../common/errors.ts";
 import { authorizationTuple } from "./call_authorizations.ts";
@@ -382,6 +382,16 @@ export async function simulateV1(
             throw new RpcError(
               SIMULATE_ERRORS.clientLimit,
               `the request's gas cap of ${gasCap} is exhausted`,
+            );
+          }
+          if (options.validation && nonce !== account.nonce) {
+            // geth preCheck: the nonce before the fees (@ethereumjs checks the base fee first).
+            const low = nonce < account.nonce;
+            throw new RpcError(
+              low ? SIMULATE_ERRORS.nonceTooLow : SIMULATE_ERRORS.nonceTooHigh,
+              `err: nonce too ${low ? "low" : "high"}: address ${
+                toChecksumAddress(bytesToHex(from))
+              }, tx: ${nonce} state: ${account.nonce} (supplied gas ${gas})`,
             );
           }
           let tx: TypedTransaction;

@@ -1,3 +1,4 @@
+import { toChecksumAddress } from "@ethereumjs/util";
 /**
  * eth_simulateV1 (execution-apis execute.yaml; the request shapes of its tests/eth_simulateV1): real
  * blocks on a scratch copy of the state, each on the one before; per-call results; the error codes.
@@ -114,6 +115,19 @@ Deno.test("eth_simulateV1: validation checks nonce, base fee and funds with the 
     }],
   }]);
   assertEquals(high.error?.code, -38011);
+  assertEquals(
+    high.error?.message.startsWith(
+      `err: nonce too high: address ${toChecksumAddress(hex(A.address))}, tx: ${nonce + 5n} state: ${nonce}`,
+    ),
+    true,
+    high.error?.message,
+  );
+  // geth checks the nonce before the fees: no fee and a stale nonce is nonce too low, not base fee too low.
+  const order = await f.rpc("eth_simulateV1", [{
+    validation: true,
+    blockStateCalls: [{ calls: [{ from: hex(A.address), to: C1, nonce: `0x${(nonce - 1n).toString(16)}` }] }],
+  }]);
+  assertEquals(order.error?.code, -38010);
   // ethSimulate-basefee-too-low-with-validation-38012: no fee fields, base fee above zero.
   const fee = await f.rpc("eth_simulateV1", [{
     validation: true,
