@@ -4,7 +4,7 @@
  * override.BlockOverrides schemas, applying a state override to a call overlay, the gas a call
  * gets under rpc.gascap, and a failed call as geth reports it (revert reason, code 3).
  */
-import { Account, Address } from "@ethereumjs/util";
+import { Account, Address, toChecksumAddress } from "@ethereumjs/util";
 import type { VM } from "@ethereumjs/vm";
 import { bytesToHex, type Hex } from "../../common/mod.ts";
 import { type Infer, RpcError, s, SchemaError } from "../../rpc/mod.ts";
@@ -73,10 +73,13 @@ export const stateOverrideSchema = s.custom<AccountOverride[]>("stateOverride", 
   }
   return Object.entries(v as Record<string, unknown>).map(([addr, raw]) => {
     const f = overrideFields.parse(raw);
-    if (f.state !== undefined && f.stateDiff !== undefined) {
-      throw new SchemaError(`account ${addr} has both 'state' and 'stateDiff'`);
-    }
     const o: AccountOverride = { address: addressSchema.parse(addr) };
+    if (f.state !== undefined && f.stateDiff !== undefined) {
+      // geth override.Apply's error (-32000), not a malformed parameter.
+      throw RpcError.server(
+        `account ${toChecksumAddress(bytesToHex(o.address))} has both 'state' and 'stateDiff'`,
+      );
+    }
     if (f.balance !== undefined) o.balance = f.balance;
     if (f.nonce !== undefined) o.nonce = f.nonce;
     if (f.code !== undefined) o.code = f.code;

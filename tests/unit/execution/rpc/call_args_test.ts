@@ -1,5 +1,5 @@
 /** call_args: the call object and override schemas, state overrides on an overlay, gas cap, geth's call errors. */
-import { Account, Address } from "@ethereumjs/util";
+import { Account, Address, toChecksumAddress } from "@ethereumjs/util";
 import { bytesToHex, hexToBytes } from "../../../../lib/common/mod.ts";
 import { MemoryStore } from "../../../../lib/db/mod.ts";
 import {
@@ -14,7 +14,7 @@ import {
 } from "../../../../lib/execution/rpc/call_args.ts";
 import { OverlayState } from "../../../../lib/execution/rpc/overlay_state.ts";
 import { createStateManager } from "../../../../lib/execution/state/mod.ts";
-import { SchemaError } from "../../../../lib/rpc/mod.ts";
+import { RpcError, SchemaError } from "../../../../lib/rpc/mod.ts";
 import { assertEquals, assertThrows } from "../../../assert.ts";
 import { errorData, panicData } from "./fixture.ts";
 
@@ -34,11 +34,13 @@ Deno.test("call_args: the call object and block overrides parse geth's fields", 
 
 Deno.test("call_args: state overrides refuse state together with stateDiff and non-objects", () => {
   assertThrows(() => stateOverrideSchema.parse([]), SchemaError);
-  assertThrows(
+  // geth override.Apply's error: -32000, the address checksummed.
+  const both = assertThrows(
     () => stateOverrideSchema.parse({ [TARGET]: { state: {}, stateDiff: {} } }),
-    SchemaError,
-    "has both 'state' and 'stateDiff'",
+    RpcError,
   );
+  assertEquals((both as RpcError).code, -32000);
+  assertEquals(both.message, `account ${toChecksumAddress(TARGET)} has both 'state' and 'stateDiff'`);
   const [o] = stateOverrideSchema.parse({ [TARGET]: { balance: "0x9", stateDiff: { [SLOT0]: SLOT1 } } });
   assertEquals(o.balance, 9n);
   assertEquals(o.stateDiff!.length, 1);
