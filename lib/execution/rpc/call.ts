@@ -8,6 +8,7 @@
  * is L2 gas only).
  */
 import { type Block as EjsBlock, createBlock } from "@ethereumjs/block";
+import type { EVMResult } from "@ethereumjs/evm";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { Account, Address, toChecksumAddress } from "@ethereumjs/util";
 import { createVM, type VM } from "@ethereumjs/vm";
@@ -35,7 +36,7 @@ import {
   overridePrecompiles,
 } from "./call_args.ts";
 import { applyAuthorizations, PER_EMPTY_ACCOUNT_COST } from "./call_authorizations.ts";
-import { gethError } from "./debug/evm_errors.ts";
+import { gethError, invalidOpcodeError } from "./debug/evm_errors.ts";
 import { OverlayState } from "./overlay_state.ts";
 
 const ZERO_ADDRESS = new Address(new Uint8Array(20));
@@ -366,7 +367,7 @@ export class CallEnv {
         returnValue: exec.returnValue,
         gasUsed: used,
         refund,
-        error: exec.exceptionError?.error,
+        error: topFrameError(exec),
       };
     } finally {
       // The journal's EIP-161 cleanup (deleting touched empty accounts) is skipped: the
@@ -375,6 +376,19 @@ export class CallEnv {
       sm.reset();
     }
   }
+}
+
+/**
+ * The error of the top frame as geth words it where the frame's state tells more than @ethereumjs's
+ * message: an invalid opcode is named (geth ErrInvalidOpCode: "invalid opcode: INVALID", "invalid opcode:
+ * opcode 0xc not defined"), read from the top frame's code at its program counter.
+ */
+function topFrameError(exec: EVMResult["execResult"]): string | undefined {
+  const error = exec.exceptionError?.error;
+  if (error !== "invalid opcode") return error;
+  const state = exec.runState as { code?: Uint8Array; programCounter?: number } | undefined;
+  const byte = state?.code?.[state.programCounter ?? -1];
+  return byte === undefined ? error : invalidOpcodeError(byte);
 }
 
 /** Runs `fn` with an environment at `header`: the shared one, or a fresh one with overrides. */

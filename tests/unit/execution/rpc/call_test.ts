@@ -313,3 +313,16 @@ Deno.test("eth_call and eth_estimateGas: a state override moves a precompile, or
   );
   assert(gas > 21000n, `estimate ${gas} includes the precompile's cost`);
 });
+
+Deno.test("eth_call: an invalid opcode is named as geth names it", async () => {
+  const target = "0x00000000000000000000000000000000000000ee";
+  const run = (code: string) => f.rpc("eth_call", [{ to: target }, "latest", { [target]: { code } }]);
+  // PUSH1 1, then INVALID (0xfe) / an unassigned byte (0x0c).
+  assertEquals((await run("0x6001fe")).error, { code: -32000, message: "invalid opcode: INVALID" });
+  assertEquals((await run("0x60010c")).error, {
+    code: -32000,
+    message: "invalid opcode: opcode 0xc not defined",
+  });
+  const est = await f.rpc("eth_estimateGas", [{ to: target }, "latest", { [target]: { code: "0xfe" } }]);
+  assertEquals(est.error, { code: -32000, message: "invalid opcode: INVALID" });
+});
