@@ -7,7 +7,7 @@
 import { RLP } from "@ethereumjs/rlp";
 import { bytesToHex, type Hex } from "../../../common/mod.ts";
 import { type Block, encodeHeader, encodeReceipt, headerFields } from "../../../protocol/mod.ts";
-import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
+import { type BlockSpec, defineMethod, RpcError, s } from "../../../rpc/mod.ts";
 import { resolveBlock, type TraceBackend } from "./backend.ts";
 
 /** The consensus RLP of a block. */
@@ -20,11 +20,20 @@ export function encodeBlock(block: Block): Uint8Array {
   return RLP.encode(fields);
 }
 
+/**
+ * A block named by number (or tag) that the chain does not have yet: geth answers nothing rather than an
+ * error (DebugAPI GetRaw*: `block == nil` returns nil, since go-ethereum #31157), "0x" for bytes.
+ */
+function beyondChain(backend: TraceBackend, spec: BlockSpec): boolean {
+  return spec.kind === "number" && backend.chain.getCanonicalHash(spec.number) === undefined;
+}
+
 export function getRawHeader(backend: TraceBackend) {
   return defineMethod({
     name: "debug_getRawHeader",
     params: [s.blockTag()] as const,
-    handler: ([tag]): Hex => bytesToHex(encodeHeader(resolveBlock(backend, tag).header)),
+    handler: ([tag]): Hex =>
+      beyondChain(backend, tag) ? "0x" : bytesToHex(encodeHeader(resolveBlock(backend, tag).header)),
   });
 }
 
@@ -33,6 +42,7 @@ export function getRawBlock(backend: TraceBackend) {
     name: "debug_getRawBlock",
     params: [s.blockTag()] as const,
     handler: ([tag]): Hex => {
+      if (beyondChain(backend, tag)) return "0x";
       const { hash } = resolveBlock(backend, tag);
       const block = backend.chain.getBlockByHash(hash);
       if (block === undefined) throw RpcError.server(`block ${bytesToHex(hash)} not found`);
@@ -45,7 +55,8 @@ export function getRawReceipts(backend: TraceBackend) {
   return defineMethod({
     name: "debug_getRawReceipts",
     params: [s.blockTag()] as const,
-    handler: ([tag]): Hex[] => {
+    handler: ([tag]): Hex[] | null => {
+      if (beyondChain(backend, tag)) return null;
       const { hash } = resolveBlock(backend, tag);
       const receipts = backend.chain.getReceipts(hash);
       if (receipts === undefined) throw RpcError.server(`receipts of block ${bytesToHex(hash)} not found`);
