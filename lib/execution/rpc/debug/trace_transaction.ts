@@ -1,5 +1,4 @@
 /** debug_traceTransaction: replays the block up to the transaction, then traces it. */
-import { bytesToHex } from "../../../common/mod.ts";
 import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
 import type { TraceBackend } from "./backend.ts";
 import { BlockReplay } from "./replay.ts";
@@ -10,7 +9,7 @@ export function locateTransaction(backend: TraceBackend, txHash: Uint8Array) {
   const loc = backend.chain.getTransactionLocation(txHash);
   const block = loc === undefined ? undefined : backend.chain.getBlockByHash(loc.blockHash);
   if (loc === undefined || block === undefined) {
-    throw RpcError.server(`transaction ${bytesToHex(txHash)} not found`);
+    throw RpcError.server("transaction not found"); // geth's words (eth/tracers errTxNotFound)
   }
   if (loc.blockNumber === 0n) throw RpcError.server("genesis is not traceable");
   return { block, index: loc.index, blockHash: loc.blockHash };

@@ -32,7 +32,8 @@ export const traceTypesSchema = s.array(s.enum(TRACE_TYPES));
 export interface TraceResults {
   output: Hex;
   stateDiff: Record<Hex, AccountDiff> | null;
-  trace: TransactionTrace[] | null;
+  /** Always a list (OpenEthereum, reth TraceResults.trace: Vec): empty when "trace" was not asked for. */
+  trace: TransactionTrace[];
   vmTrace: VmTrace | null;
 }
 
@@ -61,7 +62,7 @@ export async function runWithTypes(
   return {
     output: bytesToHex(r.outcome.output),
     stateDiff: wantDiff && r.state !== undefined ? stateDiff(r.state.pre, r.state.post) : null,
-    trace: wantTrace && root !== undefined ? flattenFrames(root) : null,
+    trace: wantTrace && root !== undefined ? flattenFrames(root) : [],
     vmTrace: vm?.result() ?? null,
   };
 }

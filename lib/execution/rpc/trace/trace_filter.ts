@@ -80,6 +80,7 @@ export function traceFilter(backend: TraceBackend) {
       let skip = f.after ?? 0n;
       const count = f.count;
       const out: LocalizedTrace[] = [];
+      if (count === 0n) return out; // reth truncates to none, erigon exports none
       for (let n = from; n <= to; n++) {
         const hash = backend.chain.getCanonicalHash(n);
         const block = hash === undefined ? undefined : backend.chain.getBlockByHash(hash);

@@ -34,6 +34,11 @@ interface Pending {
 
 interface Frame {
   msg: Message;
+  /**
+   * A create's init code, copied when the frame begins: @ethereumjs hands it over as a view of the
+   * creator's memory, which the creator overwrites afterwards. A call's code is loaded later, read at the end.
+   */
+  code?: Uint8Array;
   ops: VmOp[];
   pending?: Pending;
   subs: Map<VmOp, Frame>;
@@ -107,6 +112,8 @@ export class VmTracer implements Tracer {
 
   onEnter(msg: Message, opName: string | undefined): void {
     const frame: Frame = { msg, ops: [], subs: new Map(), childOutputLength: 0 };
+    // A create's init code arrives as its data (@ethereumjs moves it to `code` when the frame runs).
+    if (msg.to === undefined && msg.data instanceof Uint8Array) frame.code = msg.data.slice();
     const parent = this.#stack.at(-1);
     const op = parent?.ops.at(-1);
     if (parent !== undefined && op !== undefined) {
@@ -171,7 +178,7 @@ export class VmTracer implements Tracer {
 }
 
 function toJson(f: Frame): VmTrace {
-  const code = f.msg.code instanceof Uint8Array ? f.msg.code : new Uint8Array();
+  const code = f.code ?? (f.msg.code instanceof Uint8Array ? f.msg.code : new Uint8Array());
   return {
     code: bytesToHex(code),
     ops: f.ops.map((op) => {

@@ -396,5 +396,10 @@ Deno.test("debug_getRaw*: header, block, receipts and transaction round-trip", a
       RpcFailure,
     );
     assertEquals(missing.message, `block 0x${"22".repeat(32)} not found`);
+    const noTx = await assertRejects(
+      () => call("debug_traceTransaction", ["0x" + "33".repeat(32)]),
+      RpcFailure,
+    );
+    assertEquals(noTx.message, "transaction not found"); // geth's words
   });
 });

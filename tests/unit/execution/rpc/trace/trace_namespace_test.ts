@@ -165,7 +165,7 @@ Deno.test("trace_call vmTrace: pushes, memory and storage writes, gas left, sub-
     await mine(chain, []);
     const gas = 100_000;
     const b = await call("trace_call", [{ to: hex(B), gas: q(gas) }, ["vmTrace"]]);
-    assertEquals(b.trace, null);
+    assertEquals(b.trace, []); // a list, empty when not asked for (OpenEthereum, reth)
     const vm = b.vmTrace;
     assertEquals(vm.code, hex(B_CODE));
     assertEquals(vm.ops.length, 13);
@@ -267,6 +267,7 @@ Deno.test("trace_filter: address filters, after and count over a block range", a
     assert(fromA.every((t: Json) => t.action.from === hex(A)));
     const toR = await call("trace_filter", [{ toAddress: [hex(R)] }]);
     assertEquals(toR.map((t: Json) => t.transactionHash), [hex(t1.hash()), hex(t2.hash())]);
+    assertEquals(await call("trace_filter", [{ count: 0 }]), []); // reth: none, erigon: none
     const paged = await call("trace_filter", [{ fromAddress: [hex(A)], after: 1, count: 2 }]);
     assertEquals(paged, fromA.slice(1, 3));
     const both = await call("trace_filter", [{
@@ -285,5 +286,17 @@ Deno.test("trace_filter: address filters, after and count over a block range", a
       RpcFailure,
     );
     assertEquals(err.message, "invalid block range: fromBlock 2 is after toBlock 1");
+  });
+});
+
+Deno.test("trace_call vmTrace: a CREATE's sub-trace shows the init code it ran, though the creator overwrites that memory after", async () => {
+  await withChain(async (chain, call) => {
+    await mine(chain, []);
+    // PUSH4 0x60425000 PUSH1 0 MSTORE; CREATE(0, 28, 4); POP; PUSH1 0 PUSH1 0 MSTORE (memory zeroed); STOP.
+    const data = "0x63604250006000526004601c6000f050600060005200";
+    const r = await call("trace_call", [{ data, gas: q(200_000) }, ["vmTrace"]]);
+    const subs = (r.vmTrace.ops as { sub: { code: string } | null }[]).filter((op) => op.sub !== null);
+    assertEquals(subs.length, 1);
+    assertEquals(subs[0].sub!.code, "0x60425000");
   });
 });
