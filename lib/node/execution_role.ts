@@ -185,6 +185,7 @@ export async function startExecutionRole(
       stateAt: (header) => engine.stateAt(header),
       stateRootOf: (header) => engine.irregular.rootOf(header),
       onNewHeads: (listener) => engine.onNewHeads(listener),
+      pendingBaseFee: options.dev ? () => engine.pendingRules().nextBaseFee : undefined,
       devAccounts: options.dev ? deriveDevAccounts(10) : undefined,
       impersonation: options.dev ? engine.impersonation : undefined,
       clientVersion: `${version}/${Deno.build.os}-${Deno.build.arch}/deno${Deno.version.deno}`,

@@ -220,6 +220,11 @@ export class DevMiner {
     }
     this.#engine = deps.engine;
     this.clock = deps.clock ?? new DevClock(deps.now);
+    deps.engine.setNextBlockOverrides(() => ({
+      baseFeePerGas: this.#nextBaseFee,
+      gasLimit: this.#gasLimit,
+      timestamp: this.#nextTimestamp,
+    }));
     this.#period = this.options.period;
     this.#sealEmpty = this.options.sealEmpty;
     this.#automine = this.options.period === 0;
@@ -310,10 +315,14 @@ export class DevMiner {
 
   /** evm_setBlockGasLimit: the gas limit of the blocks from the next one on. */
   setGasLimit(gas: bigint): void {
-    if (gas < 21_000n || gas >= 1n << 63n) {
+    // On an OP chain every block starts with the L1-info deposit: a block must hold its gas.
+    const least = this.#engine.config.op !== undefined ? L1_INFO_DEPOSIT_GAS : 21_000n;
+    if (gas < least || gas >= 1n << 63n) {
       throw new BaseError(
         "INVALID_GAS_LIMIT",
-        `Cannot set the block gas limit to ${gas}: want 21000 to 2^63-1`,
+        `Cannot set the block gas limit to ${gas}: want ${least} to 2^63-1${
+          least === L1_INFO_DEPOSIT_GAS ? " (a block holds the L1-info deposit's 1000000 gas)" : ""
+        }`,
       );
     }
     this.#gasLimit = gas;
@@ -335,6 +344,20 @@ export class DevMiner {
   /** anvil_setNextBlockBaseFeePerGas: the next block's base fee (the ones after follow EIP-1559 from it). */
   setNextBaseFee(fee: bigint): void {
     this.#nextBaseFee = fee;
+  }
+
+  /** The gas limit set by evm_setBlockGasLimit (undefined: the parent's). */
+  get gasLimit(): bigint | undefined {
+    return this.#gasLimit;
+  }
+
+  /**
+   * evm_revert: the gas limit as at the snapshot, and no next timestamp set by hand any more (it was
+   * meant for a block of the abandoned branch), as anvil restores them.
+   */
+  restoreAfterRevert(gasLimit: bigint | undefined): void {
+    this.#gasLimit = gasLimit;
+    this.#nextTimestamp = undefined;
   }
 
   /** anvil_reset: the clock, the next timestamp and base fee, the interval, gas limit and coinbase as at start. */
@@ -504,7 +527,10 @@ export class DevMiner {
     let timestamp = options.timestamp;
     for (let i = 0n; i < count; i++) {
       if (timestamp === undefined && options.interval !== undefined) {
-        timestamp = this.#engine.head().header.timestamp + options.interval;
+        // A timestamp set by hand (evm_setNextBlockTimestamp) is the first block's, as in anvil.
+        timestamp = i === 0n && this.#nextTimestamp !== undefined
+          ? this.#nextTimestamp
+          : this.#engine.head().header.timestamp + options.interval;
       }
       await this.mine({ allowEmpty: true, timestamp });
       timestamp = undefined;

@@ -75,6 +75,13 @@ async function recoverAndRemember(tx: TypedTransaction): Promise<void> {
 
 const ZERO32 = new Uint8Array(32);
 
+/** The next block's parameters set by hand (dev mode), each left out when not set. */
+export interface NextBlockOverrides {
+  baseFeePerGas?: bigint;
+  gasLimit?: bigint;
+  timestamp?: bigint;
+}
+
 export class ExecutionEngine {
   readonly config: ChainConfig;
   readonly store: KvStore;
@@ -170,7 +177,27 @@ export class ExecutionEngine {
 
   /** The rules of the next block on the head (the pool validates against them). */
   pendingRules(): PoolHead {
-    return this.#poolHead.rules();
+    const rules = this.#poolHead.rules();
+    const o = this.#nextBlock?.();
+    if (o === undefined) return rules;
+    return {
+      ...rules,
+      nextBaseFee: o.baseFeePerGas ?? rules.nextBaseFee,
+      gasLimit: o.gasLimit ?? rules.gasLimit,
+      timestamp: o.timestamp ?? rules.timestamp,
+    };
+  }
+
+  /** What the next block will differ in (dev mode: the miner's anvil_setNextBlockBaseFeePerGas & co). */
+  #nextBlock?: () => NextBlockOverrides;
+
+  /**
+   * Lets the dev miner tell the pool, and through it the RPC, the next block's base fee, gas limit and
+   * timestamp when they were set by hand (anvil_setNextBlockBaseFeePerGas, evm_setBlockGasLimit,
+   * evm_setNextBlockTimestamp): transactions are then checked and priced for the block they will be in.
+   */
+  setNextBlockOverrides(source: () => NextBlockOverrides): void {
+    this.#nextBlock = source;
   }
 
   /** Opens the database, writes or checks the genesis, and resumes at the stored head. */

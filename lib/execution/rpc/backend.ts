@@ -97,6 +97,18 @@ export interface EthBackend {
    * returns the unsubscribe function. Without it the chain is polled.
    */
   onNewHeads?(listener: () => void): () => void;
+  /**
+   * Dev mode: the next block's base fee when set by hand (anvil_setNextBlockBaseFeePerGas), so that the
+   * suggested gas price and eth_sendTransaction's fee cap can pay it (as anvil's); geth prices from the
+   * head's base fee alone.
+   */
+  pendingBaseFee?(): bigint;
+}
+
+/** The base fee a fee suggestion covers: the head's, or a higher next one set by hand (dev mode). */
+export function pricingBaseFee(backend: EthBackend, headBaseFee: bigint): bigint {
+  const next = backend.pendingBaseFee?.();
+  return next !== undefined && next > headBaseFee ? next : headBaseFee;
 }
 
 /** A resolved block: its header and hash. */

@@ -9,7 +9,7 @@ import { Hardfork } from "@ethereumjs/common";
 import type { ChainConfig, Header } from "../../protocol/mod.ts";
 import { RpcError } from "../../rpc/mod.ts";
 import { expectedBlobFields, forkRules, nextBlockBaseFee } from "../evm/mod.ts";
-import type { EthBackend, ResolvedHeader } from "./backend.ts";
+import { type EthBackend, pricingBaseFee, type ResolvedHeader } from "./backend.ts";
 import { decodeTx, isDepositTx, q } from "./format.ts";
 
 /** The last suggestion per backend, by head hash (op-geth caches lastHead / lastPrice). */
@@ -55,7 +55,7 @@ export function suggestTip(backend: EthBackend): bigint {
 /** eth_gasPrice: latest base fee + suggested tip (geth SuggestGasTipCap + BaseFee). */
 export function gasPrice(backend: EthBackend): bigint {
   const header = backend.chain.getHeadHeader("latest");
-  return suggestTip(backend) + (header?.baseFeePerGas ?? 0n);
+  return suggestTip(backend) + pricingBaseFee(backend, header?.baseFeePerGas ?? 0n);
 }
 
 /** EIP-4844 fake_exponential: factor * e^(numerator / denominator), integer Taylor series. */

@@ -42,6 +42,10 @@ export interface DevMining {
   setTimestampInterval(seconds: bigint | undefined): void;
   increaseTime(seconds: number): number;
   setGasLimit(gas: bigint): void;
+  /** The gas limit set by evm_setBlockGasLimit, if any. */
+  readonly gasLimit: bigint | undefined;
+  /** evm_revert: the gas limit as at the snapshot; the next timestamp set by hand is dropped. */
+  restoreAfterRevert(gasLimit: bigint | undefined): void;
   setNextBaseFee(fee: bigint): void;
   setCoinbase(address: Uint8Array): void;
   setNextPrevRandao(value: Uint8Array): void;
@@ -81,6 +85,8 @@ export interface DevSnapshot {
   /** The dev clock's offset. */
   offset: number;
   timestampInterval: bigint | undefined;
+  /** The gas limit set by evm_setBlockGasLimit when the snapshot was taken. */
+  gasLimit: bigint | undefined;
 }
 
 export function devContext(chain: DevChain, miner: DevMining, info: DevInfo): DevContext {

@@ -10,6 +10,7 @@ import { BaseError } from "../../../common/errors.ts";
 import { bytesToHex } from "../../../common/bytes.ts";
 import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
 import type { DevContext } from "./backend.ts";
+import { devQuantity } from "./quantity.ts";
 
 /** anvil_reset (answers null) and hardhat_reset (answers true). */
 function reset(ns: "anvil" | "hardhat", ctx: DevContext) {
@@ -92,7 +93,7 @@ export function chainMethods(ctx: DevContext) {
     }),
     defineMethod({
       name: "evm_setBlockGasLimit",
-      params: [s.quantity()],
+      params: [devQuantity(64)],
       handler: ([gas]) => {
         try {
           ctx.miner.setGasLimit(gas);

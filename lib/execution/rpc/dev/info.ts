@@ -9,6 +9,7 @@ import { defineMethod, s } from "../../../rpc/mod.ts";
 import { forkRules } from "../../evm/mod.ts";
 import type { DevContext } from "./backend.ts";
 import { q } from "../format.ts";
+import { devQuantity } from "./quantity.ts";
 
 /** `keel/v0.1.0-<commit>/...`: the semver and the commit ("" when the build has none). */
 function semver(clientVersion: string): { semver: string; commit: string } {
@@ -88,7 +89,7 @@ export function infoMethods(ctx: DevContext) {
     ...["anvil", "hardhat"].map((ns) =>
       defineMethod({
         name: `${ns}_setNextBlockBaseFeePerGas`,
-        params: [s.quantity()],
+        params: [devQuantity()],
         handler: ([fee]) => {
           ctx.miner.setNextBaseFee(fee);
           return ns === "hardhat" ? true : null;

@@ -7,6 +7,7 @@
 import { BaseError } from "../../../common/errors.ts";
 import { defineMethod, RpcError, s, SchemaError } from "../../../rpc/mod.ts";
 import type { DevContext } from "./backend.ts";
+import { devQuantity } from "./quantity.ts";
 
 /** A timestamp error of the miner as anvil reports it (-32602). */
 async function timed<T>(fn: () => Promise<T> | T): Promise<T> {
@@ -49,7 +50,7 @@ export function evmMine(ctx: DevContext) {
 function mine(name: string, ctx: DevContext) {
   return defineMethod({
     name,
-    params: [s.optional(s.quantity()), s.optional(s.quantity())],
+    params: [s.optional(devQuantity()), s.optional(devQuantity())],
     handler: ([count, interval]) =>
       timed(async () => {
         // An interval of 0 (viem sends one always): the clock's timestamps (a block's timestamp must grow).

@@ -3,9 +3,10 @@
  * clock); reverting makes that block the head again, drops the blocks after it (their transactions do
  * not return to the pool) and forgets this snapshot and every later one. An unknown id answers false.
  */
-import { defineMethod, s } from "../../../rpc/mod.ts";
+import { defineMethod } from "../../../rpc/mod.ts";
 import type { DevContext } from "./backend.ts";
 import { q } from "../format.ts";
+import { devQuantity } from "./quantity.ts";
 
 export function evmSnapshot(ctx: DevContext) {
   return defineMethod({
@@ -21,6 +22,7 @@ export function evmSnapshot(ctx: DevContext) {
           root: ctx.chain.irregular.get(head.hash),
           offset: ctx.miner.clock.offset,
           timestampInterval: ctx.miner.timestampInterval,
+          gasLimit: ctx.miner.gasLimit,
         });
         return Promise.resolve(q(id));
       }),
@@ -30,7 +32,7 @@ export function evmSnapshot(ctx: DevContext) {
 export function evmRevert(ctx: DevContext) {
   return defineMethod({
     name: "evm_revert",
-    params: [s.quantity()],
+    params: [devQuantity()],
     handler: ([id]) =>
       ctx.miner.exclusive(async () => {
         const snap = ctx.snapshots.get(id);
@@ -39,6 +41,7 @@ export function evmRevert(ctx: DevContext) {
         await ctx.chain.revertTo(snap.hash, snap.root);
         ctx.miner.clock.offset = snap.offset;
         ctx.miner.setTimestampInterval(snap.timestampInterval);
+        ctx.miner.restoreAfterRevert(snap.gasLimit);
         return true;
       }),
   });

@@ -9,6 +9,7 @@ import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { Account, Address } from "@ethereumjs/util";
 import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
 import type { DevContext } from "./backend.ts";
+import { devQuantity } from "./quantity.ts";
 
 /** The account at `address`, created empty when missing. */
 async function accountOf(sm: MerkleStateManager, address: Address): Promise<Account> {
@@ -31,7 +32,7 @@ function change(ctx: DevContext, fn: (sm: MerkleStateManager) => Promise<void>):
 function setBalance(name: string, ctx: DevContext) {
   return defineMethod({
     name,
-    params: [s.address(), s.quantity()],
+    params: [s.address(), devQuantity()],
     handler: async ([address, balance]) => {
       const a = new Address(address);
       await change(ctx, async (sm) => {
@@ -47,7 +48,7 @@ function setBalance(name: string, ctx: DevContext) {
 function setNonce(name: string, ctx: DevContext) {
   return defineMethod({
     name,
-    params: [s.address(), s.uint64()],
+    params: [s.address(), devQuantity(64)],
     handler: async ([address, nonce]) => {
       const a = new Address(address);
       await change(ctx, async (sm) => {
@@ -78,7 +79,7 @@ function setCode(name: string, ctx: DevContext) {
 function setStorageAt(name: string, ctx: DevContext) {
   return defineMethod({
     name,
-    params: [s.address(), s.quantity(), s.hex()],
+    params: [s.address(), devQuantity(), s.hex()],
     handler: async ([address, slot, value]) => {
       if (value.length !== 32) {
         throw RpcError.invalidParams(`storage value must be 32 bytes, got ${value.length}`);
@@ -95,16 +96,20 @@ function setStorageAt(name: string, ctx: DevContext) {
   });
 }
 
+const MAX_UINT256 = (1n << 256n) - 1n;
+
 /** anvil_addBalance: the balance grows by `amount`. */
 function addBalance(ctx: DevContext) {
   return defineMethod({
     name: "anvil_addBalance",
-    params: [s.address(), s.quantity()],
+    params: [s.address(), devQuantity()],
     handler: async ([address, amount]) => {
       const a = new Address(address);
       await change(ctx, async (sm) => {
         const account = await accountOf(sm, a);
-        account.balance += amount;
+        // As anvil: the balance saturates at 2^256 - 1 (an account field holds 256 bits).
+        const sum = account.balance + amount;
+        account.balance = sum > MAX_UINT256 ? MAX_UINT256 : sum;
         await sm.putAccount(a, account);
       });
       return null;

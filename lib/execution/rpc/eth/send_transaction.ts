@@ -19,7 +19,7 @@ import {
 import { bytesToHex, equalBytes, type Hex } from "../../../common/mod.ts";
 import { defineMethod, type Infer, RpcError, s } from "../../../rpc/mod.ts";
 import { forkRules, placeholderSignature } from "../../evm/mod.ts";
-import { type EthContext, LATEST, requireHeader } from "../backend.ts";
+import { type EthContext, LATEST, pricingBaseFee, requireHeader } from "../backend.ts";
 import { CALL_ARGS_FIELDS, type CallArgs } from "../call_args.ts";
 import { authorizationTuple } from "../call_authorizations.ts";
 import { q } from "../format.ts";
@@ -160,7 +160,9 @@ export async function signFilledTransaction(
   } else if (args.authorizationList !== undefined) {
     throw RpcError.server(`authorizationList is not valid for transaction type ${q(type)}`);
   }
-  const fees: Fees = type >= 2n ? dynamicFees(ctx, args, baseFee ?? 0n) : legacyFees(ctx, args, type);
+  const fees: Fees = type >= 2n
+    ? dynamicFees(ctx, args, pricingBaseFee(backend, baseFee ?? 0n))
+    : legacyFees(ctx, args, type);
   const call: CallArgs = {
     from,
     to: args.to,

@@ -59,6 +59,7 @@ async function open(dataDir: string, wall = () => 1_000_000): Promise<Node> {
     impersonation: engine.impersonation,
     clientVersion: "keel/test",
     options: DEFAULT_ETH_RPC_OPTIONS,
+    pendingBaseFee: () => engine.pendingRules().nextBaseFee,
   };
   const registry = new MethodRegistry([
     ethNamespace(backend),
@@ -460,4 +461,71 @@ Deno.test("ganache's evm_setAccountBalance / Nonce / Code / StorageAt change the
     assertEquals(await node.call("eth_getTransactionCount", [OTHER, "latest"]), "0x3");
     assertEquals(await node.call("eth_getCode", [OTHER, "latest"]), "0x6001");
     assertEquals(await node.call("eth_getStorageAt", [OTHER, "0x0", "latest"]), `0x${"00".repeat(31)}07`);
+  }));
+
+Deno.test("anvil_setNextBlockBaseFeePerGas is priced in: eth_gasPrice and eth_sendTransaction's fee cap pay it, the transaction is mined", () =>
+  withNode(async (node) => {
+    const fee = 100n * GWEI;
+    await node.call("anvil_setNextBlockBaseFeePerGas", [`0x${fee.toString(16)}`]);
+    assertEquals(node.engine.pendingRules().nextBaseFee, fee);
+    assert(BigInt(await node.call<string>("eth_gasPrice")) > fee);
+    const hash = await node.call<string>("eth_sendTransaction", [{
+      from: bytesToHex(DEV.address),
+      to: OTHER,
+      value: "0x1",
+    }]);
+    let receipt: { status: string } | null = null;
+    for (let i = 0; i < 100 && receipt === null; i++) {
+      receipt = await node.call("eth_getTransactionReceipt", [hash]);
+      if (receipt === null) await new Promise((r) => setTimeout(r, 20));
+    }
+    assertEquals(receipt?.status, "0x1");
+    assertEquals(node.engine.head().header.baseFeePerGas, fee);
+  }));
+
+Deno.test("dev methods read integers as anvil: JSON numbers, decimal strings, 32-byte slots with leading zeros", () =>
+  withNode(async (node) => {
+    const before = node.engine.head().header.number;
+    assertEquals(await node.call("anvil_mine", [2]), null);
+    assertEquals(node.engine.head().header.number, before + 2n);
+    await node.call("anvil_setBalance", [OTHER, 1000]);
+    assertEquals(await node.call("eth_getBalance", [OTHER, "latest"]), "0x3e8");
+    await node.call("anvil_setBalance", [OTHER, "2000"]);
+    assertEquals(await node.call("eth_getBalance", [OTHER, "latest"]), "0x7d0");
+    await node.call("anvil_setNonce", [OTHER, 5]);
+    assertEquals(await node.call("eth_getTransactionCount", [OTHER, "latest"]), "0x5");
+    const slot = "0x00" + "ab".repeat(31);
+    const word = "0x" + "00".repeat(31) + "2a";
+    assertEquals(await node.call("anvil_setStorageAt", [OTHER, slot, word]), true);
+    assertEquals(await node.call("eth_getStorageAt", [OTHER, slot, "latest"]), word);
+    assertEquals((await node.error("anvil_setBalance", [OTHER, -1])).code, -32602);
+    // anvil_addBalance saturates at 2^256 - 1.
+    const max = "0x" + "ff".repeat(32);
+    await node.call("anvil_setBalance", [OTHER, max]);
+    await node.call("anvil_addBalance", [OTHER, "0x1"]);
+    assertEquals(await node.call("eth_getBalance", [OTHER, "latest"]), max);
+  }));
+
+Deno.test("dev timing: anvil_mine keeps a timestamp set by hand for its first block; evm_revert drops it and restores the gas limit", () =>
+  withNode(async (node) => {
+    const head = node.engine.head().header.timestamp;
+    await node.call("evm_setNextBlockTimestamp", [`0x${(head + 500n).toString(16)}`]);
+    await node.call("anvil_mine", ["0x2", "0xa"]);
+    const t1 = node.engine.chain.getBlockByNumber(node.engine.head().header.number - 1n)!.header.timestamp;
+    assertEquals([t1 - head, node.engine.head().header.timestamp - head], [500n, 510n]);
+    const snap = await node.call<string>("evm_snapshot");
+    const now = node.engine.head().header.timestamp;
+    await node.call("evm_setNextBlockTimestamp", [`0x${(now + 50_000n).toString(16)}`]);
+    await node.call("evm_setBlockGasLimit", ["0x2000000"]);
+    assertEquals(await node.call("evm_revert", [snap]), true);
+    await node.call("evm_mine");
+    // The block takes the clock's time, not the timestamp set for the abandoned branch.
+    assert(
+      node.engine.head().header.timestamp !== now + 50_000n,
+      "the next timestamp went with the reverted branch",
+    );
+    assert(node.engine.head().header.gasLimit !== 0x2000000n, "the gas limit is the snapshot's");
+    // On an OP chain a block holds the L1-info deposit's 1,000,000 gas.
+    const low = await node.error("evm_setBlockGasLimit", ["0x186a0"]);
+    assert(low.message.includes("L1-info deposit"), low.message);
   }));
