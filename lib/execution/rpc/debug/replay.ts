@@ -6,7 +6,7 @@
  * sees exactly what the block saw. Calls (debug_traceCall, trace_call) run as a message on a
  * block's post-state.
  */
-import { Account, Address, createAddressFromString } from "@ethereumjs/util";
+import { Account, Address, createAddressFromString, toChecksumAddress } from "@ethereumjs/util";
 import { createVM, type VM } from "@ethereumjs/vm";
 import type { EVMResult } from "@ethereumjs/evm";
 import { BaseError, bytesToHex, type Hex } from "../../../common/mod.ts";
@@ -331,6 +331,17 @@ export interface CallMessage {
   authorizationList?: AuthorizationArg[];
   /** EIP-2930 access list: intrinsic gas and warm addresses and slots, as a transaction's. */
   accessList?: { address: Uint8Array; storageKeys: Uint8Array[] }[];
+  /** Fees (geth TransactionArgs): none means no gas is bought and the block's base fee reads 0. */
+  gasPrice?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+}
+
+async function credit(vm: VM, address: Address, amount: bigint): Promise<void> {
+  if (amount === 0n) return;
+  const account = (await vm.stateManager.getAccount(address)) ?? new Account();
+  account.balance += amount;
+  await vm.stateManager.putAccount(address, account);
 }
 
 /** geth's intrinsic gas of a call message (no access list): 21000 (+32000 create), 4/16 per byte, initcode words. */
@@ -339,8 +350,9 @@ export function intrinsicGas(data: Uint8Array, create: boolean, rules: ForkRules
 }
 
 /**
- * Runs `msg` as geth's traceCall does (core.ApplyMessage with no gas price: no gas purchase, the
- * sender's nonce bumped) on the state of `header`, with the tracer attached. Block overrides
+ * Runs `msg` as geth's traceCall does (core.ApplyMessage: with a fee the gas is bought, the unused gas
+ * refunded and the tip paid to the coinbase, and on an OP chain the base fee to its vault; without one
+ * nothing is bought and BASEFEE reads 0) on the state of `header`, with the tracer attached. Block overrides
  * change the block the call sees, and the fork rules follow an overridden time (geth traceCall:
  * BlockOverrides.Apply, then the rules of the overridden block context).
  */
@@ -354,11 +366,18 @@ export async function replayCall(
     blockOverrides?: BlockOverrides;
   },
 ): Promise<TracedRun> {
+  // geth ToMessage: a missing fee field is 0; a call naming no fee buys no gas and sees a zero base fee.
+  const dynamic = msg.maxFeePerGas !== undefined || msg.maxPriorityFeePerGas !== undefined;
+  const noFee = dynamic
+    ? (msg.maxFeePerGas ?? 0n) === 0n && (msg.maxPriorityFeePerGas ?? 0n) === 0n
+    : (msg.gasPrice ?? 0n) === 0n;
   const sm = await backend.stateAt(header);
   // Never committed: nothing the call (or an override) writes reaches the database.
   await sm.checkpoint();
   if (options.stateOverrides !== undefined) await applyOverrides(sm, options.stateOverrides);
-  const overrides = options.blockOverrides;
+  const overrides = noFee && header.baseFeePerGas !== undefined
+    ? { ...options.blockOverrides, baseFeePerGas: 0n } as BlockOverrides
+    : options.blockOverrides;
   const rules = forkRules(backend.config, overrides?.time ?? header.timestamp);
   const recorder = new StateRecorder(sm);
   const vm = await makeVm(rules, recorder, ancestorLookup(backend, header));
@@ -382,6 +401,41 @@ export async function replayCall(
     if (to === null) throw RpcError.server("EIP-7702 transaction cannot be used to create contract");
     if (auths.length === 0) throw RpcError.server("EIP-7702 transaction with empty auth list");
   }
+  // geth preCheck's fee checks, then buyGas's funds check (before the intrinsic gas, as geth orders them).
+  const baseFee = noFee ? 0n : block.header.baseFeePerGas ?? 0n;
+  const sender = new Address(from);
+  let feeCap = msg.gasPrice ?? 0n;
+  let price = feeCap;
+  if (dynamic) {
+    const tip = msg.maxPriorityFeePerGas ?? 0n;
+    feeCap = msg.maxFeePerGas ?? 0n;
+    if (feeCap < tip) {
+      throw new BaseError(
+        "TRACE_INVALID_MESSAGE",
+        `max priority fee per gas higher than max fee per gas: address ${
+          toChecksumAddress(sender.toString())
+        }, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`,
+      );
+    }
+    price = feeCap - baseFee < tip ? feeCap : baseFee + tip;
+  }
+  if (!noFee && feeCap < baseFee) {
+    throw new BaseError(
+      "TRACE_INVALID_MESSAGE",
+      `max fee per gas less than block base fee: address ${
+        toChecksumAddress(sender.toString())
+      }, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`,
+    );
+  }
+  const balance = (await sm.getAccount(sender))?.balance ?? 0n;
+  if (balance < gas * feeCap + value) {
+    throw new BaseError(
+      "TRACE_INVALID_MESSAGE",
+      `insufficient funds for gas * price + value: address ${
+        toChecksumAddress(sender.toString())
+      } have ${balance} want ${gas * feeCap + value}`,
+    );
+  }
   const accessList = msg.accessList ?? [];
   let intrinsic = intrinsicGas(data, to === null, rules) +
     PER_EMPTY_ACCOUNT_COST * BigInt(auths?.length ?? 0);
@@ -395,7 +449,7 @@ export async function replayCall(
       `insufficient gas for floor data gas cost: have ${gas}, want ${calldataFloor(data)}`,
     );
   }
-  const info: TxInfo = { from, to, value, gasLimit: gas, input: data, gasPrice: 0n };
+  const info: TxInfo = { from, to, value, gasLimit: gas, input: data, gasPrice: price };
   if (options.recordState) {
     recorder.start();
     for (const a of txStartAccounts(backend.config, from, to, coinbase)) await recorder.touch(new Address(a));
@@ -413,6 +467,12 @@ export async function replayCall(
       vm.evm.journal.addAlwaysWarmAddress(a, true);
       for (const k of e.storageKeys) vm.evm.journal.addAlwaysWarmSlot(a, bytesToHex(k).slice(2), true);
     }
+    if (price > 0n) {
+      // buyGas: the whole gas limit, at the effective price.
+      const account = (await vm.stateManager.getAccount(sender)) ?? new Account();
+      account.balance -= gas * price;
+      await vm.stateManager.putAccount(sender, account);
+    }
     if (auths !== undefined) {
       // The sender's nonce goes up before the authorizations (a self-sponsored one names the next).
       const sender = (await vm.stateManager.getAccount(new Address(from))) ?? new Account();
@@ -429,7 +489,7 @@ export async function replayCall(
       value,
       data,
       gasLimit: gas - intrinsic,
-      gasPrice: 0n,
+      gasPrice: price,
     });
   };
   try {
@@ -449,6 +509,15 @@ export async function replayCall(
     if (rules.common.isActivatedEIP(7623)) {
       const floor = calldataFloor(data);
       if (gasUsed < floor) gasUsed = floor;
+    }
+    if (price > 0n) {
+      // The unused gas back to the sender; the tip to the coinbase; on an OP chain the base fee to
+      // its vault (op-geth: not burned).
+      await credit(vm, sender, (gas - gasUsed) * price);
+      await credit(vm, new Address(coinbase), (price - baseFee) * gasUsed);
+      if (backend.config.op !== undefined) {
+        await credit(vm, new Address(BASE_FEE_VAULT_ADDRESS), baseFee * gasUsed);
+      }
     }
     const error = res.execResult.exceptionError?.error;
     const outcome: TxOutcome = {
