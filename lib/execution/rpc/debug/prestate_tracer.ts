@@ -41,7 +41,13 @@ export class PrestateTracer implements Tracer {
 
 export interface PrestateConfig {
   diffMode?: boolean;
+  /** Leave code out (geth 1.14.12 PrestateTracerConfig.DisableCode): not reported, nor compared in diffMode. */
+  disableCode?: boolean;
+  /** Leave storage out (DisableStorage): not reported, nor compared in diffMode. */
+  disableStorage?: boolean;
 }
+
+type PrestateOmit = Pick<PrestateConfig, "disableCode" | "disableStorage">;
 
 export interface PrestateAccountJson {
   balance?: Hex;
@@ -53,10 +59,11 @@ export interface PrestateAccountJson {
 export type PrestateJson = Record<Hex, PrestateAccountJson>;
 
 /** The full account; zero slots stay in the plain prestate (geth reads them) and leave the diff's pre. */
-function full(a: AccountState, storage: Map<Hex, Hex>, keepZero: boolean): PrestateAccountJson {
+function full(a: AccountState, storage: Map<Hex, Hex>, keepZero: boolean, omit: PrestateOmit): PrestateAccountJson {
   const out: PrestateAccountJson = { balance: toQuantity(a.balance) };
   if (a.nonce > 0n) out.nonce = Number(a.nonce);
-  if (a.code.length > 0) out.code = bytesToHex(a.code);
+  if (a.code.length > 0 && omit.disableCode !== true) out.code = bytesToHex(a.code);
+  if (omit.disableStorage === true) return out;
   const slots = [...storage].filter(([, v]) => keepZero || v !== ZERO_WORD);
   if (slots.length > 0) out.storage = Object.fromEntries(slots);
   return out;
@@ -66,11 +73,12 @@ function full(a: AccountState, storage: Map<Hex, Hex>, keepZero: boolean): Prest
 export function prestateResult(
   pre: Map<Hex, AccountState>,
   created: ReadonlySet<Hex> = new Set(),
+  omit: PrestateOmit = {},
 ): PrestateJson {
   const out: PrestateJson = {};
   for (const [addr, a] of pre) {
     if (!a.exists && created.has(addr)) continue;
-    out[addr] = full(a, a.storage, true);
+    out[addr] = full(a, a.storage, true, omit);
   }
   return out;
 }
@@ -81,6 +89,7 @@ export function prestateDiff(
   post: Map<Hex, AccountState>,
   created: ReadonlySet<Hex> = new Set(),
   deleted: ReadonlySet<Hex> = new Set(),
+  omit: PrestateOmit = {},
 ): { post: PrestateJson; pre: PrestateJson } {
   const outPre: PrestateJson = {};
   const outPost: PrestateJson = {};
@@ -90,22 +99,25 @@ export function prestateDiff(
     if (deleted.has(addr)) {
       // geth prunes a self-destructed account from post and keeps it whole in pre (also after
       // Cancun, when SELFDESTRUCT only moves the balance of an account it did not create).
-      if (a.exists || !created.has(addr)) outPre[addr] = full(a, a.storage, true);
+      if (a.exists || !created.has(addr)) outPre[addr] = full(a, a.storage, true, omit);
       continue;
     }
     if (a.exists && !b.exists) {
       // Deleted: kept in pre, absent from post.
-      outPre[addr] = full(a, a.storage, false);
+      outPre[addr] = full(a, a.storage, false, omit);
       continue;
     }
     let modified = false;
     const p: PrestateAccountJson = {};
     if (a.balance !== b.balance) (modified = true, p.balance = toQuantity(b.balance));
     if (a.nonce !== b.nonce) (modified = true, p.nonce = Number(b.nonce));
-    if (bytesToHex(a.code) !== bytesToHex(b.code)) (modified = true, p.code = bytesToHex(b.code));
+    if (omit.disableCode !== true && bytesToHex(a.code) !== bytesToHex(b.code)) {
+      modified = true;
+      p.code = bytesToHex(b.code);
+    }
     const preSlots = new Map<Hex, Hex>();
     const postSlots: Record<Hex, Hex> = {};
-    for (const [slot, v] of a.storage) {
+    for (const [slot, v] of omit.disableStorage === true ? [] : a.storage) {
       const nv = b.storage.get(slot) ?? ZERO_WORD;
       if (nv === v) continue;
       modified = true;
@@ -115,7 +127,7 @@ export function prestateDiff(
     if (Object.keys(postSlots).length > 0) p.storage = postSlots;
     if (!modified) continue;
     outPost[addr] = p;
-    if (a.exists || !created.has(addr)) outPre[addr] = full(a, preSlots, false);
+    if (a.exists || !created.has(addr)) outPre[addr] = full(a, preSlots, false, omit);
   }
   return { post: outPost, pre: outPre };
 }

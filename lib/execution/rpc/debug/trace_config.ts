@@ -122,13 +122,18 @@ export async function runTracer(
       return {};
     }
     if (name === "prestateTracer") {
-      const pc = tracerConfig(cfg?.tracerConfig, { diffMode: "boolean" });
+      const pc = tracerConfig(cfg?.tracerConfig, {
+        diffMode: "boolean",
+        disableCode: "boolean",
+        disableStorage: "boolean",
+      });
       const tracer = new PrestateTracer();
       const r = await run({ tracer, recordState: true, timeoutMs });
       const state = r.state!;
+      const omit = { disableCode: pc.disableCode, disableStorage: pc.disableStorage };
       return pc.diffMode
-        ? prestateDiff(state.pre, state.post, tracer.created, tracer.deleted)
-        : prestateResult(state.pre, tracer.created);
+        ? prestateDiff(state.pre, state.post, tracer.created, tracer.deleted, omit)
+        : prestateResult(state.pre, tracer.created, omit);
     }
   } catch (e) {
     if (isTimeout(e)) throw RpcError.server(TIMEOUT_MESSAGE);

@@ -225,6 +225,24 @@ Deno.test("debug_traceTransaction prestateTracer: touched state before, and only
     assert(typeof diff.post[hex(ACCOUNTS[0].address)].balance === "string");
     assertEquals(diff.post[hex(R)], undefined);
     assertEquals(diff.pre[hex(R)], undefined);
+
+    // disableCode / disableStorage (geth PrestateTracerConfig): left out, and not compared in diffMode.
+    const bare = await call("debug_traceTransaction", [hex(tx.hash()), {
+      tracer: "prestateTracer",
+      tracerConfig: { disableCode: true, disableStorage: true },
+    }]) as Record<string, Record<string, unknown>>;
+    assertEquals([bare[hex(B)].code, bare[hex(B)].storage, bare[hex(A)].storage], [
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    assertEquals(bare[hex(B)].balance, pre[hex(B)].balance);
+    const noStorage = await call("debug_traceTransaction", [hex(tx.hash()), {
+      tracer: "prestateTracer",
+      tracerConfig: { diffMode: true, disableStorage: true },
+    }]) as { pre: Record<string, unknown>; post: Record<string, unknown> };
+    assertEquals(noStorage.post[hex(A)], undefined, "a storage-only change is no change");
+    assertEquals(noStorage.post[hex(ACCOUNTS[0].address)], diff.post[hex(ACCOUNTS[0].address)]);
   });
 });
 
