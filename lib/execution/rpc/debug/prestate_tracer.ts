@@ -59,7 +59,12 @@ export interface PrestateAccountJson {
 export type PrestateJson = Record<Hex, PrestateAccountJson>;
 
 /** The full account; zero slots stay in the plain prestate (geth reads them) and leave the diff's pre. */
-function full(a: AccountState, storage: Map<Hex, Hex>, keepZero: boolean, omit: PrestateOmit): PrestateAccountJson {
+function full(
+  a: AccountState,
+  storage: Map<Hex, Hex>,
+  keepZero: boolean,
+  omit: PrestateOmit,
+): PrestateAccountJson {
   const out: PrestateAccountJson = { balance: toQuantity(a.balance) };
   if (a.nonce > 0n) out.nonce = Number(a.nonce);
   if (a.code.length > 0 && omit.disableCode !== true) out.code = bytesToHex(a.code);

@@ -1,7 +1,8 @@
 /**
  * debug_traceBlockByNumber and debug_traceBlockByHash: every transaction of the block, each as
- * `{txHash, result}` or `{txHash, error}` (geth txTraceResult). A transaction past its timeout gets
- * the error, and the replay restarts untraced so the next ones see the right state.
+ * `{txHash, result}` (geth txTraceResult). With the struct logger or a native tracer a failure (a bad
+ * config, a timeout) fails the request, as geth's traceBlock; with an unknown tracer each transaction
+ * carries its error (geth's JS path) and the replay restarts untraced so the next ones see the right state.
  */
 import { bytesToHex, type Hex } from "../../../common/mod.ts";
 import type { Block } from "../../../protocol/mod.ts";
@@ -10,6 +11,9 @@ import { resolveBlock, type TraceBackend } from "./backend.ts";
 import { BlockReplay } from "./replay.ts";
 import { runTracer, type TraceConfig, traceConfigSchema } from "./trace_config.ts";
 import { keccak256 } from "../../../common/mod.ts";
+
+/** The tracers keel runs natively (trace_config.ts runTracer). */
+const NATIVE_TRACERS = new Set(["callTracer", "prestateTracer", "4byteTracer", "noopTracer"]);
 
 export type TxTraceResult = { txHash: Hex; result: unknown } | { txHash: Hex; error: string };
 
@@ -20,12 +24,16 @@ export async function traceBlock(
 ): Promise<TxTraceResult[]> {
   if (block.header.number === 0n) throw RpcError.server("genesis is not traceable");
   const out: TxTraceResult[] = [];
+  // geth traceBlock: the struct logger and the native tracers run in order and the first failure fails the
+  // request; any other name goes the JS tracers' way (traceBlockParallel), each transaction with its error.
+  const native = cfg?.tracer === undefined || cfg.tracer === "" || NATIVE_TRACERS.has(cfg.tracer);
   let replay = await BlockReplay.open(backend, block);
   for (let i = 0; i < block.transactions.length; i++) {
     const txHash = bytesToHex(keccak256(block.transactions[i]));
     try {
       out.push({ txHash, result: await runTracer(cfg, (options) => replay.run(options)) });
     } catch (e) {
+      if (native) throw e;
       out.push({ txHash, error: (e as Error).message });
       replay = await BlockReplay.open(backend, block);
       await replay.skipTo(i + 1);
