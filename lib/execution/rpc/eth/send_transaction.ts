@@ -16,6 +16,7 @@ import {
   type LegacyTx,
   type TypedTransaction,
 } from "@ethereumjs/tx";
+import { toChecksumAddress } from "@ethereumjs/util";
 import { bytesToHex, equalBytes, type Hex } from "../../../common/mod.ts";
 import { defineMethod, type Infer, RpcError, s } from "../../../rpc/mod.ts";
 import { forkRules, placeholderSignature } from "../../evm/mod.ts";
@@ -177,6 +178,12 @@ export async function signFilledTransaction(
     ...fees,
   };
   const nonce = args.nonce ?? await backend.pool.nonce(from);
+  if (nonce >= MAX_UINT64) {
+    // EIP-2681: the account can send no more (geth core ErrNonceMax); @ethereumjs would throw while building.
+    throw RpcError.server(
+      `nonce has max value: address ${toChecksumAddress(bytesToHex(from))}, nonce: ${nonce}`,
+    );
+  }
   const gasLimit = args.gas ?? await estimateCallGas(ctx, call);
   const accessList = (args.accessList ?? []).map((
     e,
@@ -208,6 +215,8 @@ export async function signFilledTransaction(
   }
   return key === undefined ? impersonate(ctx, tx, from) : tx.sign(key);
 }
+
+const MAX_UINT64 = (1n << 64n) - 1n;
 
 /** Per-account queue of sends (geth's nonceLock): concurrent sends of one account get consecutive nonces. */
 class AccountLocks {

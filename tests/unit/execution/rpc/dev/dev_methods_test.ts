@@ -529,3 +529,12 @@ Deno.test("dev timing: anvil_mine keeps a timestamp set by hand for its first bl
     const low = await node.error("evm_setBlockGasLimit", ["0x186a0"]);
     assert(low.message.includes("L1-info deposit"), low.message);
   }));
+
+Deno.test("eth_sendTransaction from an account at nonce 2^64-1 is geth's nonce has max value (EIP-2681)", () =>
+  withNode(async (node) => {
+    const from = bytesToHex(DEV.address);
+    await node.call("anvil_setNonce", [from, "0xffffffffffffffff"]);
+    const err = await node.error("eth_sendTransaction", [{ from, to: OTHER, value: "0x1" }]);
+    assertEquals(err.code, -32000);
+    assert(err.message.startsWith("nonce has max value: address 0x"), err.message);
+  }));
