@@ -32,7 +32,9 @@ import {
   type BlockOverrides,
   type CallArgs,
   callError,
+  callFees,
   type CallResult,
+  namesNoFee,
   overridePrecompiles,
 } from "./call_args.ts";
 import { applyAuthorizations, PER_EMPTY_ACCOUNT_COST } from "./call_authorizations.ts";
@@ -249,40 +251,12 @@ export class CallEnv {
     if (args.gasPrice !== undefined && dynamic) {
       throw RpcError.server("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified");
     }
-    const noFee = !dynamic && (args.gasPrice ?? 0n) === 0n ||
-      dynamic && (args.maxFeePerGas ?? 0n) === 0n && (args.maxPriorityFeePerGas ?? 0n) === 0n;
+    const noFee = namesNoFee(args);
     const block = noFee ? this.noBaseFeeBlock() : this.block;
-    const baseFee = noFee ? 0n : this.baseFee;
     const sender = toChecksumAddress(from.toString());
     // geth core.StateTransition.preCheck, in its order; the errors are its, as eth_call wraps them.
     const invalid = (reason: string) => new InvalidCallError(reason, gas);
-    let feeCap: bigint;
-    let price: bigint;
-    if (dynamic) {
-      // geth ToMessage: a missing maxFeePerGas is 0 (a tip alone fails the check below).
-      const tip = args.maxPriorityFeePerGas ?? 0n;
-      const maxFee = args.maxFeePerGas ?? 0n;
-      if (maxFee < tip) {
-        throw invalid(
-          `max priority fee per gas higher than max fee per gas: address ${sender}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${maxFee}`,
-        );
-      }
-      if (!noFee && maxFee < baseFee) {
-        throw invalid(
-          `max fee per gas less than block base fee: address ${sender}, maxFeePerGas: ${maxFee}, baseFee: ${baseFee}`,
-        );
-      }
-      feeCap = maxFee;
-      price = maxFee - baseFee < tip ? maxFee : baseFee + tip;
-    } else {
-      price = args.gasPrice ?? 0n;
-      if (!noFee && price < baseFee) {
-        throw invalid(
-          `max fee per gas less than block base fee: address ${sender}, maxFeePerGas: ${price}, baseFee: ${baseFee}`,
-        );
-      }
-      feeCap = price;
-    }
+    const { feeCap, price } = callFees(args, noFee ? 0n : this.baseFee, sender, invalid);
     const create = args.to === undefined;
     const accessList = args.accessList ?? [];
     const auths = args.authorizationList;

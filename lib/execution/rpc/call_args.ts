@@ -248,3 +248,54 @@ export function overridePrecompiles(vm: VM, overrides: readonly AccountOverride[
         : bytesToHex(address.bytes).slice(2),
     );
 }
+
+/** A call's fee fields (geth TransactionArgs). */
+export interface FeeFields {
+  gasPrice?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+}
+
+/** Whether a call names no fee: it buys no gas and its block reads a base fee of 0 (geth NoBaseFee). */
+export function namesNoFee(f: FeeFields): boolean {
+  const dynamic = f.maxFeePerGas !== undefined || f.maxPriorityFeePerGas !== undefined;
+  return dynamic
+    ? (f.maxFeePerGas ?? 0n) === 0n && (f.maxPriorityFeePerGas ?? 0n) === 0n
+    : (f.gasPrice ?? 0n) === 0n;
+}
+
+/**
+ * A call message's fee cap and effective gas price under `baseFee` (0 for a call naming no fee), after
+ * geth's preCheck fee rules (ToMessage: a missing field is 0, so a tip alone fails), in its words;
+ * `invalid` wraps the reason as the caller reports it.
+ */
+export function callFees(
+  f: FeeFields,
+  baseFee: bigint,
+  sender: string,
+  invalid: (reason: string) => Error,
+): { feeCap: bigint; price: bigint } {
+  const noFee = namesNoFee(f);
+  if (f.maxFeePerGas === undefined && f.maxPriorityFeePerGas === undefined) {
+    const price = f.gasPrice ?? 0n;
+    if (!noFee && price < baseFee) {
+      throw invalid(
+        `max fee per gas less than block base fee: address ${sender}, maxFeePerGas: ${price}, baseFee: ${baseFee}`,
+      );
+    }
+    return { feeCap: price, price };
+  }
+  const tip = f.maxPriorityFeePerGas ?? 0n;
+  const feeCap = f.maxFeePerGas ?? 0n;
+  if (feeCap < tip) {
+    throw invalid(
+      `max priority fee per gas higher than max fee per gas: address ${sender}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`,
+    );
+  }
+  if (!noFee && feeCap < baseFee) {
+    throw invalid(
+      `max fee per gas less than block base fee: address ${sender}, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`,
+    );
+  }
+  return { feeCap, price: feeCap - baseFee < tip ? feeCap : baseFee + tip };
+}

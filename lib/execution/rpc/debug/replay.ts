@@ -45,7 +45,13 @@ import {
 import { RpcError } from "../../../rpc/mod.ts";
 import { callBlock } from "../call.ts";
 import type { TraceBackend } from "./backend.ts";
-import { type AccountOverride, applyOverrides, overridePrecompiles } from "../call_args.ts";
+import {
+  type AccountOverride,
+  applyOverrides,
+  callFees,
+  namesNoFee,
+  overridePrecompiles,
+} from "../call_args.ts";
 import {
   attachTracer,
   TIMEOUT_MESSAGE,
@@ -366,11 +372,8 @@ export async function replayCall(
     blockOverrides?: BlockOverrides;
   },
 ): Promise<TracedRun> {
-  // geth ToMessage: a missing fee field is 0; a call naming no fee buys no gas and sees a zero base fee.
-  const dynamic = msg.maxFeePerGas !== undefined || msg.maxPriorityFeePerGas !== undefined;
-  const noFee = dynamic
-    ? (msg.maxFeePerGas ?? 0n) === 0n && (msg.maxPriorityFeePerGas ?? 0n) === 0n
-    : (msg.gasPrice ?? 0n) === 0n;
+  // A call naming no fee buys no gas and sees a zero base fee (geth TraceCall).
+  const noFee = namesNoFee(msg);
   const sm = await backend.stateAt(header);
   // Never committed: nothing the call (or an override) writes reaches the database.
   await sm.checkpoint();
@@ -404,29 +407,12 @@ export async function replayCall(
   // geth preCheck's fee checks, then buyGas's funds check (before the intrinsic gas, as geth orders them).
   const baseFee = noFee ? 0n : block.header.baseFeePerGas ?? 0n;
   const sender = new Address(from);
-  let feeCap = msg.gasPrice ?? 0n;
-  let price = feeCap;
-  if (dynamic) {
-    const tip = msg.maxPriorityFeePerGas ?? 0n;
-    feeCap = msg.maxFeePerGas ?? 0n;
-    if (feeCap < tip) {
-      throw new BaseError(
-        "TRACE_INVALID_MESSAGE",
-        `max priority fee per gas higher than max fee per gas: address ${
-          toChecksumAddress(sender.toString())
-        }, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`,
-      );
-    }
-    price = feeCap - baseFee < tip ? feeCap : baseFee + tip;
-  }
-  if (!noFee && feeCap < baseFee) {
-    throw new BaseError(
-      "TRACE_INVALID_MESSAGE",
-      `max fee per gas less than block base fee: address ${
-        toChecksumAddress(sender.toString())
-      }, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`,
-    );
-  }
+  const { feeCap, price } = callFees(
+    msg,
+    baseFee,
+    toChecksumAddress(sender.toString()),
+    (reason) => new BaseError("TRACE_INVALID_MESSAGE", reason),
+  );
   const balance = (await sm.getAccount(sender))?.balance ?? 0n;
   if (balance < gas * feeCap + value) {
     throw new BaseError(
