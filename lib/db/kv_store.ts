@@ -67,6 +67,15 @@ export abstract class BaseKvStore implements KvStore {
   #open: Group | undefined;
   #queue: Promise<void> = Promise.resolve();
   #closed = false;
+  #rollbacks = 0;
+
+  /**
+   * Write groups rolled back so far: a cache of what was read may hold values that a rolled-back
+   * group wrote and read back (reads see the open group's writes), so it starts over when this moves.
+   */
+  get rollbacks(): number {
+    return this.#rollbacks;
+  }
 
   protected abstract rawGet(key: Uint8Array): Uint8Array | undefined;
   protected abstract rawPut(key: Uint8Array, value: Uint8Array): void;
@@ -247,6 +256,7 @@ export abstract class BaseKvStore implements KvStore {
   }
 
   #rollback(group: Group): void {
+    this.#rollbacks++;
     this.rawRollback();
     for (const hook of group.rollbackHooks) hook();
   }

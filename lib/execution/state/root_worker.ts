@@ -256,7 +256,10 @@ let timeline: WorkerStep[] = [];
 
 async function handle(msg: RootRequest): Promise<void> {
   if (msg.kind === "open") {
-    db = new TrieDb(SqliteStore.open(msg.path, { readOnly: true, cacheSizeKiB: msg.cacheSizeKiB }));
+    // Its own node cache (recentNodes) instead of the file's read cache.
+    db = new TrieDb(SqliteStore.open(msg.path, { readOnly: true, cacheSizeKiB: msg.cacheSizeKiB }), {
+      readCache: false,
+    });
     recentNodes = new Lru(msg.nodeCacheKiB * 1024, (node) => node.length + NODE_OVERHEAD);
     hotBudget = msg.nodeCacheKiB * 1024;
     pending = new Int32Array(msg.pending);

@@ -1,6 +1,6 @@
-import { assertEquals } from "../../../assert.ts";
+import { assertEquals, assertRejects } from "../../../assert.ts";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import { MemoryStore, PREFIXES } from "../../../../lib/db/mod.ts";
+import { MemoryStore, PREFIXES, SqliteStore } from "../../../../lib/db/mod.ts";
 import { TrieDb } from "../../../../lib/execution/state/mod.ts";
 
 const enc = new TextEncoder();
@@ -41,5 +41,68 @@ Deno.test("TrieDb: a MerklePatriciaTrie on it reads back at an old root after la
   assertEquals(await old.get(enc.encode("a")), enc.encode("1"));
   assertEquals(await old.get(enc.encode("b")), null);
   assertEquals(await trie.get(enc.encode("a")), enc.encode("2"));
+  store.close();
+});
+
+/** A sqlite file (in memory) whose row reads are counted. */
+function countingStore(): SqliteStore & { reads: number } {
+  const store = Object.assign(SqliteStore.open(":memory:"), { reads: 0 });
+  const get = store.get.bind(store);
+  store.get = (key: Uint8Array) => {
+    store.reads++;
+    return get(key);
+  };
+  return store;
+}
+
+Deno.test("TrieDb: a sqlite file's nodes are read once for every TrieDb on it, by hex or by hash", async () => {
+  const store = countingStore();
+  store.reads = 0;
+  const hash = new Uint8Array(32).fill(0xab);
+  new TrieDb(store).putNode(hash, new Uint8Array([0xc1, 0x80]));
+  const hex = "ab".repeat(32);
+  assertEquals(await new TrieDb(store).get(hex), new Uint8Array([0xc1, 0x80]));
+  assertEquals(store.reads, 1);
+  // Another TrieDb (a fresh state manager's), by hash, by 0x-prefixed hex, as a string: no new read.
+  assertEquals(new TrieDb(store).getNode(hash), new Uint8Array([0xc1, 0x80]));
+  assertEquals(await new TrieDb(store).get(`0x${hex}`), new Uint8Array([0xc1, 0x80]));
+  assertEquals(await new TrieDb(store).get(hex, { valueEncoding: "string" }), "c180");
+  assertEquals(store.reads, 1);
+  // Absent keys are not remembered: a later write is seen.
+  assertEquals(await new TrieDb(store).get("cd".repeat(32)), undefined);
+  await new TrieDb(store).put("cd".repeat(32), new Uint8Array([1]));
+  assertEquals(await new TrieDb(store).get("cd".repeat(32)), new Uint8Array([1]));
+  // The worker's TrieDb keeps its own cache: it reads the file.
+  const reads = store.reads;
+  new TrieDb(store, { readCache: false }).getNode(hash);
+  assertEquals(store.reads, reads + 1);
+  store.close();
+});
+
+Deno.test("TrieDb: a node written and read in a write group that rolls back is not served from the cache", async () => {
+  const store = countingStore();
+  const db = new TrieDb(store);
+  const hash = new Uint8Array(32).fill(0x11);
+  await assertRejects(() =>
+    store.transactionAsync(async () => {
+      db.putNode(hash, new Uint8Array([0xc2, 0x01, 0x02]));
+      // Reads in the group see its writes (and would fill the cache).
+      assertEquals(db.getNode(hash), new Uint8Array([0xc2, 0x01, 0x02]));
+      await Promise.resolve();
+      throw new Error("block failed");
+    })
+  );
+  assertEquals(db.getNode(hash), undefined);
+  assertEquals(await new TrieDb(store).get("11".repeat(32)), undefined);
+  store.close();
+});
+
+Deno.test("TrieDb: a pruning TrieDb's delete also leaves the shared read cache", async () => {
+  const store = countingStore();
+  const archive = new TrieDb(store);
+  await archive.put("22".repeat(32), new Uint8Array([7]));
+  assertEquals(await archive.get("22".repeat(32)), new Uint8Array([7]));
+  await new TrieDb(store, { allowDelete: true }).del("22".repeat(32));
+  assertEquals(await archive.get("22".repeat(32)), undefined);
   store.close();
 });
