@@ -14,6 +14,7 @@ import { keccak256 } from "../../../../lib/common/hash.ts";
 import { createBlob4844Tx } from "@ethereumjs/tx";
 import { BlockBuilder, configureCrypto, forkRules } from "../../../../lib/execution/evm/mod.ts";
 import { orderedTrieRoot } from "../../../../lib/protocol/ordered_trie.ts";
+import { jumpAnalysisStats } from "../../../../lib/execution/evm/fast_opcodes.ts";
 import {
   atLeast,
   attributes,
@@ -215,6 +216,75 @@ Deno.test("block builder: BLOCKHASH sees the parent hash and older hashes from g
   assertEquals(await sm.getStorage(probe, new Uint8Array(32)), hashHeader(parent));
   assertEquals(await sm.getStorage(probe, setLengthLeft(bigIntToBytes(1n), 32)), older);
   await b.abort();
+});
+
+Deno.test("block builder: the next block on a state manager reuses its VM, with BLOCKHASH on the new parent", async () => {
+  const config = opConfig("canyon");
+  const sm = newState();
+  await setL1Block(sm, FEES);
+  await fund(sm, SENDER, ETHER);
+  const probe = new Address(new Uint8Array(20).fill(0x46));
+  // MSTORE(0, 0); JUMP to 8; JUMPDEST; SSTORE(NUMBER, BLOCKHASH(NUMBER - 1));
+  // SSTORE(NUMBER + 100, BLOCKHASH(NUMBER - 2)); STOP
+  await sm.putCode(
+    probe,
+    new Uint8Array([
+      ...[0x60, 0, 0x60, 0, 0x52, 0x60, 8, 0x56, 0x5b],
+      ...[0x60, 1, 0x43, 0x03, 0x40, 0x43, 0x55],
+      ...[0x60, 2, 0x43, 0x03, 0x40, 0x60, 100, 0x43, 0x01, 0x55, 0x00],
+    ]),
+  );
+  const slot = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
+  const older = new Uint8Array(32).fill(0x78);
+  const getBlockHash = (n: bigint) => Promise.resolve(n === 0n ? older : undefined);
+  const call = (timestamp: bigint, nonce: bigint) =>
+    transfer(config, timestamp, nonce, { to: probe.bytes, value: 0n, gasLimit: 100_000n });
+  const parent = genesisHeader(config, "canyon");
+  const b1 = await BlockBuilder.open(config, parent, attributes("canyon", 2n), {
+    stateManager: sm,
+    getBlockHash,
+  });
+  await b1.addTransaction(call(2n, 0n));
+  const one = await b1.seal();
+  const analyses = jumpAnalysisStats.computed;
+  const b2 = await BlockBuilder.open(config, one.block.header, attributes("canyon", 4n), {
+    stateManager: sm,
+    getBlockHash,
+  });
+  await b2.addTransaction(call(4n, 1n));
+  const two = await b2.seal();
+  // The same VM (its opcode table's jump analyses are kept), BLOCKHASH on block 1 and through block 2's lookup.
+  assertEquals(jumpAnalysisStats.computed, analyses);
+  assertEquals(await sm.getStorage(probe, slot(1n)), hashHeader(parent));
+  assertEquals(await sm.getStorage(probe, slot(2n)), one.hash);
+  assertEquals(await sm.getStorage(probe, slot(102n)), older);
+  // A block that fails drops its VM: the next one makes a new VM (and analyses the code again).
+  const b3 = await BlockBuilder.open(config, two.block.header, attributes("canyon", 6n), {
+    stateManager: sm,
+  });
+  await b3.addTransaction(call(6n, 2n));
+  await b3.abort();
+  const b4 = await BlockBuilder.open(config, two.block.header, attributes("canyon", 6n), {
+    stateManager: sm,
+  });
+  await b4.addTransaction(call(6n, 2n));
+  await b4.seal();
+  assertEquals(jumpAnalysisStats.computed, analyses + 1);
+  assertEquals(await sm.getStorage(probe, slot(3n)), two.hash);
+  // A caller that changes the VM (onVm) gets a VM of its own.
+  let seen: unknown;
+  const b5 = await BlockBuilder.open(config, two.block.header, attributes("canyon", 6n), {
+    stateManager: sm,
+    onVm: (vm) => (seen = vm),
+  });
+  await b5.abort();
+  assert(seen !== undefined);
+  const b6 = await BlockBuilder.open(config, two.block.header, attributes("canyon", 6n), {
+    stateManager: sm,
+  });
+  await b6.addTransaction(call(6n, 3n));
+  await b6.abort();
+  assertEquals(jumpAnalysisStats.computed, analyses + 1);
 });
 
 Deno.test("block builder: CALLDATALOAD, SLOAD, MSTORE, KECCAK256 and MLOAD give the stock words in a block", async () => {
