@@ -13,7 +13,7 @@
  * time, blocks mined on request, and time moved (DevClock offset, the next block's timestamp, a fixed
  * interval between timestamps). Blocks are sealed one at a time.
  */
-import { Hardfork } from "@ethereumjs/common";
+import { Hardfork, type StateManagerInterface } from "@ethereumjs/common";
 import { Address, bigIntToBytes as ejsBigIntToBytes, bytesToBigInt, setLengthLeft } from "@ethereumjs/util";
 import { bigIntToBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
@@ -107,9 +107,13 @@ const U64 = (1n << 64n) - 1n;
 const field = (word: bigint, offset: number, bytes: number) =>
   (word >> BigInt(offset * 8)) & ((1n << BigInt(bytes * 8)) - 1n);
 
-/** Reads the L1Block predeploy's values (the layout of l1_block_info.ts L1_BLOCK_SLOTS). */
-export async function readL1BlockInfo(engine: ExecutionEngine, header: Header): Promise<L1BlockInfo> {
-  const sm = await engine.stateAt(header);
+/** Reads the L1Block predeploy's values at `header` (the layout of l1_block_info.ts L1_BLOCK_SLOTS). */
+export function readL1BlockInfo(engine: ExecutionEngine, header: Header): Promise<L1BlockInfo> {
+  return engine.readState(header, l1BlockInfoOf);
+}
+
+/** The L1Block predeploy's values in `sm`. */
+async function l1BlockInfoOf(sm: StateManagerInterface): Promise<L1BlockInfo> {
   const a = new Address(L1_BLOCK_ADDRESS);
   const slot = async (n: bigint) =>
     bytesToBigInt(await sm.getStorage(a, setLengthLeft(ejsBigIntToBytes(n), 32)));
@@ -478,9 +482,11 @@ export class DevMiner {
       // holocene/exec-engine.md: zero params select the chain's Canyon values; jovian: minBaseFee 0.
       if (isForkActive(op.forks, "holocene", timestamp)) attrs.eip1559Params = new Uint8Array(8);
       if (isForkActive(op.forks, "jovian", timestamp)) attrs.minBaseFee = 0n;
-      const info = await readL1BlockInfo(this.#engine, parent);
+      const { info, code } = await this.#engine.readState(parent, async (sm) => ({
+        info: await l1BlockInfoOf(sm),
+        code: await l1BlockImplementationCode(sm),
+      }));
       info.sequenceNumber += 1n;
-      const code = await l1BlockImplementationCode(await this.#engine.stateAt(parent));
       const format = callableL1InfoFormat(
         code,
         l1InfoFormatAt(op.forks, timestamp, timestamp - parent.timestamp),

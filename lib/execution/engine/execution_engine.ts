@@ -288,6 +288,23 @@ export class ExecutionEngine {
   }
 
   /**
+   * Runs `read` on the state of `header` between two writes: on the state manager kept from the last
+   * block built or imported when `header` has that block's state (its caches hold what the block
+   * touched: the dev miner reads back the L1Block values the parent block wrote), else on a fresh one.
+   * `read` must not change the state.
+   */
+  readState<T>(header: Header, read: (sm: MerkleStateManager) => Promise<T>): Promise<T> {
+    return this.#serial(async () => {
+      const root = this.irregular.rootOf(header);
+      const hot = this.#hot;
+      const sm = hot !== undefined && equalBytes(hot.root, root)
+        ? hot.sm
+        : await createStateManager(this.store, root);
+      return await read(sm);
+    });
+  }
+
+  /**
    * Changes the head block's state outside any transaction (the dev methods anvil_setBalance & co.):
    * `change` writes into a state manager at the head's state, whose new root becomes the head's state
    * (IrregularState). The pool re-reads its accounts. Returns the new root.

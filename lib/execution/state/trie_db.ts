@@ -29,7 +29,7 @@ import { SqliteStore } from "../../db/sqlite_store.ts";
 import { PREFIXES } from "../../db/prefixes.ts";
 
 /**
- * Bytes of nodes and code the read cache of one sqlite file keeps. Measured (scripts/_): a dev block
+ * Bytes of nodes and code the read cache of one sqlite file keeps. Measured (anvil_mine on keel --dev): a dev block
  * (the L1-info deposit alone) read ~100 nodes from sqlite, ~1.5 of its ~10 ms.
  */
 export const READ_CACHE_BYTES = 16 * 1024 * 1024;

@@ -1,6 +1,8 @@
 /** Dev miner automine: a burst of arriving transactions is coalesced into few blocks, in nonce order. */
 import { createTxFromRLP } from "@ethereumjs/tx";
-import { ExecutionEngine } from "../../../../lib/execution/engine/mod.ts";
+import { Address, bytesToBigInt } from "@ethereumjs/util";
+import { ExecutionEngine, readL1BlockInfo } from "../../../../lib/execution/engine/mod.ts";
+import { L1_BLOCK_ADDRESS } from "../../../../lib/protocol/predeploys.ts";
 import { decodingCommon } from "../../../../lib/execution/txpool/mod.ts";
 import { assert, assertEquals } from "../../../assert.ts";
 import { DevMiner, isthmusGenesis, transfer } from "./helpers.ts";
@@ -125,5 +127,40 @@ Deno.test("dev miner: on the --dev genesis the L1-info deposit uses the active f
   } finally {
     await miner.stop();
     await engine.close();
+  }
+});
+
+Deno.test("dev miner: the next block's L1 values are read from the state kept from the last block", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "keel-read-state-" });
+  const engine = await ExecutionEngine.open({ genesis: isthmusGenesis(), dataDir: dir });
+  const miner = new DevMiner({}, { engine, now: () => 0 });
+  try {
+    await miner.mine({ allowEmpty: true });
+    await miner.mine({ allowEmpty: true });
+    const head = engine.head().header;
+    const seen: unknown[] = [];
+    const keep = (sm: unknown) => Promise.resolve(seen.push(sm));
+    await engine.readState(head, keep);
+    await engine.readState(head, keep);
+    const parent = engine.chain.getHeaderByHash(head.parentHash)!;
+    await engine.readState(parent, keep);
+    // The head's reads share the state manager of the block just built; an older block gets its own.
+    assert(seen[0] === seen[1]);
+    assert(seen[2] !== seen[0]);
+    // The same values as a fresh state manager's, and the L1-info deposit's sequence number went on.
+    const info = await readL1BlockInfo(engine, head);
+    const fresh = await engine.stateAt(head);
+    const slot0 = await fresh.getStorage(new Address(L1_BLOCK_ADDRESS), new Uint8Array(32));
+    assertEquals(info.number, bytesToBigInt(slot0) & ((1n << 64n) - 1n));
+    assertEquals(info.sequenceNumber, (await readL1BlockInfo(engine, parent)).sequenceNumber + 1n);
+    // A change of the head's state by hand: reads see it (the kept state manager is dropped).
+    await engine.changeHeadState((sm) =>
+      sm.putStorage(new Address(L1_BLOCK_ADDRESS), new Uint8Array(32), new Uint8Array([5]))
+    );
+    assertEquals((await readL1BlockInfo(engine, engine.head().header)).number, 5n);
+  } finally {
+    await miner.stop();
+    await engine.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });
