@@ -29,12 +29,17 @@ import { SqliteStore } from "../../db/sqlite_store.ts";
 import { PREFIXES } from "../../db/prefixes.ts";
 
 /**
- * Bytes of nodes and code the read cache of one sqlite file keeps. Measured (anvil_mine on keel --dev): a dev block
- * (the L1-info deposit alone) read ~100 nodes from sqlite, ~1.5 of its ~10 ms.
+ * Bytes the read cache of one sqlite file may hold, counted as READ_CACHE_OVERHEAD plus the value per
+ * entry. Measured (anvil_mine on keel --dev): a dev block (the L1-info deposit alone) read ~100 nodes
+ * from sqlite, ~1.5 of its ~10 ms. Larger costs more than it counts: at 16 MiB with 160 bytes of
+ * overhead, 100,000 transfers (each sender's account read once) ended at 319 instead of 242 MiB RSS.
  */
-export const READ_CACHE_BYTES = 16 * 1024 * 1024;
-/** What an entry costs beside its value: the 64-character key, the map entry and the list links. */
-const READ_CACHE_OVERHEAD = 160;
+export const READ_CACHE_BYTES = 8 * 1024 * 1024;
+/**
+ * What an entry costs beside its value: the 64-character key, the map entry and the list links, and
+ * the value's own ArrayBuffer (sqlite hands each row out in one: V8's buffer and backing-store records).
+ */
+const READ_CACHE_OVERHEAD = 480;
 
 interface ReadCache {
   lru: Lru<string, Uint8Array>;
