@@ -547,12 +547,14 @@ export class DevMiner {
     const engine = this.#engine;
     const head = engine.head();
     const attrs = await this.attributes(head.header, options.timestamp);
-    const forced = attrs.transactions?.length ?? 0;
-    const built = await engine.buildBlock(head.hash, attrs, { baseFeePerGas: this.#nextBaseFee });
-    if (built.block.transactions.length === forced && options.allowEmpty !== true) return undefined;
+    // Head, safe and finalized in the write that stores the block (unless automine found nothing).
+    const built = await engine.buildBlock(head.hash, attrs, {
+      baseFeePerGas: this.#nextBaseFee,
+      head: options.allowEmpty === true ? "always" : "withPoolTxs",
+    });
+    if (built.head !== true) return undefined;
     this.#nextBaseFee = undefined;
     this.#nextPrevRandao = undefined;
-    await engine.forkchoiceUpdate(built.hash, built.hash, built.hash);
     // Time goes on from the last block: a timestamp set by hand, an interval or blocks sealed faster
     // than one a second put it ahead of the clock, which then moves to it (as anvil's).
     this.#nextTimestamp = undefined;

@@ -50,6 +50,8 @@ export interface BuiltBlock {
   skipped: number;
   /** EIP-7685 requests of an L1 block from Prague (engine_getPayloadV4 `executionRequests`). */
   requests?: Uint8Array[];
+  /** Made head, safe and finalized with it (BuildOptions.head). */
+  head?: boolean;
 }
 
 export interface BuildOptions {
@@ -57,6 +59,12 @@ export interface BuildOptions {
   maxPoolTxs?: number;
   /** The block's base fee instead of the EIP-1559 one (dev mode: anvil_setNextBlockBaseFeePerGas). */
   baseFeePerGas?: bigint;
+  /**
+   * Dev mode: make the block head, safe and finalized in the write that stores it (one commit a block
+   * instead of two); "withPoolTxs" only when it took pool transactions (an empty automine block is
+   * stored but not adopted).
+   */
+  head?: "always" | "withPoolTxs";
 }
 
 export interface ExecutionEngineOptions {

@@ -471,7 +471,8 @@ export class ExecutionEngine {
     const parent = this.#parent(parentHash);
     const battrs = this.blockAttributes(parent, attrs);
     if (options.baseFeePerGas !== undefined) battrs.baseFeePerGas = options.baseFeePerGas;
-    return await this.store.transactionAsync(async () => {
+    let reorg: ReorgResult | undefined;
+    const built = await this.store.transactionAsync(async () => {
       const sm = await this.#stateFor(this.irregular.rootOf(parent, parentHash));
       let builder: BlockBuilder;
       try {
@@ -503,6 +504,12 @@ export class ExecutionEngine {
       await sm.flush();
       const receipts = toStoredReceipts(sealed.receipts, this.#blobGasPrice(sealed.block.header));
       this.chain.putBlock(sealed.block, receipts, { hash: sealed.hash });
+      const poolTxs = sealed.block.transactions.length - (attrs.transactions?.length ?? 0);
+      if (options.head === "always" || (options.head === "withPoolTxs" && poolTxs > 0)) {
+        reorg = this.chain.setCanonicalHead(sealed.hash);
+        this.chain.setSafeHead(sealed.hash);
+        this.chain.setFinalizedHead(sealed.hash);
+      }
       this.store.onCommit(() => (this.#hot = { root: sealed.stateRoot, sm }));
       return {
         block: sealed.block,
@@ -512,8 +519,11 @@ export class ExecutionEngine {
         blockValue: blockValue(sealed.receipts, sealed.block.header.baseFeePerGas ?? 0n),
         skipped,
         requests: sealed.requests,
+        head: reorg !== undefined,
       };
     });
+    if (reorg !== undefined) await this.#adopted(reorg, built.block.header.number, built.hash);
+    return built;
   }
 
   async #fillFromPool(builder: BlockBuilder, max: number): Promise<number> {
@@ -641,17 +651,22 @@ export class ExecutionEngine {
           else this.chain.setFinalizedHead(hash);
         }
       });
-      if (reorg.removed.length > 0) {
-        this.#logger.info("Chain reorganised", {
-          number: headHeader.number.toString(),
-          hash: bytesToHex(head),
-          dropped: reorg.removed.length,
-          added: reorg.added.length,
-        });
-      }
-      if (reorg.added.length > 0 || reorg.removed.length > 0) await this.#followHead(reorg, true);
+      await this.#adopted(reorg, headHeader.number, head);
       return reorg;
     });
+  }
+
+  /** After a new head was written: the reorg logged, the pool and the listeners told. */
+  async #adopted(reorg: ReorgResult, number: bigint, hash: Uint8Array): Promise<void> {
+    if (reorg.removed.length > 0) {
+      this.#logger.info("Chain reorganised", {
+        number: number.toString(),
+        hash: bytesToHex(hash),
+        dropped: reorg.removed.length,
+        added: reorg.added.length,
+      });
+    }
+    if (reorg.added.length > 0 || reorg.removed.length > 0) await this.#followHead(reorg, true);
   }
 
   #chainBlock(ref: BlockRef): ChainBlock {

@@ -164,3 +164,34 @@ Deno.test("dev miner: the next block's L1 values are read from the state kept fr
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("dev miner: a block becomes head, safe and finalized in the write that stores it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "keel-dev-head-" });
+  const engine = await ExecutionEngine.open({ genesis: isthmusGenesis(), dataDir: dir });
+  const miner = new DevMiner({ settleTurns: 0 }, { engine, now: () => 0 });
+  const store = engine.store as unknown as { rawCommit(): void };
+  let commits = 0;
+  const rawCommit = store.rawCommit.bind(store);
+  store.rawCommit = () => {
+    commits++;
+    rawCommit();
+  };
+  const heads: bigint[] = [];
+  engine.onNewHeads((e) => heads.push(e.head.number));
+  try {
+    const built = await miner.mine({ allowEmpty: true });
+    assertEquals(commits, 1);
+    assertEquals(heads, [1n]);
+    for (const label of ["latest", "safe", "finalized"] as const) {
+      assertEquals(engine.chain.getHead(label)?.hash, built!.hash);
+    }
+    // Automine with an empty pool: the block is not adopted.
+    assertEquals(await miner.mine(), undefined);
+    assertEquals(engine.head().header.number, 1n);
+    assertEquals(heads, [1n]);
+  } finally {
+    await miner.stop();
+    await engine.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
