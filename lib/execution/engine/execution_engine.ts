@@ -30,7 +30,6 @@ import {
   blobBaseFee,
   type BlockAttributes,
   BlockBuilder,
-  decodeSignedTx,
   forkRules,
   importBlock,
   type ImportTimings,
@@ -53,6 +52,7 @@ import { GENESIS_HASH_KEY, initParsedGenesis, storedChainConfig, toGenesis } fro
 import { blockValue, toStoredReceipts } from "./receipts.ts";
 import { IrregularState } from "./irregular_state.ts";
 import { PoolHeadView } from "./pool_head.ts";
+import { engineTxPool, fillFromPool } from "./pool_link.ts";
 import { Impersonation } from "./impersonation.ts";
 import {
   BlockSenderRecovery,
@@ -143,30 +143,8 @@ export class ExecutionEngine {
       // the transaction (newPayload from another sequencer) skips ecrecover (evm/sender_cache.ts).
       senderRecovery: { recover: recoverAndRemember },
     });
-    this.#builderPool = deps.pool ?? this.#adaptPool(this.pool);
+    this.#builderPool = deps.pool ?? engineTxPool(this.pool, this.config);
     this.#blockSenders = new BlockSenderRecovery({}, { connect: deps.sendersChannel });
-  }
-
-  #adaptPool(pool: TxPool): EngineTxPool {
-    return {
-      pending: (baseFee) => pool.pending(baseFee),
-      onNewHead: async (event) => {
-        const common = forkRules(this.config, event.head.timestamp).common;
-        const removed: TypedTransaction[] = [];
-        for (const b of event.removed) {
-          for (const raw of b.block.transactions) {
-            if (raw.length > 0 && raw[0] === 0x7e) continue;
-            try {
-              removed.push(decodeSignedTx(raw, common));
-            } catch {
-              // Not decodable under today's rules: it cannot go back into the pool.
-            }
-          }
-        }
-        const included = event.added.flatMap((b) => b.receipts.map((r) => r.txHash));
-        await pool.onNewHead({ included, removed });
-      },
-    };
   }
 
   /** The blob base fee of a block on a plain chain from Cancun (receipts of blob transactions). */
@@ -494,7 +472,12 @@ export class ExecutionEngine {
           }
         }
         if (attrs.noTxPool !== true) {
-          skipped = await this.#fillFromPool(builder, options.maxPoolTxs ?? Infinity);
+          skipped = await fillFromPool(
+            builder,
+            this.#builderPool,
+            options.maxPoolTxs ?? Infinity,
+            this.#logger,
+          );
         }
       } catch (e) {
         await builder.abort();
@@ -524,34 +507,6 @@ export class ExecutionEngine {
     });
     if (reorg !== undefined) await this.#adopted(reorg, built.block.header.number, built.hash);
     return built;
-  }
-
-  async #fillFromPool(builder: BlockBuilder, max: number): Promise<number> {
-    const baseFee = builder.header.baseFeePerGas ?? 0n;
-    const txs = this.#builderPool.pending(baseFee);
-    let taken = 0;
-    let skipped = 0;
-    for (let tx = txs.peek(); tx !== undefined && taken < max; tx = txs.peek()) {
-      if (builder.header.gasLimit - builder.gasUsed < 21_000n) break;
-      if (tx.gasLimit > builder.header.gasLimit - builder.gasUsed) {
-        txs.pop();
-        continue;
-      }
-      try {
-        await builder.addTransaction(tx);
-        txs.shift();
-        taken++;
-      } catch (e) {
-        // The transaction left no trace; skip its account for this block (geth miner: txs.Pop()).
-        skipped++;
-        this.#logger.debug("Pool transaction skipped", {
-          hash: bytesToHex(tx.hash()),
-          error: (e as Error).message,
-        });
-        txs.pop();
-      }
-    }
-    return skipped;
   }
 
   /**

@@ -5,6 +5,7 @@ export * from "./genesis_store.ts";
 export * from "./receipts.ts";
 export * from "./payload.ts";
 export * from "./dev_miner.ts";
+export * from "./l1_block_state.ts";
 export * from "./impersonation.ts";
 export * from "./pool_head.ts";
 export * from "./engine_api.ts";

@@ -14,12 +14,12 @@
  * OP chains keep the empty requests hash (isthmus/exec-engine.md).
  */
 import { type Block as EjsBlock, createBlock } from "@ethereumjs/block";
-import { type Common, Hardfork } from "@ethereumjs/common";
+import { Hardfork } from "@ethereumjs/common";
 import type { StateManagerInterface } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { Address, bigIntToBytes as ejsBigIntToBytes, setLengthLeft } from "@ethereumjs/util";
-import { createVM, type VM } from "@ethereumjs/vm";
-import { shareEmptyWarmSlotSets } from "./warm_journal.ts";
+import type { VM } from "@ethereumjs/vm";
+import { type BlockVm, blockVm, keepBlockVm } from "./block_vm.ts";
 import { bytesToHex } from "../../common/bytes.ts";
 import { BaseError, isErrorCode } from "../../common/errors.ts";
 import {
@@ -47,10 +47,8 @@ import { orBlooms } from "./bloom.ts";
 import { expectedBlobFields, expectedExtraData, nextBlockBaseFee } from "./header_rules.ts";
 import { type L1FeeSource, loadL1FeeSource } from "./l1_fee.ts";
 import { ensureKzg } from "./kzg.ts";
-import { installFastOpcodes } from "./fast_opcodes.ts";
 import { orderedTrieRoot } from "../../protocol/ordered_trie.ts";
 import { decodeSignedTx } from "./tx_decode.ts";
-import { opPrecompiles } from "./precompiles.ts";
 import { plainTransfersApply } from "./plain_transfer.ts";
 import { rememberEncoding, runDeposit, runUserTx, type TxContext, type TxResult } from "./tx_runner.ts";
 import { type SenderCache, sharedSenderCache } from "./sender_cache.ts";
@@ -142,76 +140,6 @@ export function depositContractOf(config: ChainConfig): Uint8Array | undefined {
 }
 
 const ZERO32 = new Uint8Array(32);
-
-/** What BLOCKHASH answers from: the parent of the block the VM runs, set anew for each block. */
-interface VmChain {
-  parent: Header;
-  parentHash: Uint8Array;
-  getBlockHash?: (number: bigint) => Promise<Uint8Array | undefined>;
-}
-
-/** A block VM with the Common it was made for (a cached Common of one chain and fork) and its chain link. */
-interface BlockVm {
-  vm: VM;
-  base: Common;
-  chain: VmChain;
-}
-
-/**
- * The VM of the last block committed on a state manager, for the next block on it under the same
- * fork: making one (the Common's parameters, the EVM and its opcode table, and then the jump analysis
- * of every contract again, memoized per table) cost ~1 ms of a ~10 ms dev block (measured,
- * anvil_mine). Taken out while a block runs and put back only when that block commits: a VM a failed
- * block left mid-transaction is dropped. Not for callers that change the VM (`onVm`).
- */
-const keptVms = new WeakMap<StateManagerInterface, BlockVm>();
-
-/** The VM for a block on `parent`: the one kept on the state manager when it fits, else a new one. */
-async function blockVm(rules: ForkRules, deps: BlockBuilderDeps, parent: Header): Promise<BlockVm> {
-  const kept = deps.onVm === undefined ? keptVms.get(deps.stateManager) : undefined;
-  if (kept !== undefined) {
-    keptVms.delete(deps.stateManager);
-    if (kept.base === rules.common) {
-      kept.chain.parent = parent;
-      kept.chain.parentHash = hashHeader(parent);
-      kept.chain.getBlockHash = deps.getBlockHash;
-      return kept;
-    }
-  }
-  return await makeVm(rules, deps, parent);
-}
-
-/** Per-fork VM/EVM parameters, on a copy of the cached Common. */
-async function makeVm(rules: ForkRules, deps: BlockBuilderDeps, parent: Header): Promise<BlockVm> {
-  const chain: VmChain = { parent, parentHash: hashHeader(parent), getBlockHash: deps.getBlockHash };
-  const blockchain = {
-    getBlock: async (n: number) => {
-      const num = BigInt(n);
-      const hash = num === chain.parent.number
-        ? chain.parentHash
-        : (await chain.getBlockHash?.(num)) ?? ZERO32;
-      return { hash: () => hash };
-    },
-    putBlock: async () => {},
-    shallowCopy() {
-      return blockchain;
-    },
-  };
-  // A shallow copy per VM: each EVM subscribes to its Common's events, which would otherwise keep
-  // every block's VM alive through the shared cached Common.
-  const common = rules.common.copy();
-  const vm = await createVM({
-    common,
-    stateManager: deps.stateManager,
-    blockchain,
-    evmOpts: { customPrecompiles: opPrecompiles(rules.opFork, common) },
-  });
-  // The DataView word handlers (fast_opcodes.ts; equal to the stock ones step by step, tested),
-  // without the KECCAK256 memo: block keys are mostly distinct.
-  installFastOpcodes(vm.evm, { keccakMemo: false });
-  shareEmptyWarmSlotSets(vm.evm.journal);
-  return { vm, base: rules.common, chain };
-}
 
 /** The header fields known before execution (stateRoot, roots, gasUsed, bloom come at seal). */
 export function preHeader(config: ChainConfig, parent: Header, attrs: BlockAttributes): Header {
@@ -612,7 +540,7 @@ export class BlockBuilder {
     const sm = this.#deps.stateManager;
     if (this.#external !== undefined && sm instanceof KeelStateManager) sm.adoptExternal(this.#external);
     await sm.commit();
-    if (this.#deps.onVm === undefined) keptVms.set(sm, this.#blockVm);
+    if (this.#deps.onVm === undefined) keepBlockVm(sm, this.#blockVm);
   }
 
   /** Drops the block: the state returns to the parent's. */
