@@ -17,8 +17,8 @@
  * each block, eth_call and dev block re-reads the same top of the state trie and the same hot
  * accounts from a fresh state manager, and a sqlite lookup costs tens of microseconds where the cache
  * costs one Map lookup. A key fixes its value (a node's hash, a code hash), so an entry never goes
- * stale; it is filled only by reads, and emptied when a write group rolls back (a read inside the
- * group may have seen a node that group wrote).
+ * stale; it is filled by reads and by the trie's writes, and emptied when a write group rolls back (an
+ * entry may hold a node that group wrote).
  */
 import type { BatchDBOp, DB, EncodingOpts } from "@ethereumjs/util";
 import { bytesToHex, bytesToUnprefixedHex, hexToBytes } from "../../common/bytes.ts";
@@ -131,8 +131,22 @@ export class TrieDb implements DB<string, TrieValue> {
   }
 
   put(key: string, value: TrieValue, _opts?: EncodingOpts): Promise<void> {
-    this.store.put(this.dbKey(key), toBytes(value));
+    this.#write(key, toBytes(value));
     return Promise.resolve();
+  }
+
+  /**
+   * Stores a row and keeps it in the read cache: a block's new nodes are what the next block and the
+   * RPC reads at the new head look up first. (A rollback of the group empties the cache, as for reads.)
+   * Only a value that owns its buffer is kept: a view would hold a larger buffer alive.
+   */
+  #write(key: string, value: Uint8Array): void {
+    this.store.put(this.dbKey(key), value);
+    if (
+      this.#cached !== undefined && value.byteOffset === 0 && value.byteLength === value.buffer.byteLength
+    ) {
+      readCacheOf(this.#cached).lru.set(key.startsWith("0x") ? key.slice(2) : key, value);
+    }
   }
 
   /** The node stored under `hash` (bytes, no hex round trip). */
@@ -169,7 +183,7 @@ export class TrieDb implements DB<string, TrieValue> {
   batch(ops: BatchDBOp<string, TrieValue>[]): Promise<void> {
     this.store.transaction(() => {
       for (const op of ops) {
-        if (op.type === "put") this.store.put(this.dbKey(op.key), toBytes(op.value));
+        if (op.type === "put") this.#write(op.key, toBytes(op.value));
         else if (this.options.allowDelete) this.#delete(op.key);
       }
     });

@@ -106,3 +106,28 @@ Deno.test("TrieDb: a pruning TrieDb's delete also leaves the shared read cache",
   assertEquals(await archive.get("22".repeat(32)), undefined);
   store.close();
 });
+
+Deno.test("TrieDb: nodes the trie writes are kept for the next reads (a view of a larger buffer is not)", async () => {
+  const store = countingStore();
+  const db = new TrieDb(store);
+  await db.put("33".repeat(32), new Uint8Array([0xc1, 0x80]));
+  await db.batch([{ type: "put", key: "44".repeat(32), value: new Uint8Array([0xc1, 0x01]) }]);
+  const shared = new Uint8Array(64);
+  await db.put("55".repeat(32), shared.subarray(0, 2));
+  store.reads = 0;
+  assertEquals(await new TrieDb(store).get("33".repeat(32)), new Uint8Array([0xc1, 0x80]));
+  assertEquals(await new TrieDb(store).get("44".repeat(32)), new Uint8Array([0xc1, 0x01]));
+  assertEquals(store.reads, 0);
+  assertEquals(await new TrieDb(store).get("55".repeat(32)), new Uint8Array(2));
+  assertEquals(store.reads, 1);
+  // Written in a group that rolls back: gone from the cache with the group.
+  await assertRejects(() =>
+    store.transactionAsync(async () => {
+      await db.put("66".repeat(32), new Uint8Array([0xc1, 0x02]));
+      await Promise.resolve();
+      throw new Error("block failed");
+    })
+  );
+  assertEquals(await db.get("66".repeat(32)), undefined);
+  store.close();
+});
