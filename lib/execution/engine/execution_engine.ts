@@ -69,6 +69,8 @@ import {
 const poolSenderRecovery = new SenderRecovery({ workers: 0 });
 
 async function recoverAndRemember(tx: TypedTransaction): Promise<void> {
+  // Known by hash (signed here by eth_sendTransaction, or seen in a block): nothing to recover.
+  if (sharedSenderCache.apply(tx)) return;
   await poolSenderRecovery.recover(tx);
   sharedSenderCache.remember(tx);
 }

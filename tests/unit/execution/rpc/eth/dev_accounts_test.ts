@@ -15,6 +15,7 @@ import {
 import { signMessage, signTypedData } from "viem/accounts";
 import { bytesToHex, type Hex, hexToBytes, keccak256 } from "../../../../../lib/common/mod.ts";
 import { deriveDevAccounts } from "../../../../../lib/execution/genesis/mod.ts";
+import { sharedSenderCache } from "../../../../../lib/execution/evm/mod.ts";
 import { assert, assertEquals } from "../../../../assert.ts";
 import { createFixture, deployCode, ETHER, GWEI, LOGGER_RUNTIME } from "../fixture.ts";
 
@@ -66,6 +67,8 @@ Deno.test("eth_sendTransaction: a transfer gets the pool nonce, EIP-1559 fees, t
   assert(tx !== undefined, "in the pool");
   assertEquals(hex(tx.hash()), hash);
   assertEquals(hex(tx.getSenderAddress().bytes), hex(A.address), "signed by the sender's key");
+  // The sender is remembered by hash as it is signed: the engine's pool takes it without recovering.
+  assertEquals(sharedSenderCache.get(hexToBytes(hash)), tx.getSenderPublicKey());
   assertEquals(tx.type, 2);
   assertEquals(tx.nonce, 0n);
   assertEquals(tx.chainId, f.backend.config.chainId);
