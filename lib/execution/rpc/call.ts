@@ -140,22 +140,27 @@ export function callBlock(header: Header, common: Common, overrides?: BlockOverr
 
 /** One prepared execution environment: a VM on a state manager at a block. */
 export class CallEnv {
-  readonly header: Header;
+  header: Header;
   /** The write overlay every execution runs on (state overrides pinned at its bottom). */
   readonly sm: OverlayState;
   readonly vm: VM;
-  readonly block: EjsBlock;
-  readonly baseFee: bigint;
+  block: EjsBlock;
+  baseFee: bigint;
+  /** The Common the VM was made for (one per chain and fork: forkRules). */
+  readonly #forkCommon: Common;
+  /** Running an execution (withCallEnv): not to be moved to another state meanwhile. */
+  busy = false;
 
   /** The precompile addresses as the journal keys them (hex without 0x). */
   readonly #precompiles: string[];
 
-  private constructor(header: Header, sm: OverlayState, vm: VM, block: EjsBlock) {
+  private constructor(header: Header, sm: OverlayState, vm: VM, block: EjsBlock, forkCommon: Common) {
     this.header = header;
     this.sm = sm;
     this.vm = vm;
     this.block = block;
     this.baseFee = block.header.baseFeePerGas ?? 0n;
+    this.#forkCommon = forkCommon;
     this.#precompiles = [...vm.evm.precompiles.keys()].map((a) => a.startsWith("0x") ? a.slice(2) : a);
   }
 
@@ -196,7 +201,24 @@ export class CallEnv {
     if (stateOverrides !== undefined) overridePrecompiles(vm, stateOverrides);
     const block = callBlock(header, common, overrides);
     sm.reset();
-    return new CallEnv(header, sm, vm, block);
+    return new CallEnv(header, sm, vm, block, rules.common);
+  }
+
+  /**
+   * Moves an environment without overrides to the state `base` at `header`, keeping its VM, when the
+   * header's fork is the VM's: a new head needs no new VM (making one, its Common parameters and opcode
+   * table, was ~1 ms of each eth_call or eth_sendTransaction after a dev block, measured). False when
+   * the fork differs.
+   */
+  retarget(ctx: EthContext, header: Header, base: MerkleStateManager): boolean {
+    const rules = forkRules(ctx.backend.config, header.timestamp);
+    if (rules.common !== this.#forkCommon) return false;
+    this.sm.rebase(base);
+    this.header = header;
+    this.block = callBlock(header, callCommon(rules.common));
+    this.baseFee = this.block.header.baseFeePerGas ?? 0n;
+    this.#noBaseFeeBlock = undefined;
+    return true;
   }
 
   /** A copy of the block with base fee 0 (geth NoBaseFee when the call names no fee). */
@@ -376,8 +398,19 @@ export async function withCallEnv<T>(
   if (stateOverrides === undefined && blockOverrides === undefined) {
     return await ctx.states.exclusive(header, async (sm) => {
       let env = envCache.get(sm);
-      if (env === undefined) envCache.set(sm, env = await CallEnv.create(ctx, header, sm));
-      return await fn(env);
+      if (env === undefined) {
+        env = idleEnv(ctx, header, sm) ?? await CallEnv.create(ctx, header, sm);
+        envCache.set(sm, env);
+        const recent = recentEnvs(ctx);
+        recent.unshift(env);
+        if (recent.length > RECENT_ENVS) recent.pop();
+      }
+      env.busy = true;
+      try {
+        return await fn(env);
+      } finally {
+        env.busy = false;
+      }
     });
   }
   const base = await ctx.states.read(header);
@@ -385,6 +418,33 @@ export async function withCallEnv<T>(
 }
 
 const envCache = new WeakMap<MerkleStateManager, CallEnv>();
+/**
+ * Per backend (a VM reads its backend's chain for BLOCKHASH), the environments made or moved last,
+ * newest first: an idle one of the right fork serves a new state.
+ */
+const recentEnvsOf = new WeakMap<object, CallEnv[]>();
+const RECENT_ENVS = 4;
+
+function recentEnvs(ctx: EthContext): CallEnv[] {
+  let list = recentEnvsOf.get(ctx.backend);
+  if (list === undefined) recentEnvsOf.set(ctx.backend, list = []);
+  return list;
+}
+
+/** An idle recent environment moved to `sm` at `header` (and no longer serving its old state), if any. */
+function idleEnv(ctx: EthContext, header: Header, sm: MerkleStateManager): CallEnv | undefined {
+  const recent = recentEnvs(ctx);
+  for (let i = recent.length - 1; i >= 0; i--) {
+    const env = recent[i];
+    if (env.busy) continue;
+    const old = env.sm.base;
+    if (!env.retarget(ctx, header, sm)) continue;
+    envCache.delete(old);
+    recent.splice(i, 1);
+    return env;
+  }
+  return undefined;
+}
 
 /**
  * Runs `fn` with the environment's deadline set, so a call that outlives rpc.evmtimeout stops at

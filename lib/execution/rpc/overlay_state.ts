@@ -35,7 +35,7 @@ function clone(a: Account): Account {
 }
 
 export class OverlayState implements StateManagerInterface {
-  readonly base: MerkleStateManager;
+  #base: MerkleStateManager;
   /**
    * Date.now() after which every state read throws (rpc.evmtimeout): stops a timed-out call at
    * its next state access instead of letting it run on in the background; the call VM's jumps
@@ -64,7 +64,25 @@ export class OverlayState implements StateManagerInterface {
   };
 
   constructor(base: MerkleStateManager) {
-    this.base = base;
+    this.#base = base;
+  }
+
+  /** The state below the overlay. */
+  get base(): MerkleStateManager {
+    return this.#base;
+  }
+
+  /**
+   * Moves the overlay onto another state (a call VM kept for the next head, call.ts): every write
+   * (state overrides in the pinned layer included) and every read of the old base is dropped.
+   */
+  rebase(base: MerkleStateManager): void {
+    this.#base = base;
+    this.#baseAccounts.clear();
+    this.#baseCode.clear();
+    this.#baseStorage.clear();
+    this.#layers = [newLayer()];
+    this.reset();
   }
 
   /** Drops every write above the pinned layer. */

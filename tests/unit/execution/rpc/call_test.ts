@@ -1,8 +1,20 @@
-import { toChecksumAddress } from "@ethereumjs/util";
+import { Address, toChecksumAddress } from "@ethereumjs/util";
+import type { Header } from "../../../../lib/protocol/mod.ts";
+import { ethContext } from "../../../../lib/execution/rpc/mod.ts";
+import { withCallEnv } from "../../../../lib/execution/rpc/call.ts";
 /** eth_call / eth_estimateGas: results, reverts (code 3), overrides, gas cap, estimate exactness. */
 import { bytesToHex } from "../../../../lib/common/mod.ts";
 import { assert, assertEquals } from "../../../assert.ts";
-import { A, B, createDeployed, errorData, ETHER, LOGGER_RUNTIME, panicData } from "./fixture.ts";
+import {
+  A,
+  B,
+  createDeployed,
+  createFixture,
+  errorData,
+  ETHER,
+  LOGGER_RUNTIME,
+  panicData,
+} from "./fixture.ts";
 
 const d = await createDeployed({ gasCap: 1_000_000n });
 const f = d.fixture;
@@ -325,4 +337,36 @@ Deno.test("eth_call: an invalid opcode is named as geth names it", async () => {
   });
   const est = await f.rpc("eth_estimateGas", [{ to: target }, "latest", { [target]: { code: "0xfe" } }]);
   assertEquals(est.error, { code: -32000, message: "invalid opcode: INVALID" });
+});
+
+Deno.test("eth_call: the call VM of one head serves the next, moved to its state; never one that is running", async () => {
+  const f = await createFixture();
+  const ctx = ethContext(f.backend);
+  const at = (header: Header, hold?: Promise<unknown>) =>
+    withCallEnv(ctx, header, undefined, undefined, async (env) => {
+      await hold;
+      const balance = (await env.sm.getAccount(new Address(B.address)))?.balance ?? 0n;
+      return { vm: env.vm, balance, number: env.block.header.number };
+    });
+  const h1 = f.chain.getHeadHeader("latest")!;
+  const first = await at(h1);
+  await f.mine([f.sign(A, 0n, { to: B.address, value: 5n })]);
+  const h2 = f.chain.getHeadHeader("latest")!;
+  const second = await at(h2);
+  assert(second.vm === first.vm, "the VM of the head before");
+  assertEquals(second.balance, first.balance + 5n);
+  assertEquals(second.number, h2.number);
+  // The older head again: its own state and block.
+  const again = await at(h1);
+  assertEquals([again.balance, again.number], [first.balance, h1.number]);
+  // While a call runs at one head, a call at another gets a VM of its own.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const running = at(h2, held);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  const other = await at(h1);
+  release();
+  const busy = await running;
+  assert(other.vm !== busy.vm, "a running VM is not taken");
+  assertEquals([busy.balance, other.balance], [first.balance + 5n, first.balance]);
 });
