@@ -2,7 +2,7 @@
 import { defineMethod } from "../../../rpc/mod.ts";
 import type { EthContext } from "../backend.ts";
 import { callError, callGas, callParams, returnHex } from "../call_args.ts";
-import { callAt } from "../call.ts";
+import { callAt } from "../call_envs.ts";
 
 export function ethCall(ctx: EthContext) {
   return defineMethod({

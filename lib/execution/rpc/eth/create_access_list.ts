@@ -6,7 +6,7 @@ import { defineMethod } from "../../../rpc/mod.ts";
 import { createAccessList } from "../access_list.ts";
 import type { EthContext } from "../backend.ts";
 import { callParams } from "../call_args.ts";
-import { callAt } from "../call.ts";
+import { callAt } from "../call_envs.ts";
 
 export function ethCreateAccessList(ctx: EthContext) {
   return defineMethod({

@@ -2,7 +2,8 @@
 import { type BlockSpec, defineMethod } from "../../../rpc/mod.ts";
 import type { EthContext } from "../backend.ts";
 import { type AccountOverride, type BlockOverrides, type CallArgs, callParams } from "../call_args.ts";
-import { callAt, estimateGas } from "../call.ts";
+import { estimateGas } from "../call.ts";
+import { callAt } from "../call_envs.ts";
 import { q } from "../format.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { Address, toChecksumAddress } from "@ethereumjs/util";
 import type { Header } from "../../../../lib/protocol/mod.ts";
 import { ethContext } from "../../../../lib/execution/rpc/mod.ts";
-import { withCallEnv } from "../../../../lib/execution/rpc/call.ts";
+import { withCallEnv } from "../../../../lib/execution/rpc/call_envs.ts";
 /** eth_call / eth_estimateGas: results, reverts (code 3), overrides, gas cap, estimate exactness. */
 import { bytesToHex } from "../../../../lib/common/mod.ts";
 import { assert, assertEquals } from "../../../assert.ts";
