@@ -4,6 +4,7 @@
  *   deno task bench [options]   (= deno run -A with the binary's V8 heap flags, lib/node/permissions.ts)
  *   deno run -A scripts/bench_block.ts [--memory] [--sqlite DIR] [--blocks N] [--transfers N]
  *                                      [--only eth|erc20] [--cold] [--cold-inline] [--no-import] [--no-root-task] [--verbose]
+ *                                      [--speculation]
  *                                      [--cpu-profile FILE] [--heap-profile FILE] [--timeline]
  *
  * Builds and seals blocks of 1,000 ETH transfers and of 500 ERC-20 transfers (BenchToken from
@@ -22,6 +23,9 @@
  * Prints a table: transfers/s and Mgas/s of build and import, the import/build ratio (of the totals,
  * and the median of the per-block ratios), and the RSS of this process (builder and importers
  * together) after the run; `--no-import` runs the builder node alone (its RSS alone).
+ * `--speculation` imports with a speculation worker (evm/speculation.ts: the block's tail executed on a
+ * second thread and merged where its reads still hold); not yet faster: the worker reads the parent's
+ * state cold from the file every block.
  * `--timeline` prints, per imported block, when this thread sent each message to the state-root worker
  * and when the worker handled it (milliseconds from the block's start).
  * `--cpu-profile FILE` writes a V8 CPU profile of this thread over the timed workloads (node:inspector;
@@ -52,6 +56,7 @@ import {
   importBlock,
   type ImportTimings,
   sharedSenderCache,
+  SpeculationTask,
   txCommon,
 } from "../lib/execution/evm/mod.ts";
 import { createStateManager, StateRootTask } from "../lib/execution/state/mod.ts";
@@ -93,6 +98,7 @@ const COLD = Deno.args.includes("--cold");
 const NO_IMPORT = Deno.args.includes("--no-import");
 /** Import computes the state root on the executing thread (no state-root worker). */
 const NO_ROOT_TASK = Deno.args.includes("--no-root-task");
+const SPECULATION = Deno.args.includes("--speculation");
 const CPU_PROFILE = arg("--cpu-profile");
 const HEAP_PROFILE = arg("--heap-profile");
 
@@ -132,11 +138,12 @@ interface Node {
   store?: SqliteStore;
   /** The state-root worker of an importing node on sqlite (unless --no-root-task). */
   rootTask?: StateRootTask;
+  speculation?: SpeculationTask;
   /** Head of the node's chain. */
   head?: Header;
 }
 const stores: SqliteStore[] = [];
-const tasks: StateRootTask[] = [];
+const tasks: (StateRootTask | SpeculationTask)[] = [];
 let run = 0;
 async function newNode(): Promise<Node> {
   if (SQLITE === undefined) return { sm: await createStateManager(new MemoryStore()) };
@@ -287,6 +294,7 @@ async function importChain(node: Node, blocks: Block[]) {
         importBlock(CONFIG, parent, block, { stateManager: node.sm, stateRoot: node.rootTask }, {
           recoverSender: (tx) => recovery.recover(tx),
           blockSenders: INLINE ? undefined : blockSenders,
+          speculation: node.speculation,
           timings,
         }),
     );
@@ -345,6 +353,10 @@ async function nodes() {
     await genesis(importer.sm);
     if (importer.store !== undefined && !NO_ROOT_TASK) {
       tasks.push(importer.rootTask = new StateRootTask(importer.store.path));
+    }
+    if (importer.store !== undefined && SPECULATION) {
+      importer.speculation = new SpeculationTask(importer.store.path, CONFIG);
+      tasks.push(importer.speculation);
     }
     importer.head = g;
   }
@@ -515,6 +527,17 @@ for (const r of rows) {
 }
 console.log(`RSS at the end: ${rss()}; load average ${load()}`);
 for (const t of tasks) {
+  if (t instanceof SpeculationTask) {
+    const s = t.stats;
+    const per = (ms: number) => (ms / Math.max(1, s.blocks)).toFixed(1);
+    console.log(
+      `speculation worker: ${s.blocks} tails, ${s.merged} of ${s.sent} transactions merged, ${s.conflicts} conflicts, ` +
+        `${s.skipped} left to the importer, ${s.retries} retries; ms a block: worker ${
+          per(s.workerMs)
+        }, importer waited ${per(s.waitMs)}`,
+    );
+    continue;
+  }
   const s = t.stats;
   const per = (ms: number) => (ms / Math.max(1, s.roots)).toFixed(1);
   console.log(

@@ -120,6 +120,8 @@ export interface BlockBuilderDeps {
    * checkpoint of their own (tx_runner.ts TxContext.wholeBlock).
    */
   wholeBlock?: boolean;
+  /** Only transactions the direct paths apply; others throw (speculative execution: tx_runner.ts fastOnly). */
+  fastOnly?: boolean;
 }
 
 export interface SealedBlock {
@@ -258,6 +260,7 @@ export class BlockBuilder {
       daFootprintRoom: () => header.gasLimit - this.#daFootprint,
       plainTransfers: deps.evmOnly !== true && plainTransfersApply(rules.common),
       wholeBlock: deps.wholeBlock,
+      fastOnly: deps.fastOnly,
       noBaseFee: deps.noBaseFee,
       zeroBaseFeeBlock: deps.noBaseFee !== true ? undefined : () => {
         this.#zeroBaseFeeBlock ??= ejsBlockFor(rules, { ...header, baseFeePerGas: 0n }, deps.blobBaseFee);
@@ -543,14 +546,54 @@ export class BlockBuilder {
     if (this.#deps.onVm === undefined) keepBlockVm(sm, this.#blockVm);
   }
 
-  /** Drops the block: the state returns to the parent's. */
-  async abort(): Promise<void> {
+  /**
+   * Drops the block: the state returns to the parent's. `keepVm`: every transaction run on the VM
+   * completed (none threw halfway), so the next block on this state manager may reuse it.
+   */
+  async abort(keepVm = false): Promise<void> {
     if (this.#committed) return;
     this.#committed = true;
     this.#done = true;
     this.#rootJob?.cancel();
     this.#rootJob = undefined;
     await this.#deps.stateManager.revert();
+    if (keepVm && this.#deps.onVm === undefined) keepBlockVm(this.#deps.stateManager, this.#blockVm);
+  }
+
+  /**
+   * Whether transactions executed elsewhere on this block (speculation.ts) fit after the ones applied:
+   * each within the gas left, and on Jovian within the DA footprint left, as addTransaction checks.
+   */
+  fits(txs: { gasLimit: bigint }[], results: TxResult[]): boolean {
+    let gas = this.#gasUsed;
+    let footprint = this.#daFootprint;
+    const limit = this.header.gasLimit;
+    for (let i = 0; i < results.length; i++) {
+      if (txs[i].gasLimit > limit - gas) return false;
+      const fp = results[i].l1Fee?.blobGasUsed;
+      if (fp !== undefined && fp > limit - footprint) return false;
+      gas += results[i].gasUsed;
+      footprint += fp ?? 0n;
+    }
+    return true;
+  }
+
+  /**
+   * Appends a transaction executed elsewhere on this block's state (speculation.ts), whose state
+   * changes the caller has applied: its receipt takes this block's cumulative gas.
+   */
+  addExecuted(tx: TypedTransaction, result: TxResult): void {
+    if (this.#done) throw new BaseError("BLOCK_SEALED", "Cannot add transaction: block is sealed");
+    this.#gasUsed += result.gasUsed;
+    result.receipt.cumulativeGasUsed = this.#gasUsed;
+    (this.#deps.senderCache ?? sharedSenderCache).remember(tx);
+    this.#daFootprint += result.l1Fee?.blobGasUsed ?? 0n;
+    this.results.push(result);
+  }
+
+  /** Sends the changes made since the last transaction to the state-root worker (after addExecuted). */
+  stepRoot(): void {
+    this.#rootJob?.step();
   }
 }
 

@@ -9,7 +9,7 @@
  */
 import { Hardfork } from "@ethereumjs/common";
 import { bytesToHex, equalBytes } from "../../common/bytes.ts";
-import { BaseError } from "../../common/errors.ts";
+import { BaseError, isErrorCode } from "../../common/errors.ts";
 import {
   type Block,
   EMPTY_OMMERS_HASH,
@@ -22,6 +22,9 @@ import type { ChainConfig } from "../../protocol/chain_config.ts";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { BlockBuilder, type BlockBuilderDeps, type BuilderTx, type SealedBlock } from "./block_builder.ts";
 import { sharedSenderCache } from "./sender_cache.ts";
+import { knownSenderAddress } from "./sender_address.ts";
+import { mergeSpeculated, type SpeculationResponse, type SpeculationTask } from "./speculation.ts";
+import { OPERATOR_FEE_VAULT_ADDRESS } from "../../protocol/predeploys.ts";
 import { forkRules, opActive } from "./common.ts";
 import { checkExtraData, expectedBlobFields, nextBlockBaseFee } from "./header_rules.ts";
 
@@ -158,6 +161,11 @@ export interface ImportOptions {
   blockSenders?: {
     start(txs: TypedTransaction[]): Promise<{ take(k: number): void; cancel(): void }>;
   };
+  /**
+   * Executes the block's tail on a second thread while this one executes the head (speculation.ts);
+   * used when every sender is known and the state manager is a KeelStateManager over the task's file.
+   */
+  speculation?: SpeculationTask;
 }
 
 /**
@@ -182,6 +190,28 @@ export async function importBlock(
   block: Block,
   deps: BlockBuilderDeps,
   options: ImportOptions = {},
+): Promise<SealedBlock> {
+  const speculation = { merged: 0 };
+  const before = options.speculation !== undefined ? await deps.stateManager.getStateRoot() : undefined;
+  try {
+    return await importOnce(config, parent, block, deps, options, speculation);
+  } catch (e) {
+    if (speculation.merged === 0 || before === undefined || !isErrorCode(e, "INVALID_BLOCK")) throw e;
+    // The verdict must not rest on the speculation: the block runs again on this thread alone, on a
+    // manager reset to the state it had (an aborted block can leave its flushed changes in the caches).
+    options.speculation!.stats.retries++;
+    await deps.stateManager.setStateRoot(before, true);
+    return await importOnce(config, parent, block, deps, { ...options, speculation: undefined }, speculation);
+  }
+}
+
+async function importOnce(
+  config: ChainConfig,
+  parent: Header,
+  block: Block,
+  deps: BlockBuilderDeps,
+  options: ImportOptions,
+  speculation: { merged: number },
 ): Promise<SealedBlock> {
   const h = block.header;
   const n = h.number;
@@ -248,13 +278,43 @@ export async function importBlock(
         ready.set(i, () => done);
       }
     }
+    // The tail on the speculation worker when every sender is known (speculation.ts).
+    const tail = unknown.length === 0
+      ? speculate(config, parent, block, builder, txs, options.speculation)
+      : undefined;
     phase("decode");
-    for (let i = 0; i < txs.length; i++) {
-      try {
-        await ready.get(i)?.();
-        await builder.addTransaction(txs[i]);
-      } catch (e) {
-        throw invalid(n, "transactions", `transaction ${i} is invalid: ${(e as Error).message}`, e);
+    const run = async (from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        try {
+          await ready.get(i)?.();
+          await builder.addTransaction(txs[i]);
+        } catch (e) {
+          throw invalid(n, "transactions", `transaction ${i} is invalid: ${(e as Error).message}`, e);
+        }
+      }
+    };
+    if (tail === undefined) await run(0, txs.length);
+    else {
+      await run(0, tail.start);
+      const t0 = performance.now();
+      const answer = await tail.answer;
+      const stats = options.speculation!.stats;
+      stats.waitMs += performance.now() - t0;
+      if (answer.kind !== "result") await run(tail.start, txs.length);
+      else {
+        stats.workerMs += answer.ms;
+        stats.skipped += answer.skipped;
+        for (let j = 0; j < answer.txs.length; j++) {
+          const i = tail.start + j;
+          const tx = txs[i] as TypedTransaction;
+          if (await mergeSpeculated(builder, deps.stateManager, tx, answer.txs[j])) {
+            stats.merged++;
+            speculation.merged++;
+          } else {
+            if (answer.txs[j] !== null) stats.conflicts++;
+            await run(i, i + 1);
+          }
+        }
       }
     }
     phase("execute");
@@ -286,4 +346,48 @@ export async function importBlock(
   await builder.commit();
   phase("commit");
   return { ...sealed, block, hash: hashHeader(h) };
+}
+
+/**
+ * Sends the block's tail to the speculation worker: the last `share` of its user transactions, when
+ * the deposits all come first and the block has enough of them. Returns where the tail starts.
+ */
+function speculate(
+  config: ChainConfig,
+  parent: Header,
+  block: Block,
+  builder: BlockBuilder,
+  txs: BuilderTx[],
+  task: SpeculationTask | undefined,
+): { start: number; answer: Promise<SpeculationResponse> } | undefined {
+  if (task === undefined || task.closed) return undefined;
+  let deposits = 0;
+  while (deposits < txs.length && isDepositTx(txs[deposits])) deposits++;
+  const users = txs.length - deposits;
+  if (users < task.options.minTxs) return undefined;
+  for (let i = deposits; i < txs.length; i++) if (isDepositTx(txs[i])) return undefined;
+  const start = txs.length - Math.floor(users * task.options.share);
+  const senders: { pub: Uint8Array; address: Uint8Array }[] = [];
+  for (let i = start; i < txs.length; i++) {
+    const tx = txs[i] as TypedTransaction;
+    const pub = tx.cache.senderPubKey;
+    if (pub === undefined) return undefined;
+    senders.push({ pub, address: (knownSenderAddress(tx) ?? tx.getSenderAddress()).bytes });
+  }
+  const creditOnly = builder.feeRecipients();
+  if (config.op !== undefined) creditOnly.push(OPERATOR_FEE_VAULT_ADDRESS);
+  const answer = task.run({
+    parent,
+    header: block.header,
+    prefix: block.transactions.slice(0, deposits),
+    start,
+    txs: block.transactions.slice(start),
+    senders,
+    creditOnly,
+  });
+  return { start, answer };
+}
+
+function isDepositTx(tx: BuilderTx): boolean {
+  return !(tx instanceof Uint8Array) && "sourceHash" in tx;
 }

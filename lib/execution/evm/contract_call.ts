@@ -28,6 +28,7 @@ import type { Block as EjsBlock } from "@ethereumjs/block";
 import { Account, bytesToUnprefixedHex, createAddressFromString } from "@ethereumjs/util";
 import type { RunTxResult, VM } from "@ethereumjs/vm";
 import { checkAsRunTx } from "./tx_checks.ts";
+import { markCredit } from "../state/recording_state.ts";
 
 /** What `runTx` would have returned, as far as keel's tx runner reads it. */
 export type ContractCallResult = Pick<RunTxResult, "totalGasSpent" | "execResult">;
@@ -130,17 +131,28 @@ export async function applyContractCall(
     const paid = (await sm.getAccount(caller)) ?? new Account();
     paid.balance += (tx.gasLimit - gasUsed) * gasPrice;
     await journal.putAccount(caller, paid);
-    const miner = (await sm.getAccount(coinbase)) ?? new Account();
-    miner.balance += gasUsed * tip;
-    await journal.putAccount(coinbase, miner);
+    markCredit(sm, true);
+    try {
+      const miner = (await sm.getAccount(coinbase)) ?? new Account();
+      miner.balance += gasUsed * tip;
+      await journal.putAccount(coinbase, miner);
+    } finally {
+      markCredit(sm, false);
+    }
 
     for (const hex of execResult.selfdestruct?.keys() ?? []) {
       if (common.isActivatedEIP(6780) && !(execResult.createdAddresses?.has(hex) ?? false)) continue;
       await journal.deleteAccount(createAddressFromString(hex));
     }
     // EIP-161 (touched empty accounts deleted) and the journal's reset, as runTx's last cleanup; then
-    // this transaction's state checkpoint is merged into the block's.
-    await journal.cleanup();
+    // this transaction's state checkpoint is merged into the block's. Its look at the credited coinbase
+    // only asks whether it is empty, which more credits do not change.
+    markCredit(sm, true);
+    try {
+      await journal.cleanup();
+    } finally {
+      markCredit(sm, false);
+    }
     cleaned = true;
     sm.originalStorageCache.clear();
     if (atomic) await sm.commit();

@@ -8,6 +8,7 @@ export * from "./tx_runner.ts";
 export * from "./plain_transfer.ts";
 export * from "./block_builder.ts";
 export * from "./block_importer.ts";
+export * from "./speculation.ts";
 export * from "./sender_cache.ts";
 export * from "./impersonation.ts";
 export * from "./fast_opcodes.ts";

@@ -21,6 +21,7 @@ import { Capability, type TypedTransaction } from "@ethereumjs/tx";
 import { Account, type Address, bytesToUnprefixedHex } from "@ethereumjs/util";
 import type { VM } from "@ethereumjs/vm";
 import { checkAsRunTx, hasNoCode } from "./tx_checks.ts";
+import { markCredit } from "../state/recording_state.ts";
 
 /** What `runTx` would have returned, as far as its caller reads it. */
 export interface PlainTransferResult {
@@ -85,7 +86,13 @@ export async function applyPlainTransfer(
   const recipient = await sm.getAccount(to);
   if (recipient !== undefined && !hasNoCode(recipient)) return undefined;
   if ((recipient?.balance ?? 0n) + tx.value > MAX_UINT256) return undefined;
-  const miner = await sm.getAccount(coinbase);
+  markCredit(sm, true);
+  let miner: Account | undefined;
+  try {
+    miner = await sm.getAccount(coinbase);
+  } finally {
+    markCredit(sm, false);
+  }
 
   sender.nonce += 1n;
   sender.balance -= tx.value + gasUsed * gasPrice;
@@ -99,13 +106,18 @@ export async function applyPlainTransfer(
     // Touched and empty: runTx creates it and the cleanup deletes it again.
     await sm.deleteAccount(to);
   }
-  if (miner !== undefined) {
-    miner.balance += gasUsed * tip;
-    await store(vm, coinbase, miner);
-  } else if (tip > 0n) {
-    await sm.putAccount(coinbase, new Account(0n, gasUsed * tip));
-  } else {
-    await sm.deleteAccount(coinbase);
+  markCredit(sm, true);
+  try {
+    if (miner !== undefined) {
+      miner.balance += gasUsed * tip;
+      await store(vm, coinbase, miner);
+    } else if (tip > 0n) {
+      await sm.putAccount(coinbase, new Account(0n, gasUsed * tip));
+    } else {
+      await sm.deleteAccount(coinbase);
+    }
+  } finally {
+    markCredit(sm, false);
   }
   plainTransferStats.applied++;
   return { totalGasSpent: gasUsed };

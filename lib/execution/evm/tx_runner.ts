@@ -37,6 +37,7 @@ import { applyPlainTransfer } from "./plain_transfer.ts";
 import { applyContractCall } from "./contract_call.ts";
 import type { L1FeeInfo, L1FeeSource } from "./l1_fee.ts";
 import { impersonatedSender } from "./impersonation.ts";
+import { markCredit } from "../state/recording_state.ts";
 
 /** What a transaction runs against: the block being built or imported. */
 export interface TxContext {
@@ -56,6 +57,11 @@ export interface TxContext {
    * only when `plainTransfersApply(rules.common)`.
    */
   plainTransfers?: boolean;
+  /**
+   * Apply only what the direct paths above handle; any other transaction throws (speculative execution,
+   * speculation.ts, whose records cover those paths).
+   */
+  fastOnly?: boolean;
   /**
    * The caller throws the whole block away when a transaction fails (block import): a call applied
    * without runTx then needs no state checkpoint of its own (contract_call.ts).
@@ -260,9 +266,15 @@ function clearOriginalStorage(vm: VM): void {
 async function credit(vm: VM, address: Uint8Array, amount: bigint): Promise<void> {
   if (amount === 0n) return;
   const a = new Address(address);
-  const account = (await vm.stateManager.getAccount(a)) ?? new Account();
-  account.balance += amount;
-  await vm.stateManager.putAccount(a, account);
+  const sm = vm.stateManager;
+  markCredit(sm, true);
+  try {
+    const account = (await sm.getAccount(a)) ?? new Account();
+    account.balance += amount;
+    await sm.putAccount(a, account);
+  } finally {
+    markCredit(sm, false);
+  }
 }
 
 /**
@@ -403,6 +415,9 @@ export async function runUserTx(
       : undefined;
     // runTx (and applyContractCall) revert their own changes when they throw; the L1 fee taken above
     // is given back by hand (cheaper than one more state checkpoint per transaction).
+    if (ctx.fastOnly === true && plain === undefined && call === undefined) {
+      throw new BaseError("TX_NOT_FAST", "the transaction needs the full EVM path");
+    }
     result = plain !== undefined
       ? { totalGasSpent: plain.totalGasSpent, execResult: NO_EXECUTION }
       : call ?? await runTx(vm, {

@@ -444,6 +444,8 @@ export interface StateManagerOptions {
   trieCacheSize: number;
   /** Give the manager account/storage/code caches. */
   caches: boolean;
+  /** The class to make (a KeelStateManager subclass, e.g. recording_state.ts). */
+  manager?: new (opts: MerkleStateManagerOpts) => KeelStateManager;
 }
 
 export const DEFAULT_STATE_MANAGER_OPTIONS: StateManagerOptions = {
@@ -469,7 +471,7 @@ export async function createStateManager(
     cacheSize: opts.trieCacheSize,
     common: opts.common,
   });
-  const sm = new KeelStateManager({
+  const sm = new (opts.manager ?? KeelStateManager)({
     trie,
     common: opts.common,
     caches: opts.caches ? keelCaches() : undefined,
