@@ -6,7 +6,7 @@
  * writes: the block it opens is aborted after every run.
  */
 /// <reference lib="deno.worker" />
-import { bytesToUnprefixedHex, hexToBytes } from "../../common/bytes.ts";
+import { bytesToUnprefixedHex } from "../../common/bytes.ts";
 import { keccakReady } from "../../common/hash.ts";
 import { SqliteStore } from "../../db/mod.ts";
 import type { ChainConfig } from "../../protocol/chain_config.ts";
