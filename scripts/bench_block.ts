@@ -24,8 +24,9 @@
  * and the median of the per-block ratios), and the RSS of this process (builder and importers
  * together) after the run; `--no-import` runs the builder node alone (its RSS alone).
  * `--speculation` imports with a speculation worker (evm/speculation.ts: the block's tail executed on a
- * second thread and merged where its reads still hold); not yet faster: the worker reads the parent's
- * state cold from the file every block.
+ * third thread and merged where its reads still hold). Slower on this 2-core machine (measured: import
+ * 2,700-3,250 instead of ~4,200 tx/s): with the state-root worker that makes three busy threads, and
+ * the worker's records, its caches moved along each block and the merge add CPU time of their own.
  * `--timeline` prints, per imported block, when this thread sent each message to the state-root worker
  * and when the worker handled it (milliseconds from the block's start).
  * `--cpu-profile FILE` writes a V8 CPU profile of this thread over the timed workloads (node:inspector;

@@ -122,6 +122,15 @@ export interface BlockBuilderDeps {
   wholeBlock?: boolean;
   /** Only transactions the direct paths apply; others throw (speculative execution: tx_runner.ts fastOnly). */
   fastOnly?: boolean;
+  /** Keep the block's changes as sent to the state-root worker (BlockBuilder.rootChanges). */
+  keepRootDeltas?: boolean;
+}
+
+/** A block's state changes (BlockBuilder.rootChanges): packed StateDeltas (delta_codec.ts), storage roots. */
+export interface RootChanges {
+  deltas: Uint8Array[];
+  /** Address hex -> the new storage root of every account whose storage changed. */
+  storageRoots: Map<string, Uint8Array>;
 }
 
 export interface SealedBlock {
@@ -233,6 +242,7 @@ export class BlockBuilder {
   #blobGasUsed = 0n;
   #rootJob: StateRootJob | undefined;
   #external: ExternalState | undefined;
+  #rootChanges: RootChanges | undefined;
   #zeroBaseFeeBlock: EjsBlock | undefined;
 
   private constructor(
@@ -304,7 +314,7 @@ export class BlockBuilder {
     await deps.stateManager.checkpoint();
     try {
       if (deps.stateRoot !== undefined && deps.stateManager instanceof KeelStateManager) {
-        b.#rootJob = deps.stateRoot.begin(parent.stateRoot, deps.stateManager);
+        b.#rootJob = deps.stateRoot.begin(parent.stateRoot, deps.stateManager, deps.keepRootDeltas === true);
       }
       await b.#preTransactions();
     } catch (e) {
@@ -528,12 +538,23 @@ export class BlockBuilder {
     this.#rootJob = undefined;
     try {
       this.#external = await job.finish();
+      if (job.deltas !== undefined) {
+        this.#rootChanges = { deltas: job.deltas, storageRoots: this.#external.storageRoots };
+      }
       return this.#external.root;
     } catch (e) {
       if (!isErrorCode(e, "STATE_ROOT_TASK_FAILED")) throw e;
       // The worker could not: the caches still hold every change, so the flush computes it here.
       return await sm.getStateRoot();
     }
+  }
+
+  /**
+   * The block's state changes as the state-root worker got them (packed deltas, in order) and the new
+   * storage roots: after `finish`, with `keepRootDeltas` and the root computed by the worker.
+   */
+  get rootChanges(): RootChanges | undefined {
+    return this.#rootChanges;
   }
 
   /** Commits the state of a finished block. */

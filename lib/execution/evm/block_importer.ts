@@ -231,7 +231,11 @@ async function importOnce(
   }
   // A failing transaction fails the block: its state is dropped whole (abort), so the calls need no
   // checkpoint of their own.
-  const builder = await BlockBuilder.openWithHeader(config, parent, h, { ...deps, wholeBlock: true });
+  const builder = await BlockBuilder.openWithHeader(config, parent, h, {
+    ...deps,
+    wholeBlock: true,
+    keepRootDeltas: options.speculation !== undefined,
+  });
   phase("open");
   let sealed: SealedBlock;
   let cancelSenders = () => {};
@@ -303,6 +307,7 @@ async function importOnce(
       if (answer.kind !== "result") await run(tail.start, txs.length);
       else {
         stats.workerMs += answer.ms;
+        if (answer.warm) stats.warm++;
         stats.skipped += answer.skipped;
         for (let j = 0; j < answer.txs.length; j++) {
           const i = tail.start + j;
@@ -344,6 +349,7 @@ async function importOnce(
     throw e;
   }
   await builder.commit();
+  options.speculation?.advance(parent.stateRoot, h.stateRoot, builder.rootChanges);
   phase("commit");
   return { ...sealed, block, hash: hashHeader(h) };
 }

@@ -18,7 +18,7 @@ import { equalBytes, hexToBytes } from "../../common/bytes.ts";
 import type { Header } from "../../protocol/block.ts";
 import type { ChainConfig } from "../../protocol/chain_config.ts";
 import type { ReadAccount, TxRecord } from "../state/recording_state.ts";
-import type { BlockBuilder } from "./block_builder.ts";
+import type { BlockBuilder, RootChanges } from "./block_builder.ts";
 import type { TxResult } from "./tx_runner.ts";
 import type { StateManagerInterface } from "@ethereumjs/common";
 
@@ -38,6 +38,11 @@ export type SpeculationRequest =
     senders: { pub: Uint8Array; address: Uint8Array }[];
     /** The coinbase and fee vaults: credited only. */
     creditOnly: Uint8Array[];
+    /**
+     * How the state moved from the last block's parent (`from`) to this block's parent: that block's
+     * packed deltas and new storage roots (speculation_worker.ts keeps its caches across blocks).
+     */
+    changes?: { from: Uint8Array; deltas: Uint8Array[]; storageRoots: [string, Uint8Array][] };
   };
 
 export type SpeculationResponse =
@@ -49,6 +54,8 @@ export type SpeculationResponse =
     /** Transactions left to the importer, and why the first was. */
     skipped: number;
     reason?: string;
+    /** The worker moved its caches along the last block's changes (else it read the parent state cold). */
+    warm: boolean;
     ms: number;
   }
   | { kind: "failed"; id: number; error: string };
@@ -90,6 +97,8 @@ export interface SpeculationStats {
   skipped: number;
   /** Imports run again without a speculation after failing with one. */
   retries: number;
+  /** Tails the worker ran on caches moved along the last block's changes. */
+  warm: number;
   /** Milliseconds: the worker's runs, and the importing thread's wait for them. */
   workerMs: number;
   waitMs: number;
@@ -109,14 +118,16 @@ export class SpeculationTask {
     conflicts: 0,
     skipped: 0,
     retries: 0,
+    warm: 0,
     workerMs: 0,
     waitMs: 0,
   };
   #connect: (() => SpeculationChannel) | undefined;
-  #worker: { postMessage(m: unknown): void; terminate(): void } | undefined;
+  #worker: { postMessage(m: unknown, transfer: Transferable[]): void; terminate(): void } | undefined;
   #waiting = new Map<number, (r: SpeculationResponse) => void>();
   #next = 0;
   #closed = false;
+  #changes: (RootChanges & { from: Uint8Array; to: Uint8Array }) | undefined;
 
   /** `path`: the sqlite database file the importing thread commits blocks to. */
   constructor(
@@ -150,13 +161,16 @@ export class SpeculationTask {
     this.#closed = true;
   }
 
-  #post(msg: SpeculationRequest): void {
+  #post(msg: SpeculationRequest, transfer: Transferable[] = []): void {
     if (this.#worker === undefined) {
       const channel = this.#connect?.();
       if (channel !== undefined) {
         channel.port.onmessage = this.#answer;
         channel.onFailure((message) => this.#failed(message));
-        this.#worker = { postMessage: (m) => channel.port.postMessage(m), terminate: () => channel.close() };
+        this.#worker = {
+          postMessage: (m, transfer) => channel.port.postMessage(m, transfer),
+          terminate: () => channel.close(),
+        };
       } else {
         const worker = new Worker(SPECULATION_WORKER_MODULE.href, { type: "module" });
         worker.onmessage = this.#answer;
@@ -173,20 +187,40 @@ export class SpeculationTask {
           cacheSizeKiB: this.options.cacheSizeKiB,
           config: this.config,
         } satisfies SpeculationRequest,
+        [],
       );
     }
-    this.#worker.postMessage(msg);
+    this.#worker.postMessage(msg, transfer);
   }
 
   /** Sends a tail to the worker; the answer comes when it has run (never rejects). */
-  run(job: Omit<Extract<SpeculationRequest, { kind: "run" }>, "kind" | "id">): Promise<SpeculationResponse> {
+  run(
+    job: Omit<Extract<SpeculationRequest, { kind: "run" }>, "kind" | "id" | "changes">,
+  ): Promise<SpeculationResponse> {
     const id = this.#next++;
     if (this.#closed) return Promise.resolve({ kind: "failed", id, error: "speculation worker closed" });
     this.stats.blocks++;
     this.stats.sent += job.txs.length;
     const answer = new Promise<SpeculationResponse>((resolve) => this.#waiting.set(id, resolve));
-    this.#post({ kind: "run", id, ...job });
+    const last = this.#changes;
+    this.#changes = undefined;
+    const changes = last !== undefined && equalBytes(last.to, job.parent.stateRoot)
+      ? { from: last.from, deltas: last.deltas, storageRoots: [...last.storageRoots] }
+      : undefined;
+    this.#post(
+      { kind: "run", id, ...job, changes },
+      changes?.deltas.map((d) => d.buffer as ArrayBuffer) ?? [],
+    );
     return answer;
+  }
+
+  /**
+   * Records that the block imported on the state at `from` led to the state at `to` by `changes`
+   * (BlockBuilder.rootChanges; undefined when unknown): the worker moves its caches along with the next
+   * tail on `to` instead of reading everything again.
+   */
+  advance(from: Uint8Array, to: Uint8Array, changes: RootChanges | undefined): void {
+    this.#changes = changes === undefined ? undefined : { from, to, ...changes };
   }
 
   close(): void {

@@ -6,7 +6,8 @@
  * writes: the block it opens is aborted after every run.
  */
 /// <reference lib="deno.worker" />
-import { bytesToUnprefixedHex } from "../../common/bytes.ts";
+import { bytesToUnprefixedHex, equalBytes } from "../../common/bytes.ts";
+import { unpackDelta } from "../state/delta_codec.ts";
 import { keccakReady } from "../../common/hash.ts";
 import { SqliteStore } from "../../db/mod.ts";
 import type { ChainConfig } from "../../protocol/chain_config.ts";
@@ -22,13 +23,28 @@ import type { SpeculationRequest, SpeculationResponse } from "./speculation.ts";
 let out: { postMessage(message: unknown): void } = self;
 let config: ChainConfig | undefined;
 let sm: RecordingStateManager | undefined;
+/** The state root the manager's caches hold (undefined: unknown, the next run starts cold). */
+let at: Uint8Array | undefined;
 let queue: Promise<void> = Promise.resolve();
 
 async function run(msg: Extract<SpeculationRequest, { kind: "run" }>): Promise<SpeculationResponse> {
   const t0 = performance.now();
   const state = sm!;
   state.recording = false;
-  await state.setStateRoot(msg.parent.stateRoot);
+  const changes = msg.changes;
+  const warm = changes !== undefined && at !== undefined && equalBytes(at, changes.from);
+  if (warm) {
+    // Warm: the caches follow the last block's changes to this block's parent.
+    at = undefined;
+    await state.adoptChanges(
+      msg.parent.stateRoot,
+      changes!.deltas.map(unpackDelta),
+      new Map(changes!.storageRoots),
+    );
+  } else if (at === undefined || !equalBytes(at, msg.parent.stateRoot)) {
+    at = undefined;
+    await state.setStateRoot(msg.parent.stateRoot);
+  }
   state.creditOnly.clear();
   for (const a of msg.creditOnly) state.creditOnly.add(bytesToUnprefixedHex(a));
   const builder = await BlockBuilder.openWithHeader(config!, msg.parent, msg.header, {
@@ -80,7 +96,9 @@ async function run(msg: Extract<SpeculationRequest, { kind: "run" }>): Promise<S
   }
   state.recording = false;
   await builder.abort(keepVm);
-  return { kind: "result", id: msg.id, txs, skipped, reason, ms: performance.now() - t0 };
+  // Back at the parent's state, with what the run read cached (a run that broke off: start cold).
+  if (keepVm) at = msg.parent.stateRoot;
+  return { kind: "result", id: msg.id, txs, skipped, reason, warm, ms: performance.now() - t0 };
 }
 
 async function handle(msg: SpeculationRequest): Promise<void> {

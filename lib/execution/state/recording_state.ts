@@ -9,9 +9,22 @@
  * What a record cannot carry marks the transaction unsafe: any other access to a fee recipient (a
  * BALANCE of a vault, a call into one), code written, an account deleted or its storage cleared.
  */
-import type { Account, Address } from "@ethereumjs/util";
-import { bytesToUnprefixedHex } from "../../common/bytes.ts";
-import { KeelStateManager } from "./state_manager.ts";
+import { Account, Address } from "@ethereumjs/util";
+import { bytesToUnprefixedHex, equalBytes, hexToBytes } from "../../common/bytes.ts";
+import { KeelStateManager, type LazyAccountCache, type StateDelta } from "./state_manager.ts";
+
+/** A zero slot as the storage cache holds it (RLP of the empty string). */
+const RLP_ZERO = new Uint8Array([0x80]);
+
+/** Drops `key` from an @ethereumjs cache (its LRU or ordered map), so that the next read goes to the trie. */
+function evict(cache: unknown, key: string): void {
+  const c = cache as {
+    _lruCache?: { delete(k: string): void };
+    _orderedMapCache?: { eraseElementByKey(k: string): void };
+  };
+  c._lruCache?.delete(key);
+  c._orderedMapCache?.eraseElementByKey(key);
+}
 
 /** An account as a transaction read it: absent (null), or the fields execution can observe. */
 export type ReadAccount = null | { nonce: bigint; balance: bigint; codeHash: Uint8Array };
@@ -45,6 +58,51 @@ export class RecordingStateManager extends KeelStateManager {
   #slotWrites = new Map<string, [Address, Uint8Array]>();
   /** Fee recipient -> its balance before this transaction's first credit. */
   #creditStart = new Map<string, [Address, bigint]>();
+
+  /**
+   * Moves the cached state to the next block's (`root`) by the block's changes (its packed deltas as
+   * the state-root worker got them, delta_codec.ts, and its new storage roots) instead of dropping the
+   * caches: the next block's transactions mostly read what the last one changed. Changed values are
+   * cached as they are at `root`; accounts the deltas do not describe are dropped, and so is the cached
+   * code of every account whose code hash may have changed. Call between runs (no checkpoint open).
+   */
+  async adoptChanges(
+    root: Uint8Array,
+    deltas: StateDelta[],
+    storageRoots: Map<string, Uint8Array>,
+  ): Promise<void> {
+    const caches = this._caches!;
+    const accounts = caches.account as LazyAccountCache;
+    const storage = caches.storage!;
+    const dropAccounts: string[] = [];
+    const dropCode: string[] = [];
+    for (const delta of deltas) {
+      for (const a of delta.resets) storage.clearStorage(new Address(hexToBytes(a)));
+      for (const d of delta.accounts) {
+        const a = d[0];
+        const address = new Address(hexToBytes(a));
+        if (d.length === 1) {
+          dropAccounts.push(a);
+          dropCode.push(a);
+        } else if (d.length === 2) {
+          accounts.put(address, undefined);
+          dropCode.push(a);
+        } else {
+          const before = accounts.peek(a);
+          if (before === undefined || before === null || !equalBytes(before.codeHash, d[4])) dropCode.push(a);
+          accounts.put(address, new Account(d[1], d[2], d[3], d[4]));
+        }
+      }
+      for (const [a, k, v] of delta.slots) {
+        storage.put(new Address(hexToBytes(a)), hexToBytes(k), v ?? RLP_ZERO);
+      }
+    }
+    // The flush of a block whose root came from elsewhere: the puts above are taken as stored.
+    this.adoptExternal({ root, storageRoots, nodes: new Uint8Array(0) });
+    await this.flush();
+    for (const a of dropAccounts) evict(caches.account, a);
+    for (const a of dropCode) evict(caches.code, a);
+  }
 
   /** Starts recording a transaction. */
   beginTx(): void {

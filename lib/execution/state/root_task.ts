@@ -267,7 +267,11 @@ export class StateRootTask {
    * Undefined when the task is closed or its worker cannot start (the block then computes its root
    * on the executing thread).
    */
-  begin(root: Uint8Array, sm: KeelStateManager): StateRootJob | undefined {
+  /**
+   * Starts a block's job on the state at `root`. `keepDeltas`: the job keeps a copy of every packed
+   * delta it sends (StateRootJob.deltas: the block's changes, for the speculation worker).
+   */
+  begin(root: Uint8Array, sm: KeelStateManager, keepDeltas = false): StateRootJob | undefined {
     if (this.#closed) return undefined;
     const id = this.#next++;
     try {
@@ -282,7 +286,7 @@ export class StateRootTask {
       ? this.#kept.addresses
       : undefined;
     this.#kept = undefined;
-    return new StateRootJob(this, id, sm, this.#generation, kept);
+    return new StateRootJob(this, id, sm, this.#generation, kept, keepDeltas ? [] : undefined);
   }
 
   /** @internal The job on `root` named `addresses` and the worker keeps its tries. */
@@ -296,6 +300,7 @@ export class StateRootTask {
     generation: number,
     kind: "delta" | "finish",
     delta: StateDelta,
+    copies?: Uint8Array[],
   ): Promise<RootResponse> | undefined {
     if (this.#closed || generation !== this.#generation) {
       return kind === "finish"
@@ -303,6 +308,7 @@ export class StateRootTask {
         : undefined;
     }
     const packed = packDelta(delta);
+    copies?.push(packed.slice());
     if (kind === "delta") {
       this.stats.deltas++;
       this.#post({ kind, id, delta: packed });
@@ -345,6 +351,8 @@ export class StateRootJob {
   readonly #kept: Set<string> | undefined;
   /** Accounts this block named. */
   readonly #named = new Set<string>();
+  /** Copies of the packed deltas sent, in order (when begun with keepDeltas). */
+  readonly deltas: Uint8Array[] | undefined;
   #done = false;
 
   constructor(
@@ -353,7 +361,9 @@ export class StateRootJob {
     sm: KeelStateManager,
     generation: number,
     kept?: Set<string>,
+    deltas?: Uint8Array[],
   ) {
+    this.deltas = deltas;
     this.#task = task;
     this.#generation = generation;
     this.#id = id;
@@ -384,7 +394,7 @@ export class StateRootJob {
     const n = this.#sm.pendingChanges;
     const { minChanges, maxChanges } = this.#task.options;
     if (n >= maxChanges || (n >= minChanges && this.#task.idle)) {
-      this.#task.send(this.#id, this.#generation, "delta", this.#sm.drainDelta());
+      this.#task.send(this.#id, this.#generation, "delta", this.#sm.drainDelta(), this.deltas);
     }
   }
 
@@ -398,7 +408,7 @@ export class StateRootJob {
     const delta = this.#sm.drainDelta();
     this.#sm.stopStream();
     const t0 = performance.now();
-    const r = await this.#task.send(this.#id, this.#generation, "finish", delta)!;
+    const r = await this.#task.send(this.#id, this.#generation, "finish", delta, this.deltas)!;
     const stats = this.#task.stats;
     stats.waitMs += performance.now() - t0;
     if ("error" in r) {

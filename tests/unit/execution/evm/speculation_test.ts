@@ -23,7 +23,11 @@ import {
   SpeculationTask,
 } from "../../../../lib/execution/evm/mod.ts";
 import { forkRules } from "../../../../lib/execution/evm/common.ts";
-import { createStateManager, type KeelStateManager } from "../../../../lib/execution/state/mod.ts";
+import {
+  createStateManager,
+  type KeelStateManager,
+  StateRootTask,
+} from "../../../../lib/execution/state/mod.ts";
 import type { Header } from "../../../../lib/protocol/block.ts";
 import type { ChainConfig } from "../../../../lib/protocol/chain_config.ts";
 import { BASE_FEE_VAULT_ADDRESS } from "../../../../lib/protocol/predeploys.ts";
@@ -70,16 +74,17 @@ async function genesisState(store: SqliteStore): Promise<KeelStateManager> {
 
 /**
  * Block k's transactions: the head is the first half. Key 0 sends in both halves (its nonce conflicts),
- * both halves write slot 1 of STORE (conflict), keys 1-9 send once each (independent), key 10 pays into
- * the BaseFeeVault and key 11 creates a contract (both left to the importer).
+ * both halves write slot 1 of STORE (conflict), keys 1-9 send once each (independent; key 9 writes slot
+ * 2, which only the tail writes, so a worker that kept last block's value would conflict), key 10 pays
+ * into the BaseFeeVault and key 11 creates a contract (both left to the importer).
  */
 function blockTxs(config: ChainConfig, t: bigint, k: bigint): TypedTransaction[] {
   const n = (k - 1n) * 2n;
-  const store = (v: bigint) => ({
+  const store = (v: bigint, slot = 1n) => ({
     to: STORE,
     value: 0n,
     gasLimit: 100_000n,
-    data: concatBytes(word(1n), word(v)),
+    data: concatBytes(word(slot), word(v)),
   });
   return [
     tx(config, t, 0, n),
@@ -99,7 +104,7 @@ function blockTxs(config: ChainConfig, t: bigint, k: bigint): TypedTransaction[]
       gasLimit: 100_000n,
       data: hexToBytes("0x600160005500"),
     }),
-    tx(config, t, 9, k - 1n),
+    tx(config, t, 9, k - 1n, store(k, 2n)),
   ];
 }
 
@@ -130,42 +135,56 @@ async function withStores(fn: (a: SqliteStore, b: SqliteStore) => Promise<void>)
   }
 }
 
-Deno.test("speculation: a block imported with its tail on the worker equals the block built", async () => {
-  const config = opConfig("isthmus");
-  await withStores(async (a, b) => {
-    const { genesis, chain } = await buildChain(config, await genesisState(a), a);
-    const smB = await genesisState(b);
-    const task = new SpeculationTask(b.path, config, { minTxs: 4, share: 0.6 });
-    try {
-      let parent = genesis;
-      for (const s of chain) {
-        const imported = await b.transactionAsync(() =>
-          importBlock(config, parent, s.block, { stateManager: smB }, { speculation: task })
-        );
-        assertEquals(imported.hash, s.hash, `block ${s.block.header.number}`);
-        for (let i = 0; i < s.receipts.length; i++) {
-          assertEquals(imported.receipts[i].receipt, s.receipts[i].receipt, `receipt ${i}`);
+for (const withRoots of [false, true]) {
+  Deno.test(
+    `speculation: a block imported with its tail on the worker equals the block built${
+      withRoots ? " (state-root worker: the speculation worker's caches follow each block's changes)" : ""
+    }`,
+    async () => {
+      const config = opConfig("isthmus");
+      await withStores(async (a, b) => {
+        const { genesis, chain } = await buildChain(config, await genesisState(a), a);
+        const smB = await genesisState(b);
+        const task = new SpeculationTask(b.path, config, { minTxs: 4, share: 0.6 });
+        const roots = withRoots ? new StateRootTask(b.path) : undefined;
+        try {
+          let parent = genesis;
+          for (const s of chain) {
+            const imported = await b.transactionAsync(() =>
+              importBlock(config, parent, s.block, { stateManager: smB, stateRoot: roots }, {
+                speculation: task,
+              })
+            );
+            assertEquals(imported.hash, s.hash, `block ${s.block.header.number}`);
+            for (let i = 0; i < s.receipts.length; i++) {
+              assertEquals(imported.receipts[i].receipt, s.receipts[i].receipt, `receipt ${i}`);
+            }
+            parent = s.block.header;
+          }
+          const st = task.stats;
+          // Block 1: the fee vaults do not exist yet, so every tail transaction (crediting them) is left to
+          // the importer. Blocks 2 and 3: keys 7, 8 and 9 merge; key 6's slot conflicts with key 2's; key 0's
+          // second transaction (its nonce not yet raised on the parent state), the vault transfer and the
+          // creation are left to the importer.
+          assertEquals(st.blocks, chain.length);
+          assertEquals({ merged: st.merged, conflicts: st.conflicts, skipped: st.skipped }, {
+            merged: 6,
+            conflicts: 2,
+            skipped: 7 + 2 * 3,
+          });
+          assertEquals(st.retries, 0);
+          // Without the state-root worker the block's changes are not at hand: every tail starts cold.
+          assertEquals(st.warm, withRoots ? chain.length - 1 : 0);
+          if (roots !== undefined) assertEquals(roots.stats.roots, chain.length);
+          assertEquals(await smB.getStateRoot(), chain.at(-1)!.block.header.stateRoot);
+        } finally {
+          task.close();
+          roots?.close();
         }
-        parent = s.block.header;
-      }
-      const st = task.stats;
-      // Block 1: the fee vaults do not exist yet, so every tail transaction (crediting them) is left to
-      // the importer. Blocks 2 and 3: keys 7, 8 and 9 merge; key 6's slot conflicts with key 2's; key 0's
-      // second transaction (its nonce not yet raised on the parent state), the vault transfer and the
-      // creation are left to the importer.
-      assertEquals(st.blocks, chain.length);
-      assertEquals({ merged: st.merged, conflicts: st.conflicts, skipped: st.skipped }, {
-        merged: 6,
-        conflicts: 2,
-        skipped: 7 + 2 * 3,
       });
-      assertEquals(st.retries, 0);
-      assertEquals(await smB.getStateRoot(), chain.at(-1)!.block.header.stateRoot);
-    } finally {
-      task.close();
-    }
-  });
-});
+    },
+  );
+}
 
 Deno.test("speculation: a block with a wrong state root is still refused, after a retry without the worker", async () => {
   const config = opConfig("isthmus");
