@@ -3,7 +3,8 @@
  * the same scenario runs against the real anvil (npm @foundry-rs/anvil) and against keel, and both
  * must pass it: the node's accounts, impersonation, state changes without a block, snapshots and
  * reverts (the reverted blocks' transactions gone for good), mining on request with timestamps, time
- * travel, automine off and on.
+ * travel (also anvil_setTime), rollback, the interval and gas limit switches, the txpool methods,
+ * automine off and on.
  */
 import {
   createPublicClient,
@@ -180,6 +181,69 @@ async function scenario(t: Deno.TestContext, url: string, fields: unknown[]): Pr
       (e: Error) => e.message,
     );
     assert(/Timestamp error/.test(past), past);
+  });
+
+  await t.step(
+    "anvil_setTime / evm_setTime: the clock moves there; the seconds moved, as a number",
+    async () => {
+      const start = await latest(client);
+      const target = start.timestamp + 5000n;
+      const moved = await raw("anvil_setTime", [Number(target)]);
+      assertEquals(typeof moved, "number");
+      assert((moved as number) > 4000 && (moved as number) <= 5000, `moved ${moved}`);
+      await test.mine({ blocks: 1 });
+      const mined = (await latest(client)).timestamp;
+      assert(mined >= target && mined < target + 60n, `mined at ${mined}, set ${target}`);
+      // Setting the time it already is moves nothing.
+      assertEquals(await raw("evm_setTime", [toHex((await latest(client)).timestamp)]), 0);
+      fields.push({ setTime: typeof moved });
+    },
+  );
+
+  await t.step(
+    "anvil_snapshot / anvil_revert, anvil_rollback, anvil_setBlockGasLimit, anvil_getIntervalMining",
+    async () => {
+      const head = await latest(client);
+      const id = await raw("anvil_snapshot");
+      await test.mine({ blocks: 2 });
+      assertEquals(await raw("anvil_revert", [id]), true);
+      assertEquals((await latest(client)).hash, head.hash);
+      await test.mine({ blocks: 2 });
+      assertEquals(await raw("anvil_rollback", [1]), null);
+      assertEquals(await client.getBlockNumber(), head.number + 1n);
+      assertEquals(await raw("anvil_rollback", [null]), null);
+      assertEquals((await latest(client)).hash, head.hash);
+      assertEquals(await raw("anvil_setBlockGasLimit", [toHex(25_000_000)]), true);
+      await test.mine({ blocks: 1 });
+      assertEquals((await latest(client)).gasLimit, 25_000_000n);
+      assertEquals(await raw("anvil_getIntervalMining"), null);
+      await test.setIntervalMining({ interval: 1000 });
+      assertEquals(await raw("anvil_getIntervalMining"), 1000);
+      await test.setIntervalMining({ interval: 0 });
+      assertEquals(await raw("anvil_getIntervalMining"), null);
+      await test.setAutomine(true);
+      const minGasPrice = await raw("anvil_setMinGasPrice", [1]).then(
+        () => "accepted",
+        (e: { code?: number; cause?: { code?: number } }) => e.cause?.code ?? e.code,
+      );
+      assertEquals(minGasPrice, -32602);
+    },
+  );
+
+  await t.step("txpool_status / txpool_content / txpool_inspect without --http.api", async () => {
+    await test.setAutomine(false);
+    const hash = await dev.sendTransaction({ to: DEV_ADDRESS_1, value: 4n });
+    const status = await test.getTxpoolStatus();
+    assertEquals(status.pending, 1);
+    const content = await test.getTxpoolContent();
+    const mine = content.pending[DEV_ADDRESS.toLowerCase() as `0x${string}`] ??
+      content.pending[DEV_ADDRESS as `0x${string}`];
+    assertEquals(Object.values(mine ?? {})[0]?.hash, hash);
+    const inspect = await test.inspectTxpool();
+    assertEquals(Object.keys(inspect.pending).length, 1);
+    await test.mine({ blocks: 1 });
+    await test.setAutomine(true);
+    assertEquals((await test.getTxpoolStatus()).pending, 0);
   });
 
   await t.step("anvil_metadata, hardhat_metadata, anvil_nodeInfo: anvil's fields and types", async () => {

@@ -302,6 +302,16 @@ export class DevMiner {
     return this.clock.offset;
   }
 
+  /**
+   * anvil_setTime / evm_setTime: the clock reads `seconds` from now on, and a next timestamp set by hand
+   * is dropped. Unlike anvil, blocks never go back in time: a block is still at least one second after
+   * its parent (its header would be invalid otherwise, exec-engine rules).
+   */
+  setTime(seconds: number): void {
+    this.clock.setNow(seconds);
+    this.#nextTimestamp = undefined;
+  }
+
   /** Stops sealing and waits for a block in progress. Idempotent. */
   async stop(): Promise<void> {
     this.#started = false;

@@ -29,18 +29,22 @@ export interface DevChain {
   changeHeadState(change: (sm: MerkleStateManager) => Promise<void>): Promise<Uint8Array>;
   /** Makes the canonical block `hash` the head again, with `root` as its state. */
   revertTo(hash: Uint8Array, root: Uint8Array | undefined): Promise<unknown>;
+  /** The canonical chain (anvil_rollback looks up the block to go back to). */
+  chain: { getCanonicalHash(number: bigint): Uint8Array | undefined };
 }
 
 export interface DevMining {
   readonly automine: boolean;
   readonly period: number;
   readonly timestampInterval: bigint | undefined;
-  readonly clock: { offset: number };
+  readonly clock: { offset: number; now(): number };
   setAutomine(on: boolean): void;
   setIntervalMining(seconds: number): void;
   setNextTimestamp(timestamp: bigint): void;
   setTimestampInterval(seconds: bigint | undefined): void;
   increaseTime(seconds: number): number;
+  /** anvil_setTime: the clock reads `seconds` now; a next timestamp set by hand is dropped. */
+  setTime(seconds: number): void;
   setGasLimit(gas: bigint): void;
   /** The gas limit set by evm_setBlockGasLimit, if any. */
   readonly gasLimit: bigint | undefined;

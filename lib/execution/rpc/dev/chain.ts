@@ -3,8 +3,9 @@
  * snapshots and time changes forgotten), anvil_dropTransaction / hardhat_dropTransaction,
  * anvil_dropAllTransactions, anvil_removePoolTransactions (every one of a sender), the impersonation switches
  * (anvil_impersonateAccount, anvil_stopImpersonatingAccount, anvil_autoImpersonateAccount; hardhat's
- * two answer true) and evm_setBlockGasLimit, answering as anvil 1.7.1 does (null, the dropped hash or
- * null, null, true).
+ * two answer true), evm_setBlockGasLimit / anvil_setBlockGasLimit, anvil_rollback and
+ * anvil_setMinGasPrice, answering as anvil 1.7.1 does (null, the dropped hash or null, null, true, null,
+ * an error).
  */
 import { BaseError } from "../../../common/errors.ts";
 import { bytesToHex } from "../../../common/bytes.ts";
@@ -91,18 +92,65 @@ export function chainMethods(ctx: DevContext) {
         return null;
       },
     }),
-    defineMethod({
-      name: "evm_setBlockGasLimit",
-      params: [devQuantity(64)],
-      handler: ([gas]) => {
-        try {
-          ctx.miner.setGasLimit(gas);
-        } catch (e) {
-          if (e instanceof BaseError) throw RpcError.invalidParams(e.message);
-          throw e;
-        }
-        return true;
-      },
-    }),
+    setBlockGasLimit("evm_setBlockGasLimit", ctx),
+    setBlockGasLimit("anvil_setBlockGasLimit", ctx),
+    rollback(ctx),
+    setMinGasPrice("anvil_setMinGasPrice"),
+    setMinGasPrice("hardhat_setMinGasPrice"),
   ];
+}
+
+function setBlockGasLimit(name: string, ctx: DevContext) {
+  return defineMethod({
+    name,
+    params: [devQuantity(64)],
+    handler: ([gas]) => {
+      try {
+        ctx.miner.setGasLimit(gas);
+      } catch (e) {
+        if (e instanceof BaseError) throw RpcError.invalidParams(e.message);
+        throw e;
+      }
+      return true;
+    },
+  });
+}
+
+/**
+ * anvil_rollback [depth = 1]: the head goes back `depth` blocks; the blocks after the new head leave the
+ * chain (their transactions do not return to the pool) and so do the snapshots taken on them. Answers
+ * null, as anvil 1.7.1.
+ */
+function rollback(ctx: DevContext) {
+  return defineMethod({
+    name: "anvil_rollback",
+    params: [s.optional(s.nullable(s.hexOrDecimal()))],
+    handler: ([depth]) =>
+      ctx.miner.exclusive(async () => {
+        const head = ctx.chain.head().header.number;
+        const back = depth ?? 1n;
+        if (back > head) {
+          throw RpcError.invalidParams(`Cannot roll back ${back} blocks: the head is block ${head}`);
+        }
+        const number = head - back;
+        const hash = ctx.chain.chain.getCanonicalHash(number)!;
+        await ctx.chain.revertTo(hash, ctx.chain.irregular.get(hash));
+        for (const [id, snap] of ctx.snapshots) if (snap.number > Number(number)) ctx.snapshots.delete(id);
+        return null;
+      }),
+  });
+}
+
+/**
+ * anvil_setMinGasPrice / hardhat_setMinGasPrice: a minimum gas price is a pre-London rule; every keel
+ * chain has EIP-1559 from its genesis, so the answer is anvil's on such a chain (-32602).
+ */
+function setMinGasPrice(name: string) {
+  return defineMethod({
+    name,
+    params: [s.hexOrDecimal()],
+    handler: () => {
+      throw RpcError.invalidParams(`${name} is not supported when EIP-1559 is active`);
+    },
+  });
 }

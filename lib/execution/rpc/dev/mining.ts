@@ -1,6 +1,7 @@
 /**
  * Mining and time control as anvil's: evm_mine, anvil_mine / hardhat_mine, evm_setAutomine,
- * anvil_getAutomine, evm_setIntervalMining, evm_increaseTime, evm_setNextBlockTimestamp,
+ * anvil_getAutomine, evm_setIntervalMining, anvil_getIntervalMining, evm_increaseTime, anvil_setTime,
+ * evm_setNextBlockTimestamp,
  * anvil_setBlockTimestampInterval, anvil_removeBlockTimestampInterval. Shapes of the answers as
  * anvil 1.7.1 gives them ("0x0" for evm_mine, the offset as a JSON number for evm_increaseTime).
  */
@@ -112,6 +113,25 @@ function setNextBlockTimestamp(name: string, ctx: DevContext) {
   });
 }
 
+/**
+ * anvil_setTime / evm_setTime: the dev clock reads `timestamp` now; answers the seconds from the clock's
+ * time before to `timestamp` (0 when going back), as a JSON number, as anvil 1.7.1.
+ */
+function setTime(name: string, ctx: DevContext) {
+  return defineMethod({
+    name,
+    params: [s.hexOrDecimal()],
+    handler: ([timestamp]) => {
+      if (timestamp > BigInt(Number.MAX_SAFE_INTEGER)) {
+        throw RpcError.invalidParams(`timestamp ${timestamp} is too large`);
+      }
+      const before = ctx.miner.clock.now();
+      ctx.miner.setTime(Number(timestamp));
+      return Math.max(0, Number(timestamp) - before);
+    },
+  });
+}
+
 export function miningMethods(ctx: DevContext) {
   return [
     evmMine(ctx),
@@ -123,8 +143,16 @@ export function miningMethods(ctx: DevContext) {
     getAutomine("hardhat_getAutomine", ctx),
     setIntervalMining("evm_setIntervalMining", ctx),
     setIntervalMining("anvil_setIntervalMining", ctx),
+    defineMethod({
+      name: "anvil_getIntervalMining",
+      params: [],
+      // The interval in seconds, null when blocks are not sealed on a timer (anvil 1.7.1).
+      handler: () => ctx.miner.period > 0 ? ctx.miner.period : null,
+    }),
     increaseTime("evm_increaseTime", ctx),
     increaseTime("anvil_increaseTime", ctx),
+    setTime("anvil_setTime", ctx),
+    setTime("evm_setTime", ctx),
     setNextBlockTimestamp("evm_setNextBlockTimestamp", ctx),
     setNextBlockTimestamp("anvil_setNextBlockTimestamp", ctx),
     defineMethod({

@@ -20,6 +20,8 @@ export function devNamespace(chain: DevChain, miner: DevMining, info: DevInfo): 
   const defs = [
     evmSnapshot(ctx),
     evmRevert(ctx),
+    evmSnapshot(ctx, "anvil_snapshot"),
+    evmRevert(ctx, "anvil_revert"),
     ...miningMethods(ctx),
     ...stateMethods(ctx),
     ...chainMethods(ctx),
@@ -29,7 +31,8 @@ export function devNamespace(chain: DevChain, miner: DevMining, info: DevInfo): 
 }
 
 /**
- * The namespaces added to the HTTP and WebSocket API lists in dev mode: the dev methods', and
- * personal (personal_sign with the dev accounts, served by the eth namespace record).
+ * The namespaces added to the HTTP and WebSocket API lists in dev mode: the dev methods', personal
+ * (personal_sign with the dev accounts, served by the eth namespace record), and debug, trace and
+ * txpool, which anvil serves without being asked (cast run, viem's txpool actions).
  */
-export const DEV_NAMESPACES = ["evm", "anvil", "hardhat", "personal"] as const;
+export const DEV_NAMESPACES = ["evm", "anvil", "hardhat", "personal", "debug", "trace", "txpool"] as const;

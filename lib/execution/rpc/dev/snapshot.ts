@@ -1,5 +1,5 @@
 /**
- * evm_snapshot and evm_revert (anvil, hardhat): a snapshot records the head (and its state, the dev
+ * evm_snapshot and evm_revert (anvil, hardhat; anvil_snapshot and anvil_revert the same): a snapshot records the head (and its state, the dev
  * clock); reverting makes that block the head again, drops the blocks after it (their transactions do
  * not return to the pool) and forgets this snapshot and every later one. An unknown id answers false.
  */
@@ -8,9 +8,9 @@ import type { DevContext } from "./backend.ts";
 import { q } from "../format.ts";
 import { devQuantity } from "./quantity.ts";
 
-export function evmSnapshot(ctx: DevContext) {
+export function evmSnapshot(ctx: DevContext, name = "evm_snapshot") {
   return defineMethod({
-    name: "evm_snapshot",
+    name,
     params: [],
     handler: () =>
       ctx.miner.exclusive(() => {
@@ -29,9 +29,9 @@ export function evmSnapshot(ctx: DevContext) {
   });
 }
 
-export function evmRevert(ctx: DevContext) {
+export function evmRevert(ctx: DevContext, name = "evm_revert") {
   return defineMethod({
-    name: "evm_revert",
+    name,
     params: [devQuantity()],
     handler: ([id]) =>
       ctx.miner.exclusive(async () => {

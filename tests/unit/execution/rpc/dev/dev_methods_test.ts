@@ -263,6 +263,41 @@ Deno.test("evm_setAutomine and evm_setIntervalMining switch how transactions are
     assertEquals(node.miner.period, 0);
   }));
 
+Deno.test("anvil_rollback: the head goes back, later snapshots go too; deeper than the chain is refused", () =>
+  withNode(async (node) => {
+    await node.call("anvil_mine", [3]);
+    const one = node.engine.chain.getCanonicalHash(1n)!;
+    const early = await node.call<string>("evm_snapshot");
+    await node.call("anvil_mine", [1]);
+    const late = await node.call<string>("anvil_snapshot");
+    assertEquals(await node.call("anvil_rollback", [3]), null);
+    assertEquals(node.engine.head().hash, one);
+    // The snapshot taken on a block that left the chain is gone; the one before it still works.
+    assertEquals(await node.call("anvil_revert", [late]), false);
+    const deep = await node.error("anvil_rollback", [2]);
+    assertEquals(deep.code, -32602);
+    assert(/head is block 1/.test(deep.message), deep.message);
+    assertEquals(await node.call("anvil_rollback", []), null);
+    assertEquals(node.engine.head().header.number, 0n);
+    assertEquals(await node.call("evm_revert", [early]), false);
+  }));
+
+Deno.test("anvil_setTime: the clock reads the time set; a block never goes back before its parent", () =>
+  withNode(async (node) => {
+    // The test clock's wall time is 1,000,000.
+    assertEquals(await node.call("anvil_setTime", [1_000_500]), 500);
+    assertEquals(node.clock.now(), 1_000_500);
+    await node.call("evm_setNextBlockTimestamp", [1_000_900]);
+    // Setting the time drops a next timestamp set by hand.
+    assertEquals(await node.call("evm_setTime", ["0xf4628"]), 500); // 1,001,000: the clock is at 1,000,500
+    await node.call("evm_mine");
+    assertEquals(node.engine.head().header.timestamp, 1_001_000n);
+    assertEquals(await node.call("anvil_setTime", [10]), 0);
+    await node.call("evm_mine");
+    assertEquals(node.engine.head().header.timestamp, 1_001_001n);
+    assertEquals((await node.error("anvil_setTime", ["0x1" + "0".repeat(20)])).code, -32602);
+  }));
+
 Deno.test("dev methods refuse bad input with a clear error", () =>
   withNode(async (node) => {
     const short = await node.error("anvil_setStorageAt", [OTHER, "0x1", "0x01"]);
