@@ -28,7 +28,7 @@ import type { Block as EjsBlock } from "@ethereumjs/block";
 import { Account, bytesToUnprefixedHex, createAddressFromString } from "@ethereumjs/util";
 import type { RunTxResult, VM } from "@ethereumjs/vm";
 import { checkAsRunTx } from "./tx_checks.ts";
-import { markCredit } from "../state/recording_state.ts";
+import { markCredit } from "../state/mod.ts";
 
 /** What `runTx` would have returned, as far as keel's tx runner reads it. */
 export type ContractCallResult = Pick<RunTxResult, "totalGasSpent" | "execResult">;

@@ -21,7 +21,7 @@ import { Capability, type TypedTransaction } from "@ethereumjs/tx";
 import { Account, type Address, bytesToUnprefixedHex } from "@ethereumjs/util";
 import type { VM } from "@ethereumjs/vm";
 import { checkAsRunTx, hasNoCode } from "./tx_checks.ts";
-import { markCredit } from "../state/recording_state.ts";
+import { markCredit } from "../state/mod.ts";
 
 /** What `runTx` would have returned, as far as its caller reads it. */
 export interface PlainTransferResult {

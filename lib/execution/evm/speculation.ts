@@ -17,7 +17,7 @@ import { Account, Address } from "@ethereumjs/util";
 import { equalBytes, hexToBytes } from "../../common/bytes.ts";
 import type { Header } from "../../protocol/block.ts";
 import type { ChainConfig } from "../../protocol/chain_config.ts";
-import type { ReadAccount, TxRecord } from "../state/recording_state.ts";
+import type { ReadAccount, TxRecord } from "../state/mod.ts";
 import type { BlockBuilder, RootChanges } from "./block_builder.ts";
 import type { TxResult } from "./tx_runner.ts";
 import type { StateManagerInterface } from "@ethereumjs/common";

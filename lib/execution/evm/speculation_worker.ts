@@ -7,12 +7,10 @@
  */
 /// <reference lib="deno.worker" />
 import { bytesToUnprefixedHex, equalBytes } from "../../common/bytes.ts";
-import { unpackDelta } from "../state/delta_codec.ts";
 import { keccakReady } from "../../common/hash.ts";
 import { SqliteStore } from "../../db/mod.ts";
 import type { ChainConfig } from "../../protocol/chain_config.ts";
-import { createStateManager } from "../state/state_manager.ts";
-import { RecordingStateManager, type TxRecord } from "../state/recording_state.ts";
+import { createStateManager, RecordingStateManager, type TxRecord, unpackDelta } from "../state/mod.ts";
 import { Address } from "@ethereumjs/util";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { BlockBuilder } from "./block_builder.ts";

@@ -37,7 +37,7 @@ import { applyPlainTransfer } from "./plain_transfer.ts";
 import { applyContractCall } from "./contract_call.ts";
 import type { L1FeeInfo, L1FeeSource } from "./l1_fee.ts";
 import { impersonatedSender } from "./impersonation.ts";
-import { markCredit } from "../state/recording_state.ts";
+import { markCredit } from "../state/mod.ts";
 
 /** What a transaction runs against: the block being built or imported. */
 export interface TxContext {

@@ -4,3 +4,5 @@ export * from "./state_manager.ts";
 export * from "./batch_trie.ts";
 export * from "./trie_snapshot.ts";
 export * from "./root_task.ts";
+export * from "./recording_state.ts";
+export { packDelta, unpackDelta } from "./delta_codec.ts";
