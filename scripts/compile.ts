@@ -27,6 +27,7 @@ const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 export const COMPILE_INCLUDES: readonly string[] = [
   "lib/node/worker.ts",
   "lib/execution/state/root_worker.ts",
+  "lib/execution/evm/speculation_worker.ts",
   "lib/execution/txpool/block_senders_worker.ts",
   "lib/execution/txpool/sender_recovery_worker.ts",
 ];
