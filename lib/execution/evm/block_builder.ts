@@ -13,13 +13,14 @@
  * EIP-6110 deposits, EIP-7002 withdrawal and EIP-7251 consolidation system calls) into requestsHash;
  * OP chains keep the empty requests hash (isthmus/exec-engine.md).
  */
-import { type Block as EjsBlock, createBlock } from "@ethereumjs/block";
+import type { Block as EjsBlock } from "@ethereumjs/block";
 import { Hardfork } from "@ethereumjs/common";
 import type { StateManagerInterface } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { Address, bigIntToBytes as ejsBigIntToBytes, setLengthLeft } from "@ethereumjs/util";
 import type { VM } from "@ethereumjs/vm";
 import { type BlockVm, blockVm, keepBlockVm } from "./block_vm.ts";
+import { ejsBlockFor } from "./ejs_block.ts";
 import { bytesToHex } from "../../common/bytes.ts";
 import { BaseError, isErrorCode } from "../../common/errors.ts";
 import {
@@ -185,36 +186,6 @@ export function preHeader(config: ChainConfig, parent: Header, attrs: BlockAttri
   }
   if (prague) header.requestsHash = EMPTY_REQUESTS_HASH;
   return header;
-}
-
-/**
- * The @ethereumjs block the VM runs transactions in: the header fields execution reads; `blobBaseFee`
- * replaces what BLOBBASEFEE answers.
- */
-export function ejsBlockFor(rules: ForkRules, h: Header, blobBaseFee?: bigint): EjsBlock {
-  const block = createBlock(
-    {
-      header: {
-        parentHash: h.parentHash,
-        coinbase: h.coinbase,
-        number: h.number,
-        gasLimit: h.gasLimit,
-        timestamp: h.timestamp,
-        extraData: h.extraData,
-        mixHash: h.mixHash,
-        difficulty: 0n,
-        baseFeePerGas: h.baseFeePerGas,
-        withdrawalsRoot: h.withdrawalsRoot,
-        blobGasUsed: h.blobGasUsed,
-        excessBlobGas: h.excessBlobGas,
-        parentBeaconBlockRoot: h.parentBeaconBlockRoot,
-        requestsHash: h.requestsHash,
-      },
-    },
-    { common: rules.common, skipConsensusFormatValidation: true, freeze: blobBaseFee === undefined },
-  );
-  if (blobBaseFee !== undefined) block.header.getBlobGasPrice = () => blobBaseFee;
-  return block;
 }
 
 /** A transaction as the builder accepts it: decoded user tx, a deposit, or consensus-encoded bytes. */

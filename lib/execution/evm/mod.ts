@@ -7,6 +7,7 @@ export * from "./header_rules.ts";
 export * from "./tx_runner.ts";
 export * from "./plain_transfer.ts";
 export * from "./block_builder.ts";
+export * from "./ejs_block.ts";
 export * from "./block_importer.ts";
 export * from "./speculation.ts";
 export * from "./sender_cache.ts";
