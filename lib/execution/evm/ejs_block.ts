@@ -16,22 +16,23 @@ import type { Header } from "../../protocol/block.ts";
 import type { ForkRules } from "./common.ts";
 
 /** The header fields keel gives the VM; the others keep their defaults. */
-type Fields = {
-  parentHash: Uint8Array;
-  coinbase: Uint8Array;
-  number: bigint;
-  gasLimit: bigint;
-  timestamp: bigint;
-  extraData: Uint8Array;
-  mixHash: Uint8Array;
-  difficulty: bigint;
-  baseFeePerGas?: bigint;
-  withdrawalsRoot?: Uint8Array;
-  blobGasUsed?: bigint;
-  excessBlobGas?: bigint;
-  parentBeaconBlockRoot?: Uint8Array;
-  requestsHash?: Uint8Array;
-};
+type Fields = Pick<
+  Header,
+  | "parentHash"
+  | "coinbase"
+  | "number"
+  | "gasLimit"
+  | "timestamp"
+  | "extraData"
+  | "mixHash"
+  | "difficulty"
+  | "baseFeePerGas"
+  | "withdrawalsRoot"
+  | "blobGasUsed"
+  | "excessBlobGas"
+  | "parentBeaconBlockRoot"
+  | "requestsHash"
+>;
 
 const OPTIONAL = [
   "baseFeePerGas",
