@@ -111,6 +111,7 @@ export class DevMiner {
   #again = false;
   #started = false;
   #stopped = false;
+  #logging = true;
   /** Transactions announced by the pool so far (the settle loop watches it). */
   #arrivals = 0;
   #settleTimer?: { immediate?: ReturnType<typeof setImmediate>; timeout?: ReturnType<typeof setTimeout> };
@@ -313,6 +314,15 @@ export class DevMiner {
     this.#nextTimestamp = undefined;
   }
 
+  /** anvil_setLoggingEnabled: whether each sealed block is logged (info "Dev block sealed"). */
+  setLogging(on: boolean): void {
+    this.#logging = on;
+  }
+
+  get logging(): boolean {
+    return this.#logging;
+  }
+
   /** Stops sealing and waits for a block in progress. Idempotent. */
   async stop(): Promise<void> {
     this.#started = false;
@@ -506,11 +516,13 @@ export class DevMiner {
     if (BigInt(this.clock.now()) < built.block.header.timestamp) {
       this.clock.setNow(Number(built.block.header.timestamp));
     }
-    this.#logger.info("Dev block sealed", {
-      number: built.block.header.number.toString(),
-      txs: built.block.transactions.length,
-      gasUsed: built.block.header.gasUsed.toString(),
-    });
+    if (this.#logging) {
+      this.#logger.info("Dev block sealed", {
+        number: built.block.header.number.toString(),
+        txs: built.block.transactions.length,
+        gasUsed: built.block.header.gasUsed.toString(),
+      });
+    }
     return built;
   }
 }

@@ -52,6 +52,8 @@ export interface DevMining {
   restoreAfterRevert(gasLimit: bigint | undefined): void;
   setNextBaseFee(fee: bigint): void;
   setCoinbase(address: Uint8Array): void;
+  /** anvil_setLoggingEnabled: whether sealed blocks are logged. */
+  setLogging(on: boolean): void;
   setNextPrevRandao(value: Uint8Array): void;
   /** Clock offset, next timestamp, timestamp interval and gas limit as at start. */
   resetTime(): void;

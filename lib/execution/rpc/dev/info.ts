@@ -88,6 +88,17 @@ export function infoMethods(ctx: DevContext) {
     }),
     ...["anvil", "hardhat"].map((ns) =>
       defineMethod({
+        // Whether the node logs each sealed block (anvil: its transactions and blocks on the console).
+        name: `${ns}_setLoggingEnabled`,
+        params: [s.bool()],
+        handler: ([on]) => {
+          ctx.miner.setLogging(on);
+          return ns === "hardhat" ? true : null;
+        },
+      })
+    ),
+    ...["anvil", "hardhat"].map((ns) =>
+      defineMethod({
         name: `${ns}_setNextBlockBaseFeePerGas`,
         params: [devQuantity()],
         handler: ([fee]) => {

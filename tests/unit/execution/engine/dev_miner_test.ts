@@ -1,4 +1,5 @@
 /** Dev miner automine: a burst of arriving transactions is coalesced into few blocks, in nonce order. */
+import type { Logger } from "../../../../lib/common/logger.ts";
 import { createTxFromRLP } from "@ethereumjs/tx";
 import { Address, bytesToBigInt } from "@ethereumjs/util";
 import { ExecutionEngine, readL1BlockInfo } from "../../../../lib/execution/engine/mod.ts";
@@ -193,5 +194,31 @@ Deno.test("dev miner: a block becomes head, safe and finalized in the write that
     await miner.stop();
     await engine.close();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("dev miner: setLogging(false) stops the per-block log, setLogging(true) brings it back", async () => {
+  const engine = await ExecutionEngine.open({ genesis: isthmusGenesis() });
+  const sealed: unknown[] = [];
+  const logger = {
+    info: (message: string, props: unknown) => {
+      if (message === "Dev block sealed") sealed.push(props);
+    },
+    error: () => {},
+  } as unknown as Logger;
+  const miner = new DevMiner({}, { engine, now: () => 0, logger });
+  try {
+    await miner.mine({ allowEmpty: true });
+    assertEquals(sealed.length, 1);
+    miner.setLogging(false);
+    assertEquals(miner.logging, false);
+    await miner.mine({ allowEmpty: true });
+    assertEquals(sealed.length, 1);
+    miner.setLogging(true);
+    await miner.mine({ allowEmpty: true });
+    assertEquals(sealed.length, 2);
+  } finally {
+    await miner.stop();
+    await engine.close();
   }
 });

@@ -298,6 +298,15 @@ Deno.test("anvil_setTime: the clock reads the time set; a block never goes back 
     assertEquals((await node.error("anvil_setTime", ["0x1" + "0".repeat(20)])).code, -32602);
   }));
 
+Deno.test("anvil_setLoggingEnabled / hardhat_setLoggingEnabled switch the dev miner's block log", () =>
+  withNode(async (node) => {
+    assertEquals(await node.call("anvil_setLoggingEnabled", [false]), null);
+    assertEquals(node.miner.logging, false);
+    assertEquals(await node.call("hardhat_setLoggingEnabled", [true]), true);
+    assertEquals(node.miner.logging, true);
+    assertEquals((await node.error("anvil_setLoggingEnabled", ["yes"])).code, -32602);
+  }));
+
 Deno.test("dev methods refuse bad input with a clear error", () =>
   withNode(async (node) => {
     const short = await node.error("anvil_setStorageAt", [OTHER, "0x1", "0x01"]);
