@@ -36,7 +36,8 @@ export class L1TxSender {
    * Sends `data` to `to` and waits for the receipt: resolves with the hash and the L1 block that
    * included it once mined with status 1. A transaction the L1 node no longer knows (an L1 reorg took
    * its block and the node did not keep it, or its pool dropped it) is published again, as op-batcher's
-   * txmgr resubmits; one whose nonce another transaction took ends with L1_TX_DROPPED.
+   * txmgr resubmits; one whose nonce another transaction took, or that waits behind a nonce gap the
+   * reorg left (the account's earlier transactions gone too), ends with L1_TX_DROPPED.
    * Throws L1_TX_FAILED when it reverted, L1_TX_TIMEOUT after `timeoutMs` or when `stopped()` turns true;
    * `what` names the transaction in those errors.
    */
@@ -70,6 +71,7 @@ export class L1TxSender {
     const hash = await l1.call<string>("eth_sendRawTransaction", [raw]);
     const deadline = Date.now() + opts.timeoutMs;
     let nextLook = Date.now() + REBROADCAST_MS;
+    let gapLooks = 0;
     for (;;) {
       const receipt = await l1.call<{ status: string; blockHash: string; blockNumber: string } | null>(
         "eth_getTransactionReceipt",
@@ -88,6 +90,7 @@ export class L1TxSender {
       if (Date.now() >= nextLook) {
         nextLook = Date.now() + REBROADCAST_MS;
         if ((await l1.call<unknown>("eth_getTransactionByHash", [hash])) === null) {
+          gapLooks = 0;
           try {
             await l1.call<string>("eth_sendRawTransaction", [raw]);
           } catch (e) {
@@ -95,6 +98,20 @@ export class L1TxSender {
               "L1_TX_DROPPED",
               `${what} ${hash} was dropped by L1 and cannot be sent again: ${(e as Error).message}`,
               { cause: e },
+            );
+          }
+        } else {
+          // Known and waiting. When an L1 reorg took this account's earlier transactions too, its nonce went
+          // back below this one's, which then waits behind the gap for good: end (the caller sends again
+          // with the nonce L1 expects). Two looks apart, not to race a predecessor being mined.
+          const latest = BigInt(await l1.call<string>("eth_getTransactionCount", [from, "latest"]));
+          gapLooks = latest < BigInt(nonce) ? gapLooks + 1 : 0;
+          if (gapLooks >= 2) {
+            throw new BaseError(
+              "L1_TX_DROPPED",
+              `${what} ${hash} waits behind a nonce gap: its nonce is ${
+                BigInt(nonce)
+              }, the account's ${latest}`,
             );
           }
         }

@@ -6,7 +6,8 @@
 import { hexToBytes } from "../../lib/common/bytes.ts";
 import { JsonRpcClient } from "../../lib/common/json_rpc_client.ts";
 import { L1TxSender } from "../../lib/batcher/l1_sender.ts";
-import { assertEquals } from "../assert.ts";
+import { assert, assertEquals } from "../assert.ts";
+import { isErrorCode } from "../../lib/common/errors.ts";
 import { anvilForTest, DEV_PRIVATE_KEY, startAnvil } from "./helpers/mod.ts";
 
 const tool = await anvilForTest("l1_sender_anvil_test");
@@ -54,6 +55,47 @@ Deno.test({
       const { hash: mined, block } = await sent;
       assertEquals(mined, hash);
       assertEquals(block.number, 1n);
+    } finally {
+      await anvil.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "L1 sender: a transaction left behind a nonce gap by an L1 reorg ends with L1_TX_DROPPED",
+  ignore: !tool.ok,
+  sanitizeResources: false,
+  async fn() {
+    const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--no-mining"]);
+    try {
+      const rpc = new JsonRpcClient(anvil.url);
+      const sender = new L1TxSender(rpc, 31337n, hexToBytes(DEV_PRIVATE_KEY));
+      const to = new Uint8Array(20).fill(0x11);
+      const snapshot = await rpc.call<string>("evm_snapshot", []);
+      // The first transaction (nonce 0) is mined, the second (nonce 1) waits in the pool...
+      const first = sender.send(to, new Uint8Array([1]), "first", { timeoutMs: 20_000 });
+      await until(
+        "the first transaction in the pool",
+        async () => (await pendingHashes(rpc)).length > 0 || undefined,
+      );
+      await rpc.call("evm_mine", []);
+      await first;
+      const started = Date.now();
+      const second = sender.send(to, new Uint8Array([2]), "second", { timeoutMs: 20_000 }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      await until(
+        "the second transaction in the pool",
+        async () => (await pendingHashes(rpc)).length > 0 || undefined,
+      );
+      // ... when the reorg takes the first one's block: the account's nonce is 0 again, the second can
+      // never be mined. The sender gives up long before its timeout.
+      assertEquals(await rpc.call("evm_revert", [snapshot]), true);
+      const err = await second;
+      assert(isErrorCode(err, "L1_TX_DROPPED"), String(err));
+      assert(/nonce gap/.test((err as Error).message), (err as Error).message);
+      assert(Date.now() - started < 15_000, `${Date.now() - started} ms`);
     } finally {
       await anvil.stop();
     }
