@@ -320,6 +320,8 @@ async function importOnce(
             await run(i, i + 1);
           }
         }
+        // A run the worker broke off (its deposits or a decoding failed) answers fewer: the rest runs here.
+        await run(tail.start + answer.txs.length, txs.length);
       }
     }
     phase("execute");

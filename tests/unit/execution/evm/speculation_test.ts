@@ -225,3 +225,36 @@ Deno.test("speculation: a block with a wrong state root is still refused, after 
     }
   });
 });
+
+Deno.test("speculation: a tail the worker broke off (fewer answers than sent) runs on the importer", async () => {
+  const config = opConfig("isthmus");
+  await withStores(async (a, b) => {
+    const { genesis, chain } = await buildChain(config, await genesisState(a), a);
+    const smB = await genesisState(b);
+    const real = new SpeculationTask(b.path, config, { minTxs: 4, share: 0.6 });
+    // The worker's answer for the tail, cut after its first transaction.
+    const cut = {
+      closed: false,
+      options: real.options,
+      stats: real.stats,
+      advance: () => {},
+      run: async (job: Parameters<SpeculationTask["run"]>[0]) => {
+        const answer = await real.run(job);
+        return answer.kind === "result" ? { ...answer, txs: answer.txs.slice(0, 1) } : answer;
+      },
+    } as unknown as SpeculationTask;
+    try {
+      let parent = genesis;
+      for (const s of chain) {
+        const imported = await b.transactionAsync(() =>
+          importBlock(config, parent, s.block, { stateManager: smB }, { speculation: cut })
+        );
+        assertEquals(imported.hash, s.hash, `block ${s.block.header.number}`);
+        parent = s.block.header;
+      }
+      assertEquals(real.stats.retries, 0);
+    } finally {
+      real.close();
+    }
+  });
+});
