@@ -31,9 +31,9 @@
  * and when the worker handled it (milliseconds from the block's start).
  * `--cpu-profile FILE` writes a V8 CPU profile of this thread over the timed workloads (node:inspector;
  * Chrome DevTools and VS Code open it), with `keelWindows`: when each block was built and imported
- * (microseconds from the profile's start), to tell the two apart. `--heap-profile FILE` writes a V8
- * sampling heap profile of the same span (every allocation sampled, also those collected since; the
- * `.heapprofile` format of Chrome DevTools), to find what allocates.
+ * (microseconds from the profile's `startTime`, as its samples), to tell the two apart.
+ * `--heap-profile FILE` writes a V8 sampling heap profile of the same span (every allocation sampled,
+ * also those collected since; the `.heapprofile` format of Chrome DevTools), to find what allocates.
  */
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { createFeeMarket1559Tx, type TypedTransaction } from "@ethereumjs/tx";
@@ -496,8 +496,15 @@ if (ONLY !== "eth") {
 }
 
 if (CPU_PROFILE !== undefined) {
+  const stoppedAt = profileTime();
   const { profile } = await profiler!.post("Profiler.stop");
-  await Deno.writeTextFile(CPU_PROFILE, JSON.stringify({ ...profile, keelWindows: windows }));
+  // The profile's clock starts when V8 began sampling, which can be ~100 ms before Profiler.start
+  // answers (measured: samples of import code fell into the build windows); its end is the stop just
+  // made, so the windows are moved to end there.
+  const shift = profile.endTime - profile.startTime - stoppedAt;
+  const moved = (ws: [number, number][]) => ws.map(([a, b]) => [a + shift, b + shift]);
+  const keelWindows = { build: moved(windows.build), import: moved(windows.import) };
+  await Deno.writeTextFile(CPU_PROFILE, JSON.stringify({ ...profile, keelWindows }));
 }
 if (HEAP_PROFILE !== undefined) {
   const { profile } = await profiler!.post("HeapProfiler.stopSampling");
