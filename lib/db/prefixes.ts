@@ -30,6 +30,8 @@ export const PREFIXES = {
   devStateRoot: 0x21,
   /** Tx hash -> sender of a transaction sent from an impersonated account (execution/engine Impersonation). */
   devSender: 0x22,
+  /** Address, and address ‖ slot, of every account and storage slot written (execution/state preimages). */
+  statePreimage: 0x23,
   /** Reserved for the rollup node (safe-head db, ...): 0x40-0x4f. */
   rollupReserved: 0x40,
   /** Reserved for the batcher: 0x50-0x5f. */

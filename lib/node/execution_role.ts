@@ -169,6 +169,7 @@ export async function startExecutionRole(
       dataDir: options.datadir,
       genesis,
       txpool: options.dev ? DEV_TXPOOL_OPTIONS : undefined,
+      preimages: options.dev,
     }, {
       logger: log,
       stateRootChannel: rootWorkerConnector(),

@@ -2,7 +2,8 @@
  * anvil's dev methods on `keel execution --dev`, through viem's test client in anvil mode, unchanged:
  * the same scenario runs against the real anvil (npm @foundry-rs/anvil) and against keel, and both
  * must pass it: the node's accounts, impersonation, state changes without a block, snapshots and
- * reverts (the reverted blocks' transactions gone for good), mining on request with timestamps, time
+ * reverts (the reverted blocks' transactions gone for good), state dumps loaded back, mining on request
+ * with timestamps, time
  * travel (also anvil_setTime), rollback, the interval and gas limit switches, the txpool methods,
  * automine off and on.
  */
@@ -121,6 +122,20 @@ async function scenario(t: Deno.TestContext, url: string, fields: unknown[]): Pr
     assertEquals(await client.getStorageAt({ address: contract, slot: toHex(1) }), pad("0x07"));
     assertEquals((await client.call({ to: contract })).data, pad("0x01"));
     assertEquals(await client.getBlockNumber(), before);
+  });
+
+  await t.step("dumpState / loadState: a dump loaded back restores the state it holds", async () => {
+    const state = await test.dumpState();
+    await test.setBalance({ address: fresh.address, value: 7n });
+    // Loading raises a nonce to the dump's, never lowers one (anvil's rule).
+    await test.setNonce({ address: fresh.address, nonce: 2 });
+    await test.setCode({ address: contract, bytecode: "0x00" });
+    await test.setStorageAt({ address: contract, index: 1, value: pad("0x08") });
+    await test.loadState({ state });
+    assertEquals(await client.getBalance({ address: fresh.address }), parseEther("2"));
+    assertEquals(await client.getTransactionCount({ address: fresh.address }), 5);
+    assertEquals(await client.getCode({ address: contract }), RETURNS_ONE);
+    assertEquals(await client.getStorageAt({ address: contract, slot: toHex(1) }), pad("0x07"));
   });
 
   await t.step("the pool and the next block see the changed state", async () => {
@@ -309,5 +324,55 @@ Deno.test({
     }
     // anvil_metadata and anvil_nodeInfo: the same fields with the same JSON types.
     if (tool.ok) assertEquals(keelFields, anvilFields);
+  },
+});
+
+Deno.test({
+  name: "anvil_dumpState / anvil_loadState: anvil loads keel's dump and keel loads anvil's",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const tool = await anvilForTest("compat_anvil_methods_test");
+    if (!tool.ok) return;
+    const anvil = await startAnvil(tool.binary, ["--chain-id", String(DEV_CHAIN_ID)]);
+    const node = await startKeelExecution({ ws: false });
+    try {
+      const clients = [anvil.url, node.httpUrl].map((url) => {
+        const chain = defineChain({
+          id: DEV_CHAIN_ID,
+          name: "dev",
+          nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+          rpcUrls: { default: { http: [url] } },
+        });
+        return {
+          client: createPublicClient({ chain, transport: http(url), cacheTime: 0 }) as PublicClient,
+          test: createTestClient({ chain, mode: "anvil", transport: http(url) }),
+        };
+      });
+      // Each node gets its own account, with a balance, a nonce, code and a slot.
+      const accounts = [privateKeyToAccount(generatePrivateKey()), privateKeyToAccount(generatePrivateKey())];
+      for (const [i, { test }] of clients.entries()) {
+        const address = accounts[i].address;
+        await test.setBalance({ address, value: BigInt(1000 + i) });
+        await test.setNonce({ address, nonce: 3 + i });
+        await test.setCode({ address, bytecode: RETURNS_ONE });
+        await test.setStorageAt({ address, index: 2, value: pad(toHex(40 + i)) });
+      }
+      const [fromAnvil, fromKeel] = await Promise.all(clients.map(({ test }) => test.dumpState()));
+      await clients[0].test.loadState({ state: fromKeel });
+      await clients[1].test.loadState({ state: fromAnvil });
+      for (const [i, { client }] of clients.entries()) {
+        const address = accounts[1 - i].address;
+        assertEquals(await client.getBalance({ address }), BigInt(1000 + 1 - i));
+        assertEquals(await client.getTransactionCount({ address }), 3 + 1 - i);
+        assertEquals(await client.getCode({ address }), RETURNS_ONE);
+        assertEquals(await client.getStorageAt({ address, slot: toHex(2) }), pad(toHex(40 + 1 - i)));
+      }
+    } catch (e) {
+      console.error(node.output().slice(-4000));
+      throw e;
+    } finally {
+      await Promise.all([anvil.stop(), node.stop()]);
+    }
   },
 });

@@ -86,6 +86,11 @@ export interface ExecutionEngineOptions {
    * (state/root_task.ts; only with a sqlite file). Default true.
    */
   stateRootWorker?: boolean;
+  /**
+   * Record the address and storage slot of everything the state is written under (state/preimages.ts;
+   * dev mode, for anvil_dumpState). Takes effect only for a database whose genesis is written now.
+   */
+  preimages?: boolean;
 }
 
 export interface ExecutionEngineDeps {

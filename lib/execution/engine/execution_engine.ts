@@ -36,7 +36,14 @@ import {
   sharedSenderCache,
 } from "../evm/mod.ts";
 import type { GenesisJson } from "../genesis/mod.ts";
-import { createStateManager, StateRootTask, type StateRootTaskStats } from "../state/mod.ts";
+import {
+  createStateManager,
+  enablePreimages,
+  type PreimageLog,
+  preimageLogOf,
+  StateRootTask,
+  type StateRootTaskStats,
+} from "../state/mod.ts";
 import {
   type BuildOptions,
   type BuiltBlock,
@@ -205,6 +212,8 @@ export class ExecutionEngine {
         const configJson = input.alloc instanceof Map
           ? undefined
           : new TextEncoder().encode(JSON.stringify((input as GenesisJson).config));
+        // A new database records the preimages from its genesis on (an existing one keeps its way).
+        if (options.preimages === true && store.get(GENESIS_HASH_KEY) === undefined) enablePreimages(store);
         genesisHash = await initParsedGenesis(store, parsed, configJson);
         config = parsed.config;
       } else {
@@ -260,6 +269,11 @@ export class ExecutionEngine {
   /** Counters of the state-root worker of imported blocks (undefined without one). */
   stateRootStats(): Readonly<StateRootTaskStats> | undefined {
     return this.#rootTask?.stats;
+  }
+
+  /** The addresses and slots the state was written under, when this database records them (dev mode). */
+  get preimages(): PreimageLog | undefined {
+    return preimageLogOf(this.store);
   }
 
   /** A fresh state manager at `header`'s state root (for eth_call, eth_getBalance, eth_getProof). */

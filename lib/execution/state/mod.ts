@@ -5,4 +5,5 @@ export * from "./batch_trie.ts";
 export * from "./trie_snapshot.ts";
 export * from "./root_task.ts";
 export * from "./recording_state.ts";
+export * from "./preimages.ts";
 export { packDelta, unpackDelta } from "./delta_codec.ts";

@@ -29,6 +29,7 @@ import { keccak256 } from "../../common/hash.ts";
 import { rlpDecode, rlpEncode } from "../../common/rlp.ts";
 import { applyTrieUpdates, type TrieUpdate } from "./batch_trie.ts";
 import { TrieDb } from "./trie_db.ts";
+import { type PreimageLog, preimageLogOf } from "./preimages.ts";
 
 /** A copy that shares nothing mutable (storageRoot and codeHash are replaced, never changed in place). */
 function copyAccount(a: Account): Account {
@@ -191,6 +192,8 @@ const CODE_PREFIX = new Uint8Array([0x63]);
 export class KeelStateManager extends MerkleStateManager {
   /** Where external trie nodes are written (createStateManager sets it). */
   nodeDb?: TrieDb;
+  /** Where the addresses and slots flushed are recorded (a database with preimages: createStateManager). */
+  preimages?: PreimageLog;
   #stream: Stream | undefined;
   #external: ExternalState | undefined;
 
@@ -372,7 +375,9 @@ export class KeelStateManager extends MerkleStateManager {
     ) {
       return await super.flush();
     }
+    const preimages = this.preimages;
     for (const [addressHex, elem] of caches.code?.flush() ?? []) {
+      preimages?.record(addressHex);
       const code = elem.code;
       if (code === undefined) continue;
       const address = new Address(hexToBytes(`0x${addressHex}`));
@@ -387,6 +392,7 @@ export class KeelStateManager extends MerkleStateManager {
     }
     const slots = new Map<string, TrieUpdate[]>();
     for (const [addressHex, keyHex, value] of caches.storage?.flush() ?? []) {
+      preimages?.record(addressHex, keyHex);
       const decoded = rlpDecode(value ?? new Uint8Array()) as Uint8Array;
       let list = slots.get(addressHex);
       if (list === undefined) slots.set(addressHex, list = []);
@@ -405,6 +411,7 @@ export class KeelStateManager extends MerkleStateManager {
     }
     const accounts: TrieUpdate[] = [];
     for (const [addressHex, elem] of caches.account?.flush() ?? []) {
+      preimages?.record(addressHex);
       accounts.push({ key: keccak256(hexToBytes(`0x${addressHex}`)), value: elem.accountRLP ?? null });
     }
     await applyTrieUpdates(this._trie, accounts);
@@ -415,7 +422,9 @@ export class KeelStateManager extends MerkleStateManager {
     const state = this.#external!;
     this.#external = undefined;
     const caches = this._caches!;
-    for (const [, elem] of caches.code?.flush() ?? []) {
+    const preimages = this.preimages;
+    for (const [addressHex, elem] of caches.code?.flush() ?? []) {
+      preimages?.record(addressHex);
       // The account's codeHash was set by putCode; only the code row is missing.
       if (elem.code === undefined) continue;
       const codeHash = keccak256(elem.code);
@@ -424,8 +433,8 @@ export class KeelStateManager extends MerkleStateManager {
         elem.code,
       );
     }
-    caches.storage?.flush();
-    caches.account?.flush();
+    for (const [addressHex, keyHex] of caches.storage?.flush() ?? []) preimages?.record(addressHex, keyHex);
+    for (const [addressHex] of caches.account?.flush() ?? []) preimages?.record(addressHex);
     const db = this.nodeDb;
     if (db === undefined) {
       throw new BaseError("STATE_NO_NODE_DB", "Cannot store external trie nodes: no node database");
@@ -477,6 +486,7 @@ export async function createStateManager(
     caches: opts.caches ? keelCaches() : undefined,
   });
   sm.nodeDb = new TrieDb(store);
+  sm.preimages = preimageLogOf(store);
   if (!equalBytes(stateRoot, EMPTY_TRIE_ROOT)) {
     if (!(await trie.checkRoot(stateRoot))) {
       throw new BaseError(

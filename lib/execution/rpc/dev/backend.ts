@@ -25,6 +25,10 @@ export interface DevChain {
   };
   /** The state root the dev methods gave block `hash`, if any. */
   irregular: { get(hash: Uint8Array): Uint8Array | undefined };
+  /** Runs `read` on the state of `header` (it must not change the state). */
+  readState<T>(header: Header, read: (sm: MerkleStateManager) => Promise<T>): Promise<T>;
+  /** The accounts and storage slots the state was written under, when the chain records them. */
+  readonly preimages: { accounts(): Iterable<{ address: Uint8Array; slots: Uint8Array[] }> } | undefined;
   /** Writes into the head's state without a new block; returns the new root. */
   changeHeadState(change: (sm: MerkleStateManager) => Promise<void>): Promise<Uint8Array>;
   /** Makes the canonical block `hash` the head again, with `root` as its state. */

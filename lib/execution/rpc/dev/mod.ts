@@ -1,7 +1,7 @@
 /**
  * The dev methods of `keel execution --dev`, as anvil and hardhat serve them (viem's test actions,
- * Foundry and Hardhat test suites use them): snapshots, mining and time control, state changes, the
- * pool and a reset to genesis.
+ * Foundry and Hardhat test suites use them): snapshots, mining and time control, state changes, state
+ * dumps, the pool and a reset to genesis.
  * Namespaces evm, anvil and hardhat; served only in dev mode.
  */
 import type { Namespace } from "../../../rpc/mod.ts";
@@ -11,6 +11,7 @@ import { chainMethods } from "./chain.ts";
 import { miningMethods } from "./mining.ts";
 import { evmRevert, evmSnapshot } from "./snapshot.ts";
 import { stateMethods } from "./state.ts";
+import { dumpMethods } from "./dump.ts";
 
 export type { DevChain, DevContext, DevInfo, DevMining, DevSnapshot } from "./backend.ts";
 
@@ -24,6 +25,7 @@ export function devNamespace(chain: DevChain, miner: DevMining, info: DevInfo): 
     evmRevert(ctx, "anvil_revert"),
     ...miningMethods(ctx),
     ...stateMethods(ctx),
+    ...dumpMethods(ctx),
     ...chainMethods(ctx),
     ...infoMethods(ctx),
   ];
