@@ -400,7 +400,45 @@ function parseExecution(
     return { command: "execution-init", options: r.values, datadir: r.values.datadir, genesisPath };
   }
   noPositionals(s.positionals, "execution");
+  checkDevState(r);
   return { command: "execution", options: r.values, sources: r.sources };
+}
+
+/** anvil's rules for its state files: dev mode only; `--state` is both of the others. */
+function checkDevState(r: Resolution<typeof EXECUTION_OPTION_TABLE>): void {
+  const t = EXECUTION_OPTION_TABLE;
+  const v = r.values;
+  for (const key of ["loadState", "dumpState", "state"] as const) {
+    if (v[key] === undefined) continue;
+    const spec = t[key];
+    if (!v.dev) {
+      throw new ConfigError(
+        "CONFIG_CONFLICT",
+        `${label(spec)} = ${quote(r.given[key])} needs ${label(t.dev)}: state dumps are a dev chain's`,
+        {
+          flag: flagOf(spec),
+          env: envName(spec),
+          value: r.given[key],
+          form: "with --dev",
+          other: flagOf(t.dev),
+        },
+      );
+    }
+    if (key !== "state" && v.state !== undefined) {
+      throw new ConfigError(
+        "CONFIG_CONFLICT",
+        `${label(spec)} = ${quote(r.given[key])} and ${label(t.state)} = ${quote(r.given.state)} exclude ` +
+          `each other: --state is --load-state and --dump-state with one file`,
+        {
+          flag: flagOf(spec),
+          env: envName(spec),
+          value: r.given[key],
+          form: "only one",
+          other: flagOf(t.state),
+        },
+      );
+    }
+  }
 }
 
 /** CONFIG_MISSING_REQUIRED for `spec`, required always or `when` another option is set (a phrase). */

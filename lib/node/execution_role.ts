@@ -51,6 +51,7 @@ export interface RunningExecution extends RunningRole {
   readonly engineApi?: ExecutionEngineApi;
 }
 import { type SharedServices, startSharedServices } from "./services.ts";
+import { dumpStateFile, loadStateFile, stateFileToLoad } from "./dev_state_files.ts";
 import { rootWorkerConnector, sendersConnector } from "./threads.ts";
 
 /** The genesis file a data dir keeps: written by `init` and on the first `--dev` start. */
@@ -214,6 +215,19 @@ export async function startExecutionRole(
     const miner = options.dev
       ? new DevMiner({ period: options.devPeriod, sealEmpty: options.devPeriod > 0 }, { engine, clock })
       : undefined;
+    if (miner !== undefined) {
+      const load = await stateFileToLoad(options);
+      if (load !== undefined) await loadStateFile(engine, miner, load, log);
+      const dumpTo = options.dumpState ?? options.state;
+      // Pushed here, it runs after the server and the miner stopped and before the engine closes.
+      if (dumpTo !== undefined) {
+        stops.push(() =>
+          dumpStateFile(engine, dumpTo, log).catch((e) =>
+            log.error("Cannot write the state dump", { path: dumpTo, error: (e as Error).message })
+          )
+        );
+      }
+    }
     const registry = new MethodRegistry([
       ...(miner === undefined ? [] : [devNamespace(engine, miner, {
         clientVersion: backend.clientVersion,

@@ -141,6 +141,14 @@ export async function resolveGrantPath(path: string, cwd = Deno.cwd()): Promise<
 }
 
 /**
+ * Where a file at `path` is written first, to be renamed over `path` once complete (a state dump:
+ * dev_state_files.ts); the node Worker's grants name both.
+ */
+export function tempFileOf(path: string): string {
+  return `${path}.tmp`;
+}
+
+/**
  * Creates the data directory and resolves every path the node will touch. Call on the main
  * thread, before starting the node Worker with `nodeWorkerPermissions(grants)`.
  */

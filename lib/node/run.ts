@@ -13,9 +13,12 @@ import type {
 } from "../config/mod.ts";
 import { dirname } from "node:path";
 import { type LaunchHooks, launchRole } from "./launcher.ts";
+import { tempFileOf } from "./permissions.ts";
 
 function executionWrites(o: ExecutionOptions): (string | undefined)[] {
-  return [o.authrpcJwtSecret, o.pprofPath];
+  // A state dump is written beside its file first, then renamed over it (dev_state_files.ts).
+  const dumps = [o.dumpState, o.state].flatMap((p) => p === undefined ? [] : [p, tempFileOf(p)]);
+  return [o.authrpcJwtSecret, o.pprofPath, ...dumps];
 }
 
 /** `keel node`: the rollup node with its embedded (or an external) execution engine. */
@@ -37,6 +40,7 @@ export async function runNode(parsed: ParsedNode, hooks?: LaunchHooks): Promise<
     read: [
       options.rollupConfig,
       execution.genesis,
+      execution.loadState,
       options.interopDependencySet,
       // The remote signer's TLS files, and their folders (watched for rotated certificates).
       ...signerTlsReads(options),
@@ -59,7 +63,7 @@ export async function runExecution(
   await launchRole({ role: "execution", options, sources }, {
     dataDir: options.datadir,
     write: executionWrites(options),
-    read: [options.genesis],
+    read: [options.genesis, options.loadState],
   }, hooks);
 }
 

@@ -196,6 +196,28 @@ export const EXECUTION_OPTIONS = {
     group: chainGroup,
     description: "seconds between dev blocks (0 = a block as soon as a transaction arrives)",
   }),
+  loadState: optional({
+    ...named("load-state"),
+    kind: path,
+    origin: "anvil",
+    group: chainGroup,
+    description:
+      "dev mode: apply a state dump at start (anvil's JSON, as anvil --dump-state and anvil_dumpState write it)",
+  }),
+  dumpState: optional({
+    ...named("dump-state"),
+    kind: path,
+    origin: "anvil",
+    group: chainGroup,
+    description: "dev mode: write the state as anvil's JSON dump to this file on exit",
+  }),
+  state: optional({
+    ...named("state"),
+    kind: path,
+    origin: "anvil",
+    group: chainGroup,
+    description: "dev mode: --load-state from this file when it exists, and --dump-state to it on exit",
+  }),
   networkId: option({
     ...named("networkid"),
     kind: uint64,

@@ -31,7 +31,15 @@ export {
   StateCache,
 } from "./backend.ts";
 export { ethNamespace, netNamespace, txpoolNamespace, web3Namespace } from "./namespaces.ts";
-export { DEV_NAMESPACES, type DevChain, type DevMining, devNamespace } from "./dev/mod.ts";
+export {
+  DEV_NAMESPACES,
+  type DevChain,
+  type DevMining,
+  devNamespace,
+  type DumpedState,
+  dumpState,
+  loadState,
+} from "./dev/mod.ts";
 export {
   DEFAULT_FILTER_MANAGER_OPTIONS,
   FilterManager,

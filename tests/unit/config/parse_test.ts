@@ -223,6 +223,24 @@ Deno.test("other cross-option rules", () => {
   fails(["node", "--network=op-sepolia", "--signer.endpoint=https://s.example"], "CONFIG_MISSING_REQUIRED");
 });
 
+Deno.test("execution: anvil's state files need --dev, and --state excludes the other two", () => {
+  const ok = parseArgs(["execution", "--dev", "--load-state=a.json", "--dump-state=b.json"], {});
+  assert(ok.command === "execution");
+  assertEquals([ok.options.loadState, ok.options.dumpState, ok.options.state], [
+    "a.json",
+    "b.json",
+    undefined,
+  ]);
+  const env = parseArgs(["execution", "--dev"], { KEEL_STATE: "s.json" });
+  assert(env.command === "execution");
+  assertEquals(env.options.state, "s.json");
+  const e = fails(["execution", "--load-state=a.json"], "CONFIG_CONFLICT");
+  assertStringIncludes(e.message, '--load-state (env KEEL_LOAD_STATE) = "a.json" needs --dev');
+  fails(["execution"], "CONFIG_CONFLICT", { KEEL_DUMP_STATE: "b.json" });
+  const both = fails(["execution", "--dev", "--state=s.json", "--dump-state=b.json"], "CONFIG_CONFLICT");
+  assertStringIncludes(both.message, "exclude each other");
+});
+
 Deno.test("unknown command and stray arguments", () => {
   const e = fails(["nod"], "CONFIG_UNKNOWN_COMMAND");
   assertStringIncludes(e.message, "did you mean node?");

@@ -16,8 +16,7 @@ import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { Account, Address } from "@ethereumjs/util";
 import { bytesToHex, hexToBytes } from "../../../common/bytes.ts";
 import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
-import type { DevContext } from "./backend.ts";
-import { change } from "./state.ts";
+import type { DevChain, DevContext, DevMining } from "./backend.ts";
 
 /** One account of anvil's SerializableState. */
 export interface DumpedAccount {
@@ -48,17 +47,17 @@ const word = (b: Uint8Array) => {
 };
 
 /** The head's state (every account and non-zero slot the preimage log names). */
-export async function dumpState(ctx: DevContext): Promise<DumpedState> {
-  const log = ctx.chain.preimages;
+export async function dumpState(chain: DevChain): Promise<DumpedState> {
+  const log = chain.preimages;
   if (log === undefined) {
     throw RpcError.invalidParams(
       "Cannot dump the state: this chain does not record its accounts and storage slots " +
         "(dev chains record them from the genesis on; start with a fresh --datadir)",
     );
   }
-  const head = ctx.chain.head().header;
+  const head = chain.head().header;
   const accounts: Record<string, DumpedAccount> = {};
-  await ctx.chain.readState(head, async (sm) => {
+  await chain.readState(head, async (sm) => {
     for (const { address, slots } of log.accounts()) {
       const a = new Address(address);
       const account = await sm.getAccount(a);
@@ -203,12 +202,30 @@ async function apply(sm: MerkleStateManager, a: Address, fields: ParsedAccount):
   }
 }
 
+/**
+ * Applies a dumped state (bytes of anvil's JSON, gzip-compressed or not) to the head of `chain`, all of
+ * it or, on bad input, none of it. Returns how many accounts it held.
+ */
+export async function loadState(
+  chain: DevChain,
+  miner: Pick<DevMining, "exclusive">,
+  bytes: Uint8Array,
+): Promise<number> {
+  const accounts = await parseDump(bytes);
+  await miner.exclusive(async () => {
+    await chain.changeHeadState(async (sm) => {
+      for (const { a, fields } of accounts.values()) await apply(sm, a, fields);
+    });
+  });
+  return accounts.size;
+}
+
 function dumpMethod(name: string, ctx: DevContext) {
   return defineMethod({
     name,
     params: [],
     handler: async () => {
-      const json = new TextEncoder().encode(JSON.stringify(await dumpState(ctx)));
+      const json = new TextEncoder().encode(JSON.stringify(await dumpState(ctx.chain)));
       return bytesToHex(await pipe(json, new CompressionStream("gzip")));
     },
   });
@@ -219,10 +236,7 @@ function loadMethod(name: string, ctx: DevContext) {
     name,
     params: [s.hex()],
     handler: async ([bytes]) => {
-      const accounts = await parseDump(bytes);
-      await change(ctx, async (sm) => {
-        for (const { a, fields } of accounts.values()) await apply(sm, a, fields);
-      });
+      await loadState(ctx.chain, ctx.miner, bytes);
       return true;
     },
   });

@@ -14,6 +14,7 @@ import { stateMethods } from "./state.ts";
 import { dumpMethods } from "./dump.ts";
 
 export type { DevChain, DevContext, DevInfo, DevMining, DevSnapshot } from "./backend.ts";
+export { type DumpedState, dumpState, loadState } from "./dump.ts";
 
 /** The dev namespaces evm, anvil and hardhat as one record. */
 export function devNamespace(chain: DevChain, miner: DevMining, info: DevInfo): Namespace {

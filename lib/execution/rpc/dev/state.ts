@@ -23,7 +23,7 @@ function unpad(b: Uint8Array): Uint8Array {
   return b.subarray(i);
 }
 
-export function change(ctx: DevContext, fn: (sm: MerkleStateManager) => Promise<void>): Promise<void> {
+function change(ctx: DevContext, fn: (sm: MerkleStateManager) => Promise<void>): Promise<void> {
   return ctx.miner.exclusive(async () => {
     await ctx.chain.changeHeadState(fn);
   });

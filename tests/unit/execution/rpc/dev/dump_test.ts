@@ -6,7 +6,7 @@
 import { Account, Address } from "@ethereumjs/util";
 import { bytesToHex, hexToBytes } from "../../../../../lib/common/bytes.ts";
 import { MemoryStore } from "../../../../../lib/db/mod.ts";
-import type { DumpedState } from "../../../../../lib/execution/rpc/dev/dump.ts";
+import type { DumpedState } from "../../../../../lib/execution/rpc/mod.ts";
 import { createStateManager } from "../../../../../lib/execution/state/mod.ts";
 import { assert, assertEquals } from "../../../../assert.ts";
 import { DEV, type Node, open, OTHER, withNode } from "./dev_node.ts";
