@@ -8,3 +8,4 @@ export * from "./duration.ts";
 export * from "./rlp.ts";
 export * from "./json_rpc_client.ts";
 export * from "./lru.ts";
+export * from "./files.ts";

@@ -6,24 +6,15 @@
  */
 import type { Logger } from "@logtape/logtape";
 import { BaseError } from "../common/errors.ts";
+import { pathExists } from "../common/files.ts";
 import type { ExecutionOptions } from "../config/mod.ts";
 import { type DevChain, type DevMining, dumpState, loadState } from "../execution/rpc/mod.ts";
 import { tempFileOf } from "./permissions.ts";
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return false;
-    throw e;
-  }
-}
-
 /** The file to load at start, if any (`--load-state`, or `--state` when its file exists). */
 export async function stateFileToLoad(options: ExecutionOptions): Promise<string | undefined> {
   if (options.loadState !== undefined) return options.loadState;
-  if (options.state !== undefined && await exists(options.state)) return options.state;
+  if (options.state !== undefined && await pathExists(options.state)) return options.state;
   return undefined;
 }
 

@@ -19,6 +19,7 @@
 import { bytesToHex, hexToBytes } from "../common/bytes.ts";
 import { BaseError } from "../common/errors.ts";
 import { getLogger } from "../common/logger.ts";
+import { pathExists } from "../common/files.ts";
 import { JsonRpcClient } from "../common/json_rpc_client.ts";
 import { type DevnetOptions, parseArgs } from "../config/mod.ts";
 import { ExecutionEngine } from "../execution/engine/mod.ts";
@@ -63,16 +64,6 @@ export const DEVNET_ALTDA = {
   resolverRefundPercentage: 50n,
 };
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return false;
-    throw e;
-  }
-}
-
 export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
   const log = getLogger(["devnet"]);
   const d = o.datadir;
@@ -86,7 +77,7 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
   try {
     // L1.
     const l1GenesisPath = `${d}/l1-genesis.json`;
-    if (!(await exists(l1GenesisPath))) {
+    if (!(await pathExists(l1GenesisPath))) {
       const genesis = buildL1DevGenesis({
         chainId: DEVNET_L1_CHAIN_ID,
         timestamp: BigInt(Math.floor(Date.now() / 1000)),
@@ -117,7 +108,7 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
     // L2 genesis and rollup config.
     const l2GenesisPath = `${d}/l2-genesis.json`;
     const rollupPath = `${d}/rollup.json`;
-    if (!(await exists(rollupPath))) {
+    if (!(await pathExists(rollupPath))) {
       // The OP L1 contracts (OP-CONTRACTS.md), with the OP devnet's roles; L2 starts after them.
       log.info("Deploying the OP L1 contracts");
       const deployment = await deployOpL1(l1Rpc, {

@@ -4,7 +4,7 @@
  * the authrpc listener behind the JWT, and with `--dev` seals blocks as transactions arrive.
  */
 import { join } from "node:path";
-import { getLogger } from "../common/mod.ts";
+import { getLogger, pathExists } from "../common/mod.ts";
 import { type ExecutionOptions, keelVersion, type ValueSource } from "../config/mod.ts";
 import {
   buildDevGenesis,
@@ -61,16 +61,6 @@ async function readJsonFile(path: string): Promise<GenesisJson> {
   return parseJsonExact(await Deno.readTextFile(path)) as GenesisJson;
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
-    throw err;
-  }
-}
-
 const ALLOC_MARK = "\u0000keel-alloc\u0000";
 
 /**
@@ -117,7 +107,7 @@ export async function writeGenesisFile(path: string, genesis: GenesisJson): Prom
 export async function resolveGenesis(options: ExecutionOptions): Promise<GenesisJson | undefined> {
   if (options.genesis) return await readJsonFile(options.genesis);
   const saved = join(options.datadir, GENESIS_FILE);
-  if (await exists(saved)) return await readJsonFile(saved);
+  if (await pathExists(saved)) return await readJsonFile(saved);
   if (!options.dev) return undefined;
   const genesis = buildDevGenesis({
     chainId: options.networkId,
