@@ -19,7 +19,7 @@ import {
 import { privateToPublic, toChecksumAddress } from "@ethereumjs/util";
 import { bytesToHex, equalBytes, type Hex } from "../../../common/mod.ts";
 import { defineMethod, type Infer, RpcError, s } from "../../../rpc/mod.ts";
-import { forkRules, placeholderSignature, sharedSenderCache } from "../../evm/mod.ts";
+import { forkRules, placeholderSignature, sharedSenderCache, txCommon } from "../../evm/mod.ts";
 import { type EthContext, LATEST, pricingBaseFee, requireHeader } from "../backend.ts";
 import { CALL_ARGS_FIELDS, type CallArgs } from "../call_args.ts";
 import { authorizationTuple } from "../call_authorizations.ts";
@@ -162,7 +162,10 @@ export async function signFilledTransaction(
       : dynamic || (args.gasPrice === undefined && baseFee !== undefined)
       ? 2n
       : legacyType);
-  const common = forkRules(backend.config, header.timestamp).common;
+  const rules = forkRules(backend.config, header.timestamp).common;
+  // The shared view: each @ethereumjs tx constructor (this one and the signature's) would otherwise copy
+  // the Common and merge its parameters again (~0.5 ms of a send, CPU profile).
+  const common = txCommon(rules);
   if (
     type === 3n || type > 4n || (type >= 2n && baseFee === undefined) ||
     (type === 4n && !common.isActivatedEIP(7702))

@@ -1,6 +1,8 @@
 import { assert, assertEquals, assertRejects } from "../../../assert.ts";
-import { Account, createAddressFromString } from "@ethereumjs/util";
+import { Account, Address, createAddressFromString } from "@ethereumjs/util";
 import type { BaseError } from "../../../../lib/common/errors.ts";
+import { bytesToHex } from "../../../../lib/common/bytes.ts";
+import { keccak256 } from "../../../../lib/common/hash.ts";
 import { MemoryStore, SqliteStore } from "../../../../lib/db/mod.ts";
 import { createStateManager, hasStateRoot } from "../../../../lib/execution/state/mod.ts";
 import { EMPTY_TRIE_ROOT } from "../../../../lib/protocol/block.ts";
@@ -82,4 +84,19 @@ Deno.test("createStateManager: a rolled-back group leaves its root unreadable", 
   const empty = await createStateManager(store, EMPTY_TRIE_ROOT);
   assertEquals(await empty.getAccount(alice), undefined);
   store.close();
+});
+
+Deno.test("createStateManager: managers share one Common, with keel's keccak256 (no new Common per manager)", async () => {
+  const a = await createStateManager(new MemoryStore());
+  const b = await createStateManager(new MemoryStore());
+  assert(a.common === b.common);
+  assert(a.common.customCrypto.keccak256 === keccak256);
+  // Code hashes come out right through it.
+  const at = new Address(new Uint8Array(20).fill(7));
+  await a.putAccount(at, new Account());
+  await a.putCode(at, Uint8Array.of(0x60, 0x01));
+  assertEquals(
+    bytesToHex((await a.getAccount(at))!.codeHash),
+    bytesToHex(keccak256(Uint8Array.of(0x60, 0x01))),
+  );
 });
