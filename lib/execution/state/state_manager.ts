@@ -7,6 +7,8 @@
  */
 import { Common, Mainnet } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import "./ejs_debug.ts";
+import { KeelTrie } from "./keel_trie.ts";
 import {
   AccountCache,
   Caches,
@@ -483,7 +485,7 @@ export async function createStateManager(
 ): Promise<KeelStateManager> {
   const opts = { ...DEFAULT_STATE_MANAGER_OPTIONS, ...options };
   const common = opts.common ?? stateCommon();
-  const trie = new MerklePatriciaTrie({
+  const trie = new KeelTrie({
     db: new TrieDb(store),
     useKeyHashing: true,
     useKeyHashingFunction: keccak256,
