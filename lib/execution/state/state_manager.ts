@@ -6,7 +6,7 @@
  * trie in one batch (batch_trie.ts), and the account cache keeps objects instead of RLP.
  */
 import { Common, Mainnet } from "@ethereumjs/common";
-import { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import "./ejs_debug.ts";
 import { KeelTrie } from "./keel_trie.ts";
 import {
