@@ -3,7 +3,10 @@
  * `keel execution --dev` (the L1-info deposit, the system calls, the state root, one sqlite commit) and
  * on anvil 1.7.1 (npm @foundry-rs/anvil, the real binary, `--chain-id 901`), in one run.
  *
- *   deno run -A scripts/bench_dev_mine.ts [--blocks 500] [--rounds 3] [--sends 300]
+ *   deno run -A scripts/bench_dev_mine.ts [--blocks 500] [--rounds 3] [--sends 300] [--on-disk]
+ *
+ * keel runs as `keel execution --dev` does by default, its chain in memory (anvil's is too); `--on-disk`
+ * gives it a `--datadir` (a sqlite file, WAL and checkpoints).
  *
  * Per round and node: `anvil_mine <blocks>` in one request (ms a block), then `--sends` value
  * transfers from one prefunded account sent one after the other with eth_sendTransaction, each
@@ -19,11 +22,14 @@ const { values: opts } = parseArgs({
     blocks: { type: "string", default: "500" },
     rounds: { type: "string", default: "3" },
     sends: { type: "string", default: "300" },
+    "on-disk": { type: "boolean", default: false },
   },
 });
 const BLOCKS = Number(opts.blocks);
 const ROUNDS = Number(opts.rounds);
 const SENDS = Number(opts.sends);
+/** keel's chain in a sqlite file (`--datadir`) instead of in memory, as `keel execution --dev` keeps it by default. */
+const ON_DISK = opts["on-disk"] === true;
 /** The first account of the test mnemonic (prefunded on both) and the second as recipient. */
 const FROM = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
@@ -66,7 +72,7 @@ async function measure(url: string): Promise<{ mine: number; send: number }> {
   return { mine: median(rounds.map((r) => r.mine)), send: median(rounds.map((r) => r.send)) };
 }
 
-const keel = await startKeelExecution({ ws: false, readyTimeoutMs: 180_000 });
+const keel = await startKeelExecution({ ws: false, readyTimeoutMs: 180_000, inMemory: !ON_DISK });
 let keelResult;
 try {
   keelResult = await measure(keel.httpUrl);

@@ -29,6 +29,7 @@ export {
 export * from "./options/mod.ts";
 export {
   COMMANDS,
+  devChainInMemory,
   type HelpTopic,
   NODE_COMMAND_TABLE,
   parseArgs,

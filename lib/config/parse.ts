@@ -23,6 +23,14 @@ import { ValueError } from "./values.ts";
 /** Where a resolved value came from. */
 export type ValueSource = "flag" | "env" | "preset" | "default";
 
+/**
+ * Whether `keel execution --dev` keeps its chain in memory: when no `--datadir` (or KEEL_DATADIR) was
+ * given, as geth --dev and anvil do (nothing written to disk, a new chain each start).
+ */
+export function devChainInMemory(options: ExecutionOptions, sources: Record<string, ValueSource>): boolean {
+  return options.dev && sources.datadir !== "flag" && sources.datadir !== "env";
+}
+
 /** The commands of the CLI. */
 export const COMMANDS = ["node", "execution", "devnet", "batcher", "da-server", "networks", "help"] as const;
 export type CommandName = typeof COMMANDS[number];

@@ -3,13 +3,14 @@
  * the role modules so the supervising main thread loads only the launcher: the roles themselves
  * load inside the node Worker (each copy of the code costs memory).
  */
-import type {
-  DevnetOptions,
-  ExecutionOptions,
-  ParsedBatcher,
-  ParsedDaServer,
-  ParsedExecution,
-  ParsedNode,
+import {
+  devChainInMemory,
+  type DevnetOptions,
+  type ExecutionOptions,
+  type ParsedBatcher,
+  type ParsedDaServer,
+  type ParsedExecution,
+  type ParsedNode,
 } from "../config/mod.ts";
 import { dirname } from "node:path";
 import { type LaunchHooks, launchRole } from "./launcher.ts";
@@ -61,7 +62,8 @@ export async function runExecution(
   hooks?: LaunchHooks,
 ): Promise<void> {
   await launchRole({ role: "execution", options, sources }, {
-    dataDir: options.datadir,
+    // An in-memory dev chain writes nothing there: the folder is not even made.
+    dataDir: devChainInMemory(options, sources) ? undefined : options.datadir,
     write: executionWrites(options),
     read: [options.genesis, options.loadState],
   }, hooks);

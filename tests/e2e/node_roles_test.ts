@@ -10,9 +10,9 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 
 type Proc = KeelProcess;
 
-/** `keel ...args` (the first argument is the command). */
-function spawnKeel(args: string[]): Proc {
-  return spawnCommand(args[0], args.slice(1));
+/** `keel ...args` (the first argument is the command), in `cwd` (the repository by default). */
+function spawnKeel(args: string[], cwd?: string): Proc {
+  return spawnCommand(args[0], args.slice(1), cwd);
 }
 
 async function waitFor(url: string, method: string, proc: Proc, timeoutMs = 120_000): Promise<unknown> {
@@ -61,6 +61,31 @@ Deno.test("keel execution --dev serves, stops on SIGTERM, and a restart reopens 
     assertEquals(await proc.stop(), 0, proc.output());
   } finally {
     await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("keel execution --dev without --datadir keeps its chain in memory: nothing written, a new chain each start", async () => {
+  const cwd = await Deno.makeTempDir({ prefix: "keel-dev-memory-" });
+  try {
+    const port = freePort();
+    const args = ["execution", "--dev", `--http.port=${port}`, `--authrpc.port=${freePort()}`];
+    const url = `http://127.0.0.1:${port}`;
+    let proc = spawnKeel(args, cwd);
+    await waitFor(url, "eth_chainId", proc);
+    const from = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+    // deno-lint-ignore no-explicit-any
+    const sent = (await rpcCall(url, "eth_sendTransaction", [{ from, to: from, value: "0x1" }])) as any;
+    assertMatch(sent.result, /^0x[0-9a-f]{64}$/, JSON.stringify(sent));
+    assertEquals(await waitFor(url, "eth_blockNumber", proc), "0x1");
+    assertMatch(proc.output(), /chain="in memory/);
+    assertEquals(await proc.stop(), 0, proc.output());
+    // As geth --dev and anvil: no keel_data, no genesis.json, no jwtsecret.
+    assertEquals(await Array.fromAsync(Deno.readDir(cwd)), []);
+    proc = spawnKeel(args, cwd);
+    assertEquals(await waitFor(url, "eth_blockNumber", proc), "0x0");
+    assertEquals(await proc.stop(), 0, proc.output());
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
   }
 });
 

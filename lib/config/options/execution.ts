@@ -170,7 +170,8 @@ export const EXECUTION_OPTIONS = {
     default: "keel_data",
     origin: KEEL,
     group: chainGroup,
-    description: "data directory (database, keys, generated JWT secret)",
+    description:
+      "data directory (database, keys, generated JWT secret); with --dev, only when given (else the dev chain lives in memory)",
   }),
   genesis: optional({
     ...named("genesis"),

@@ -51,6 +51,8 @@ export interface StartKeelOptions {
   dev?: boolean;
   /** Serve WebSocket JSON-RPC too (default true). */
   ws?: boolean;
+  /** With `--dev`: no `--datadir`, so the chain lives in memory, as `keel execution --dev` runs by default. */
+  inMemory?: boolean;
   /** More flags, e.g. `--http.api=eth,net,web3,debug`. */
   args?: string[];
   /** How long to wait for the first answer (default 120 s: the first run type-checks nothing but loads npm modules). */
@@ -102,7 +104,7 @@ export async function startKeelExecution(options: StartKeelOptions = {}): Promis
     "--http.addr=127.0.0.1",
     `--http.port=${httpPort}`,
     `--authrpc.port=${authPort}`,
-    `--datadir=${dataDir}`,
+    ...(options.inMemory === true ? [] : [`--datadir=${dataDir}`]),
     ...(ws ? ["--ws", "--ws.addr=127.0.0.1", `--ws.port=${wsPort}`] : []),
     ...(options.args ?? []),
   ];

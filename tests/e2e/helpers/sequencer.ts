@@ -24,10 +24,10 @@ export interface KeelProcess {
 }
 
 /** `keel <command> ...args` under the binary's permission set. */
-export function spawnKeel(command: string, args: string[]): KeelProcess {
+export function spawnKeel(command: string, args: string[], cwd = ROOT): KeelProcess {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-P=keel", `--config=${ROOT}deno.json`, `${ROOT}main.ts`, command, ...args],
-    cwd: ROOT,
+    cwd,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
