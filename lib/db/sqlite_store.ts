@@ -149,6 +149,13 @@ export class SqliteStore extends BaseKvStore {
     return raw === undefined ? 0 : decodeVersion(raw);
   }
 
+  /** Bytes the database takes (its pages; for `:memory:`, the memory it holds). */
+  sizeBytes(): number {
+    const count = this.#db.prepare("PRAGMA page_count").get() as { page_count: number };
+    const size = this.#db.prepare("PRAGMA page_size").get() as { page_size: number };
+    return count.page_count * size.page_size;
+  }
+
   protected rawGet(key: Uint8Array): Uint8Array | undefined {
     const row = this.#get.get(key) as unknown as [Uint8Array] | undefined;
     return row?.[0];

@@ -4,7 +4,7 @@
  * the authrpc listener behind the JWT, and with `--dev` seals blocks as transactions arrive.
  */
 import { join } from "node:path";
-import { getLogger, pathExists } from "../common/mod.ts";
+import { getLogger, type Logger, pathExists } from "../common/mod.ts";
 import { devChainInMemory, type ExecutionOptions, keelVersion, type ValueSource } from "../config/mod.ts";
 import { SqliteStore } from "../db/mod.ts";
 import {
@@ -123,6 +123,29 @@ export async function resolveGenesis(
   return genesis;
 }
 
+/**
+ * An in-memory dev chain keeps every block's state (~40 KB a block on an OP dev chain, the L1-info
+ * deposit's writes included; measured over 10,000 blocks): each time it holds another `stepBytes` (1 GiB),
+ * the log says so and how to keep the chain on disk instead. Looks every `everyMs`; returns the stop.
+ */
+export function watchMemoryChain(
+  store: Pick<SqliteStore, "sizeBytes">,
+  log: Logger,
+  options: { stepBytes: number; everyMs: number } = { stepBytes: 1024 ** 3, everyMs: 10_000 },
+): () => void {
+  let next = options.stepBytes;
+  const timer = setInterval(() => {
+    const size = store.sizeBytes();
+    if (size < next) return;
+    next = (Math.floor(size / options.stepBytes) + 1) * options.stepBytes;
+    log.warn("The in-memory dev chain is large; start with --datadir to keep it on disk", {
+      mib: Math.round(size / 2 ** 20),
+    });
+  }, options.everyMs);
+  Deno.unrefTimer(timer);
+  return () => clearInterval(timer);
+}
+
 export interface ExecutionRoleDeps {
   /** Share listeners with the rollup node's RPC (same address and port → one listener). */
   listeners?: ListenerPool;
@@ -160,7 +183,10 @@ export async function startExecutionRole(
     const inMemory = devChainInMemory(options, sources);
     const genesis = await resolveGenesis(options, inMemory);
     const memoryStore = inMemory ? SqliteStore.open(":memory:") : undefined;
-    if (memoryStore !== undefined) stops.push(() => memoryStore.close());
+    if (memoryStore !== undefined) {
+      stops.push(() => memoryStore.close());
+      stops.push(watchMemoryChain(memoryStore, log));
+    }
     // In the node Worker, the main thread starts the state-root worker (threads.ts).
     // In the node Worker, the main thread starts the helper threads of block import (threads.ts) when
     // the first block is imported; the engine closes them.

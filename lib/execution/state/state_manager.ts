@@ -7,7 +7,6 @@
  */
 import { Common, Mainnet } from "@ethereumjs/common";
 import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import "./ejs_debug.ts";
 import { KeelTrie } from "./keel_trie.ts";
 import {
   AccountCache,

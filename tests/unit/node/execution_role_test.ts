@@ -1,7 +1,12 @@
-/** writeGenesisFile: the saved dev genesis is exactly JSON.stringify(genesis, null, 2), written in pieces. */
+/**
+ * writeGenesisFile: the saved dev genesis is exactly JSON.stringify(genesis, null, 2), written in pieces;
+ * watchMemoryChain: the in-memory dev chain's size warnings.
+ */
 import { buildDevGenesis, type GenesisJson } from "../../../lib/execution/mod.ts";
-import { writeGenesisFile } from "../../../lib/node/execution_role.ts";
-import { assertEquals } from "../../assert.ts";
+import type { Logger } from "../../../lib/common/mod.ts";
+import { SqliteStore } from "../../../lib/db/mod.ts";
+import { watchMemoryChain, writeGenesisFile } from "../../../lib/node/execution_role.ts";
+import { assertEquals, assertStringIncludes } from "../../assert.ts";
 
 async function roundTrip(genesis: GenesisJson): Promise<void> {
   const dir = await Deno.makeTempDir();
@@ -27,4 +32,31 @@ Deno.test("writeGenesisFile: an empty alloc; a config key named alloc", async ()
     difficulty: "0x0",
     alloc: { "0x01": { balance: "0x1", storage: { "0x00": "0x01" } }, "0x02": { balance: "0x0" } },
   });
+});
+
+Deno.test("watchMemoryChain: a warning each time the in-memory chain holds another step of bytes", async () => {
+  const store = SqliteStore.open(":memory:");
+  const warnings: { message: string; mib: unknown }[] = [];
+  const log = {
+    warn: (message: string, props: { mib: unknown }) => warnings.push({ message, mib: props.mib }),
+  } as unknown as Logger;
+  const stop = watchMemoryChain(store, log, { stepBytes: 1024 * 1024, everyMs: 5 });
+  try {
+    const tick = () => new Promise((r) => setTimeout(r, 30));
+    await tick();
+    assertEquals(warnings.length, 0);
+    // ~2.5 MiB of rows: past two steps at once, one warning.
+    store.transaction(() => {
+      for (let i = 0; i < 2500; i++) store.put(Uint8Array.of(1, i >> 8, i & 0xff), new Uint8Array(1000));
+    });
+    await tick();
+    assertEquals(warnings.length, 1);
+    assertStringIncludes(warnings[0].message, "--datadir");
+    assertEquals(warnings[0].mib, Math.round(store.sizeBytes() / 2 ** 20));
+    await tick();
+    assertEquals(warnings.length, 1);
+  } finally {
+    stop();
+    store.close();
+  }
 });
