@@ -25,17 +25,8 @@ export async function loadStateFile(
   path: string,
   log: Logger,
 ): Promise<void> {
-  let bytes: Uint8Array;
   try {
-    bytes = await Deno.readFile(path);
-  } catch (cause) {
-    throw new BaseError("DEV_STATE_FILE", `Cannot load state from ${path}: ${(cause as Error).message}`, {
-      cause,
-      meta: { path },
-    });
-  }
-  try {
-    const accounts = await loadState(chain, miner, bytes);
+    const accounts = await loadState(chain, miner, await Deno.readFile(path));
     log.info("Loaded a state dump", { path, accounts });
   } catch (cause) {
     throw new BaseError("DEV_STATE_FILE", `Cannot load state from ${path}: ${(cause as Error).message}`, {

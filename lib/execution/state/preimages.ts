@@ -9,7 +9,7 @@
  * prefix ‖ address ‖ slot (32 bytes) for a storage slot. An account or slot deleted later keeps its
  * row (the dump reads the current state and leaves out what is absent or zero).
  */
-import { bytesToUnprefixedHex, hexToBytes } from "../../common/bytes.ts";
+import { equalBytes, hexToBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import { type KvStore, prefixedKey, PREFIXES } from "../../db/mod.ts";
 
@@ -61,7 +61,7 @@ export class PreimageLog {
     let current: { address: Uint8Array; slots: Uint8Array[] } | undefined;
     for (const [key] of this.store.iterate(Uint8Array.of(PREFIXES.statePreimage))) {
       const address = key.subarray(1, 21);
-      if (current !== undefined && bytesToUnprefixedHex(current.address) !== bytesToUnprefixedHex(address)) {
+      if (current !== undefined && !equalBytes(current.address, address)) {
         yield current;
         current = undefined;
       }

@@ -14,7 +14,7 @@
  */
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { Account, Address } from "@ethereumjs/util";
-import { bytesToHex, hexToBytes } from "../../../common/bytes.ts";
+import { bigIntToBytes, bytesToHex, hexToBytes, toQuantity } from "../../../common/bytes.ts";
 import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
 import type { DevChain, DevContext, DevMining } from "./backend.ts";
 
@@ -39,7 +39,6 @@ export interface DumpedState {
   historical_states: null;
 }
 
-const quantity = (n: bigint) => `0x${n.toString(16)}`;
 const word = (b: Uint8Array) => {
   const out = new Uint8Array(32);
   out.set(b, 32 - b.length);
@@ -69,7 +68,7 @@ export async function dumpState(chain: DevChain): Promise<DumpedState> {
       }
       accounts[a.toString()] = {
         nonce: Number(account.nonce),
-        balance: quantity(account.balance),
+        balance: toQuantity(account.balance),
         code: bytesToHex(await sm.getCode(a)),
         storage,
       };
@@ -77,12 +76,12 @@ export async function dumpState(chain: DevChain): Promise<DumpedState> {
   });
   return {
     block: {
-      number: quantity(head.number),
+      number: toQuantity(head.number),
       beneficiary: bytesToHex(head.coinbase),
-      timestamp: quantity(head.timestamp),
+      timestamp: toQuantity(head.timestamp),
       gas_limit: Number(head.gasLimit),
       basefee: Number(head.baseFeePerGas ?? 0n),
-      difficulty: quantity(head.difficulty),
+      difficulty: toQuantity(head.difficulty),
       prevrandao: bytesToHex(head.mixHash),
       blob_excess_gas_and_price: null,
     },
@@ -117,21 +116,16 @@ function uint(v: unknown, what: string, bits: number): bigint {
   return n;
 }
 
-function hexBytes(v: unknown, what: string, max?: number): Uint8Array {
+function hexBytes(v: unknown, what: string): Uint8Array {
   if (typeof v !== "string" || !/^0x([0-9a-fA-F]{2})*$/.test(v)) {
     throw bad(`${what} ${JSON.stringify(v)} is not 0x-prefixed hex bytes`);
   }
-  const b = hexToBytes(v);
-  if (max !== undefined && b.length > max) throw bad(`${what} ${v} is longer than ${max} bytes`);
-  return b;
+  return hexToBytes(v);
 }
 
 /** The 32-byte word of a slot key or value (hex bytes or a quantity, as anvil's B256 and U256 take them). */
 function slotWord(v: unknown, what: string): Uint8Array {
-  const n = uint(v, what, 256);
-  const out = new Uint8Array(32);
-  for (let i = 31, x = n; i >= 0 && x > 0n; i--, x >>= 8n) out[i] = Number(x & 0xffn);
-  return out;
+  return bigIntToBytes(uint(v, what, 256), 32);
 }
 
 /** The accounts of a dumped state (gzip-compressed or not), checked before anything is written. */
