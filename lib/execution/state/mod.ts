@@ -1,6 +1,7 @@
 /** State storage: the @ethereumjs/mpt DB adapter over keel's KvStore and the state-manager factory. */
 export * from "./trie_db.ts";
 export * from "./state_manager.ts";
+export * from "./create_state.ts";
 export * from "./batch_trie.ts";
 export * from "./trie_snapshot.ts";
 export * from "./root_task.ts";

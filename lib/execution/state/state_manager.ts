@@ -1,13 +1,11 @@
 /**
- * Builds the state manager keel executes on: an archive state trie (keys hashed, nodes never pruned)
- * on TrieDb, with caches (PLATFORM.md: without caches it is about 2x slower). It can open at any
+ * The state manager keel executes on (made by create_state.ts): an archive state trie (keys hashed,
+ * nodes never pruned) on TrieDb, with caches (PLATFORM.md: without caches it is about 2x slower). It can open at any
  * state root ever committed to the store. KeelStateManager is @ethereumjs's MerkleStateManager with
  * three measured fixes: storage writes stay in the cache until the flush, the flush updates each
  * trie in one batch (batch_trie.ts), and the account cache keeps objects instead of RLP.
  */
-import { Common, Mainnet } from "@ethereumjs/common";
 import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import { KeelTrie } from "./keel_trie.ts";
 import {
   AccountCache,
   Caches,
@@ -22,15 +20,13 @@ import {
   EthereumJSErrorWithoutCode,
   unpadBytes,
 } from "@ethereumjs/util";
-import { bytesToHex, bytesToUnprefixedHex, concatBytes, equalBytes, hexToBytes } from "../../common/bytes.ts";
+import { bytesToUnprefixedHex, concatBytes, equalBytes, hexToBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
-import type { KvStore } from "../../db/kv_store.ts";
-import { EMPTY_TRIE_ROOT } from "../../protocol/block.ts";
 import { keccak256 } from "../../common/hash.ts";
 import { rlpDecode, rlpEncode } from "../../common/rlp.ts";
 import { applyTrieUpdates, type TrieUpdate } from "./batch_trie.ts";
-import { TrieDb } from "./trie_db.ts";
-import { type PreimageLog, preimageLogOf } from "./preimages.ts";
+import type { TrieDb } from "./trie_db.ts";
+import type { PreimageLog } from "./preimages.ts";
 
 /** A copy that shares nothing mutable (storageRoot and codeHash are replaced, never changed in place). */
 function copyAccount(a: Account): Account {
@@ -445,80 +441,4 @@ export class KeelStateManager extends MerkleStateManager {
     for (const [a, root] of state.storageRoots) accountCache.setStorageRoot(a, root);
     this._trie.root(state.root);
   }
-}
-
-export interface StateManagerOptions {
-  /** Chain rules for the state manager (defaults to @ethereumjs mainnet). */
-  common?: Common;
-  /** LRU size of the trie's decoded-node cache (0 = none; the sqlite page cache still applies). */
-  trieCacheSize: number;
-  /** Give the manager account/storage/code caches. */
-  caches: boolean;
-  /** The class to make (a KeelStateManager subclass, e.g. recording_state.ts). */
-  manager?: new (opts: MerkleStateManagerOpts) => KeelStateManager;
-}
-
-export const DEFAULT_STATE_MANAGER_OPTIONS: StateManagerOptions = {
-  trieCacheSize: 0,
-  // PLATFORM.md: `new MerkleStateManager()` has no caches unless given `caches: new Caches()`.
-  caches: true,
-};
-
-let defaultCommon: Common | undefined;
-
-/**
- * The Common of state managers not given one, built once: upstream makes a new mainnet Common per
- * manager (~0.4 ms; the dev chain opens managers for the pool's new-head pass and each changed head,
- * CPU profile), with the pure-JS keccak256 for code hashes and storage-trie addresses; this one has
- * keel's. A manager only reads its Common (shallowCopy copies it).
- */
-function stateCommon(): Common {
-  return defaultCommon ??= new Common({ chain: Mainnet, customCrypto: { keccak256 } });
-}
-
-/** A MerkleStateManager over `store`, positioned at `stateRoot` (the empty root when omitted). */
-export async function createStateManager(
-  store: KvStore,
-  stateRoot: Uint8Array = EMPTY_TRIE_ROOT,
-  options: Partial<StateManagerOptions> = {},
-): Promise<KeelStateManager> {
-  const opts = { ...DEFAULT_STATE_MANAGER_OPTIONS, ...options };
-  const common = opts.common ?? stateCommon();
-  const trie = new KeelTrie({
-    db: new TrieDb(store),
-    useKeyHashing: true,
-    useKeyHashingFunction: keccak256,
-    valueEncoding: "view",
-    useNodePruning: false,
-    useRootPersistence: false,
-    cacheSize: opts.trieCacheSize,
-    common,
-  });
-  const sm = new (opts.manager ?? KeelStateManager)({
-    trie,
-    common,
-    caches: opts.caches ? keelCaches() : undefined,
-  });
-  sm.nodeDb = new TrieDb(store);
-  sm.preimages = preimageLogOf(store);
-  if (!equalBytes(stateRoot, EMPTY_TRIE_ROOT)) {
-    if (!(await trie.checkRoot(stateRoot))) {
-      throw new BaseError(
-        "STATE_ROOT_MISSING",
-        `Cannot open state at root ${bytesToHex(stateRoot)}: not in the database`,
-        {
-          meta: { stateRoot: bytesToHex(stateRoot) },
-        },
-      );
-    }
-    await sm.setStateRoot(stateRoot);
-  }
-  return sm;
-}
-
-/** True when the trie node of `stateRoot` is in the store (the empty root always is). */
-export function hasStateRoot(store: KvStore, stateRoot: Uint8Array): boolean {
-  if (equalBytes(stateRoot, EMPTY_TRIE_ROOT)) return true;
-  const db = new TrieDb(store);
-  return store.has(db.dbKey(bytesToHex(stateRoot)));
 }
