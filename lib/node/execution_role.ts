@@ -23,6 +23,7 @@ import {
   DEFAULT_ETH_RPC_OPTIONS,
   DEV_NAMESPACES,
   devNamespace,
+  devTransactionSigner,
   type EthBackend,
   ethNamespace,
   FilterManager,
@@ -259,6 +260,7 @@ export async function startExecutionRole(
       ...(miner === undefined ? [] : [devNamespace(engine, miner, {
         clientVersion: backend.clientVersion,
         gasPrice: () => gasPrice(backend),
+        signRequest: devTransactionSigner(backend),
       })]),
       ethNamespace(backend, filters),
       ethSubscriptions({

@@ -4,7 +4,7 @@
  * must pass it: the node's accounts, impersonation, state changes without a block, snapshots and
  * reverts (the reverted blocks' transactions gone for good), state dumps loaded back, mining on request
  * with timestamps, time
- * travel (also anvil_setTime), rollback, the interval and gas limit switches, the txpool methods,
+ * travel (also anvil_setTime), rollback and reorg, the interval and gas limit switches, the txpool methods,
  * automine off and on.
  */
 import {
@@ -242,6 +242,60 @@ async function scenario(t: Deno.TestContext, url: string, fields: unknown[]): Pr
         (e: { code?: number; cause?: { code?: number } }) => e.cause?.code ?? e.code,
       );
       assertEquals(minGasPrice, -32602);
+    },
+  );
+
+  await t.step(
+    "anvil_reorg: the last blocks replaced, with a JSON request and a raw transaction",
+    async () => {
+      for (const value of [1n, 2n]) {
+        const hash = await dev.sendTransaction({ to: DEV_ADDRESS_1, value });
+        await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+      }
+      const head = await latest(client);
+      const common = head.number - 2n;
+      const old = head.transactions as `0x${string}`[];
+      const commonHash = (await client.getBlock({ blockNumber: common })).hash;
+      const nonce = await client.getTransactionCount({ address: dev.account.address, blockNumber: common });
+      const fees = { maxFeePerGas: parseEther("0.00000002"), maxPriorityFeePerGas: 1_000_000n };
+      const rawTx = await dev.account.signTransaction({
+        chainId: DEV_CHAIN_ID,
+        type: "eip1559",
+        to: DEV_ADDRESS_1,
+        value: 13n,
+        nonce: nonce + 1,
+        gas: 21_000n,
+        ...fees,
+      });
+      const tooDeep = await raw("anvil_reorg", [Number(head.number) + 1, []]).then(
+        () => "accepted",
+        (e: { code?: number; cause?: { code?: number } }) => e.cause?.code ?? e.code,
+      );
+      assertEquals(tooDeep, -32602);
+      assertEquals((await latest(client)).hash, head.hash);
+      assertEquals(
+        await raw("anvil_reorg", [2, [[{ from: DEV_ADDRESS, to: DEV_ADDRESS_1, value: "0xb" }, 0], [
+          rawTx,
+          1,
+        ]]]),
+        null,
+      );
+      const now = await latest(client);
+      assertEquals(now.number, head.number);
+      assert(now.hash !== head.hash);
+      assertEquals((await client.getBlock({ blockNumber: common })).hash, commonHash);
+      const first = await client.getBlock({ blockNumber: common + 1n, includeTransactions: true });
+      const second = await client.getBlock({ blockNumber: common + 2n, includeTransactions: true });
+      const user = (b: typeof first) =>
+        b.transactions.filter((x) => x.from.toLowerCase() !== "0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001");
+      assertEquals(user(first).map((x) => [x.from.toLowerCase(), x.value, x.nonce]), [
+        [DEV_ADDRESS.toLowerCase(), 11n, nonce],
+      ]);
+      assertEquals(user(second).map((x) => [x.from.toLowerCase(), x.value, x.nonce]), [
+        [DEV_ADDRESS.toLowerCase(), 13n, nonce + 1],
+      ]);
+      assertEquals(await client.getTransaction({ hash: old[old.length - 1] }).catch(() => null), null);
+      assertEquals((await test.getTxpoolStatus()).pending, 0);
     },
   );
 

@@ -498,14 +498,30 @@ export class DevMiner {
     }
   }
 
-  async #mineOne(options: { allowEmpty?: boolean; timestamp?: bigint }): Promise<BuiltBlock | undefined> {
+  /**
+   * anvil_reorg: `rewind` (back to the common block) then one block per entry of `blocks` with those
+   * transactions and none of the pool's (one that cannot be applied is left out), with no block
+   * sealed in between.
+   */
+  reorg(rewind: () => Promise<void>, blocks: Uint8Array[][]): Promise<void> {
+    return this.exclusive(async () => {
+      await rewind();
+      for (const txs of blocks) await this.#mineOne({ allowEmpty: true, only: txs });
+    });
+  }
+
+  async #mineOne(
+    options: { allowEmpty?: boolean; timestamp?: bigint; only?: Uint8Array[] },
+  ): Promise<BuiltBlock | undefined> {
     const engine = this.#engine;
     const head = engine.head();
     const attrs = await this.attributes(head.header, options.timestamp);
+    if (options.only !== undefined) attrs.noTxPool = true;
     // Head, safe and finalized in the write that stores the block (unless automine found nothing).
     const built = await engine.buildBlock(head.hash, attrs, {
       baseFeePerGas: this.#nextBaseFee,
       head: options.allowEmpty === true ? "always" : "withPoolTxs",
+      candidates: options.only,
     });
     if (built.head !== true) return undefined;
     this.#nextBaseFee = undefined;

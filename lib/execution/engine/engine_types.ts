@@ -65,6 +65,11 @@ export interface BuildOptions {
    * stored but not adopted).
    */
   head?: "always" | "withPoolTxs";
+  /**
+   * Transactions tried after the attributes' ones (before the pool's), each left out of the block when
+   * it cannot be applied, as pool transactions are (dev mode: the blocks anvil_reorg mines).
+   */
+  candidates?: Uint8Array[];
 }
 
 export interface ExecutionEngineOptions {

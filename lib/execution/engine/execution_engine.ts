@@ -487,8 +487,17 @@ export class ExecutionEngine {
             throw attrsError(`transaction ${i} cannot be applied: ${(e as Error).message}`, e);
           }
         }
+        for (const tx of options.candidates ?? []) {
+          try {
+            await builder.addTransaction(tx);
+          } catch (e) {
+            // As a pool transaction that cannot be applied: left out, no trace left.
+            skipped++;
+            this.#logger.debug("Transaction left out of the block", { error: (e as Error).message });
+          }
+        }
         if (attrs.noTxPool !== true) {
-          skipped = await fillFromPool(
+          skipped += await fillFromPool(
             builder,
             this.#builderPool,
             options.maxPoolTxs ?? Infinity,

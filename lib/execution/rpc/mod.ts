@@ -30,7 +30,13 @@ export {
   type RpcTxPool,
   StateCache,
 } from "./backend.ts";
-export { ethNamespace, netNamespace, txpoolNamespace, web3Namespace } from "./namespaces.ts";
+export {
+  devTransactionSigner,
+  ethNamespace,
+  netNamespace,
+  txpoolNamespace,
+  web3Namespace,
+} from "./namespaces.ts";
 export {
   DEV_NAMESPACES,
   type DevChain,

@@ -49,7 +49,7 @@ import { ethGetTransactionCount } from "./eth/get_transaction_count.ts";
 import { ethGetTransactionReceipt } from "./eth/get_transaction_receipt.ts";
 import { ethAccounts, ethSyncing } from "./eth/misc.ts";
 import { ethSendRawTransaction, ethSendRawTransactionSync } from "./eth/send_raw_transaction.ts";
-import { ethSendTransaction, ethSignTransaction } from "./eth/send_transaction.ts";
+import { ethSendTransaction, ethSignTransaction, signTransactionRequest } from "./eth/send_transaction.ts";
 import { ethSign, ethSignTypedData, ethSignTypedDataV4, personalSign } from "./eth/sign.ts";
 import {
   ethGetUncleByBlockHashAndIndex,
@@ -122,6 +122,17 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethUninstallFilter(ctx, fm),
   ];
   return Object.fromEntries(defs.map((d) => [d.name, d]));
+}
+
+/**
+ * Signs JSON transaction requests as eth_sendTransaction fills them, for the dev methods that take
+ * such requests (anvil_reorg: DevInfo.signRequest).
+ */
+export function devTransactionSigner(
+  backend: EthBackend,
+): (request: unknown, nonce: (from: Uint8Array) => Promise<bigint>) => Promise<Uint8Array> {
+  const ctx = ethContext(backend);
+  return (request, nonce) => signTransactionRequest(ctx, request, nonce);
 }
 
 export function netNamespace(backend: EthBackend): Namespace {

@@ -33,8 +33,11 @@ export interface DevChain {
   changeHeadState(change: (sm: MerkleStateManager) => Promise<void>): Promise<Uint8Array>;
   /** Makes the canonical block `hash` the head again, with `root` as its state. */
   revertTo(hash: Uint8Array, root: Uint8Array | undefined): Promise<unknown>;
-  /** The canonical chain (anvil_rollback looks up the block to go back to). */
-  chain: { getCanonicalHash(number: bigint): Uint8Array | undefined };
+  /** The canonical chain (anvil_rollback and anvil_reorg look up the block to go back to). */
+  chain: {
+    getCanonicalHash(number: bigint): Uint8Array | undefined;
+    getHeaderByHash(hash: Uint8Array): Header | undefined;
+  };
 }
 
 export interface DevMining {
@@ -62,6 +65,8 @@ export interface DevMining {
   /** Clock offset, next timestamp, timestamp interval and gas limit as at start. */
   resetTime(): void;
   mineBlocks(count: bigint, options?: { interval?: bigint; timestamp?: bigint }): Promise<void>;
+  /** `rewind`, then a block per entry of `blocks` with exactly those transactions (less the ones that fail). */
+  reorg(rewind: () => Promise<void>, blocks: Uint8Array[][]): Promise<void>;
   /** Runs `fn` while no block is being sealed. */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
@@ -72,6 +77,11 @@ export interface DevInfo {
   clientVersion: string;
   /** eth_gasPrice. */
   gasPrice(): bigint;
+  /**
+   * The raw signed transaction of a JSON transaction request (eth_sendTransaction's fields, its gaps
+   * filled the same way), its nonce, when the request has none, from `nonce` (anvil_reorg).
+   */
+  signRequest(request: unknown, nonce: (from: Uint8Array) => Promise<bigint>): Promise<Uint8Array>;
 }
 
 export interface DevContext {

@@ -12,6 +12,7 @@ import { miningMethods } from "./mining.ts";
 import { evmRevert, evmSnapshot } from "./snapshot.ts";
 import { stateMethods } from "./state.ts";
 import { dumpMethods } from "./dump.ts";
+import { anvilReorg } from "./reorg.ts";
 
 export type { DevChain, DevContext, DevInfo, DevMining, DevSnapshot } from "./backend.ts";
 export { type DumpedState, dumpState, loadState } from "./dump.ts";
@@ -28,6 +29,7 @@ export function devNamespace(chain: DevChain, miner: DevMining, info: DevInfo): 
     ...stateMethods(ctx),
     ...dumpMethods(ctx),
     ...chainMethods(ctx),
+    anvilReorg(ctx),
     ...infoMethods(ctx),
   ];
   return Object.fromEntries(defs.map((d) => [d.name, d]));

@@ -18,7 +18,7 @@ import {
 } from "@ethereumjs/tx";
 import { privateToPublic, toChecksumAddress } from "@ethereumjs/util";
 import { bytesToHex, equalBytes, type Hex } from "../../../common/mod.ts";
-import { defineMethod, type Infer, RpcError, s } from "../../../rpc/mod.ts";
+import { defineMethod, type Infer, RpcError, s, SchemaError } from "../../../rpc/mod.ts";
 import { forkRules, placeholderSignature, sharedSenderCache, txCommon } from "../../evm/mod.ts";
 import { type EthContext, LATEST, pricingBaseFee, requireHeader } from "../backend.ts";
 import { CALL_ARGS_FIELDS, type CallArgs } from "../call_args.ts";
@@ -276,6 +276,28 @@ export function ethSendTransaction(ctx: EthContext, name = "eth_sendTransaction"
       });
     },
   });
+}
+
+/**
+ * The raw signed transaction of a JSON request as eth_sendTransaction takes it (anvil_reorg's
+ * transactions): the sender is `from` or the first dev account, the nonce the request's or else
+ * `nonce(from)`, which is asked either way (anvil counts on per sender), the rest filled as there.
+ */
+export async function signTransactionRequest(
+  ctx: EthContext,
+  request: unknown,
+  nonce: (from: Uint8Array) => Promise<bigint>,
+): Promise<Uint8Array> {
+  let args: SendArgs;
+  try {
+    args = sendArgsSchema.parse(request);
+  } catch (e) {
+    if (e instanceof SchemaError) throw RpcError.invalidParams(`invalid transaction: ${e.message}`);
+    throw e;
+  }
+  const { from, key } = sender(ctx, args);
+  const next = await nonce(from);
+  return (await signFilledTransaction(ctx, { ...args, nonce: args.nonce ?? next }, from, key)).serialize();
 }
 
 /** eth_signTransaction [tx]: fill and sign; the raw transaction (anvil's result). */

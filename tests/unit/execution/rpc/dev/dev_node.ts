@@ -9,6 +9,7 @@ import { buildDevGenesis, deriveDevAccounts } from "../../../../../lib/execution
 import {
   DEFAULT_ETH_RPC_OPTIONS,
   devNamespace,
+  devTransactionSigner,
   type EthBackend,
   ethNamespace,
 } from "../../../../../lib/execution/rpc/mod.ts";
@@ -64,6 +65,7 @@ export async function open(dataDir: string, wall = () => 1_000_000, preimages = 
     devNamespace(engine, miner, {
       clientVersion: backend.clientVersion,
       gasPrice: () => 7n,
+      signRequest: devTransactionSigner(backend),
     }),
   ]);
   const dispatch = { registry, limits: DEFAULT_ENVELOPE_LIMITS, logger: NOOP_LOGGER };
