@@ -33,6 +33,7 @@ import {
   web3Namespace,
 } from "../execution/rpc/mod.ts";
 import { debugNamespace } from "../execution/rpc/debug/mod.ts";
+import { otsNamespace } from "../execution/rpc/ots/mod.ts";
 import { traceNamespace } from "../execution/rpc/trace/mod.ts";
 import { ethSubscriptions } from "../execution/rpc/subscriptions/mod.ts";
 import {
@@ -272,6 +273,7 @@ export async function startExecutionRole(
       txpoolNamespace(backend),
       debugNamespace({ ...backend, setHead: (n) => engine.setHead(n) }),
       traceNamespace(backend),
+      otsNamespace(backend),
       engineNamespace(engineApi),
     ]);
 

@@ -8,7 +8,17 @@ import { envSuffixOf, KEEL, OP_GETH, option, optional, type OptionTable, SPEC_4_
 import { bool, duration, float, host, int, listOf, oneOf, path, port, text, uint64 } from "../values.ts";
 
 /** API groups a listener can serve (`--http.api`, `--ws.api`). */
-export const API_GROUPS = ["eth", "net", "web3", "debug", "trace", "txpool", "admin"] as const;
+export const API_GROUPS = [
+  "eth",
+  "net",
+  "web3",
+  "debug",
+  "trace",
+  "txpool",
+  "admin",
+  "ots",
+  "erigon",
+] as const;
 export type ApiGroup = typeof API_GROUPS[number];
 
 function named(name: string): { name: string; env: string } {

@@ -38,6 +38,17 @@ export function devNamespace(chain: DevChain, miner: DevMining, info: DevInfo): 
 /**
  * The namespaces added to the HTTP and WebSocket API lists in dev mode: the dev methods', personal
  * (personal_sign with the dev accounts, served by the eth namespace record), and debug, trace and
- * txpool, which anvil serves without being asked (cast run, viem's txpool actions).
+ * txpool, which anvil serves without being asked (cast run, viem's txpool actions), and ots (Otterscan,
+ * with its erigon_getHeaderByNumber), as anvil.
  */
-export const DEV_NAMESPACES = ["evm", "anvil", "hardhat", "personal", "debug", "trace", "txpool"] as const;
+export const DEV_NAMESPACES = [
+  "evm",
+  "anvil",
+  "hardhat",
+  "personal",
+  "debug",
+  "trace",
+  "txpool",
+  "ots",
+  "erigon",
+] as const;
