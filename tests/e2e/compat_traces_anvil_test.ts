@@ -2,7 +2,8 @@
  * The tracers side by side with anvil (npm @foundry-rs/anvil, the real binary, with --steps-tracing):
  * the same transactions (tests/e2e/fixtures/TraceProbe.sol, compiled with solc) sent from the same
  * account on `keel execution --dev` and on anvil at Prague give the same struct logs, call frames,
- * Parity traces and 4-byte counts. Compared field by field, with the differences that are anvil's
+ * Parity traces and 4-byte counts (keel's flatCallTracer and parityTracer, which anvil lacks, against its own
+ * Parity traces). Compared field by field, with the differences that are anvil's
  * own set aside (geth is the reference for keel):
  * - callTracer's top frame `gas`: geth reports the transaction's gas limit, anvil the gas after the
  *   intrinsic cost;
@@ -52,6 +53,8 @@ interface Traces {
   call: Json;
   parity: Json;
   fourByte: Json;
+  flat: Json;
+  parityTracer: Json;
 }
 
 /** Sends the scenario's transactions one by one and traces each. */
@@ -98,6 +101,11 @@ async function scenario(url: string, bytecode: string): Promise<Traces[]> {
       }]),
       parity: await rpc(url, "trace_transaction", [hash]),
       fourByte: await rpc(url, "debug_traceTransaction", [hash, { tracer: "4byteTracer" }]),
+      flat: await rpc(url, "debug_traceTransaction", [hash, { tracer: "flatCallTracer" }]),
+      // geth's parityTracer, which anvil does not know (it takes the name for JavaScript).
+      parityTracer: await rpc(url, "debug_traceTransaction", [hash, { tracer: "parityTracer" }]).catch(() =>
+        null
+      ),
     });
   }
   return out;
@@ -198,6 +206,29 @@ Deno.test({
       const parity = (ts: Json[]) =>
         ts.map((t) => pick(t, ["action", "result", "error", "traceAddress", "subtraces", "type"]));
       assertEquals(parity(ours[i].parity), parity(theirs[i].parity), `${at}: trace_transaction`);
+      // anvil 1.7.1 answers {} for geth's flatCallTracer and parityTracer: keel's are checked against its
+      // own trace_transaction (the same frames; geth's flat tracer gives the top frame the transaction's
+      // gas and gas used, where Parity's count after the intrinsic cost, and names no creationMethod).
+      const flatView = (ts: Json[]) =>
+        ts.map((t) => ({
+          action: { ...t.action, gas: undefined, creationMethod: undefined }, // geth's flat creates have none
+          output: t.result?.output ?? t.result?.code,
+          traceAddress: t.traceAddress,
+          subtraces: t.subtraces,
+          type: t.type,
+        }));
+      assertEquals(flatView(ours[i].parityTracer), flatView(ours[i].parity), `${at}: parityTracer`);
+      const hash = ours[i].parity[0].transactionHash;
+      for (const t of [...ours[i].flat, ...ours[i].parityTracer]) {
+        assertEquals([t.transactionHash, t.transactionPosition], [
+          hash,
+          ours[i].parity[0].transactionPosition,
+        ]);
+      }
+      // flatCallTracer leaves out the CALL and STATICCALL frames to precompiles (its default).
+      const toPrecompile = ours[i].parity.filter((t: Json) => t.type === "call" && isPrecompile(t.action.to));
+      assertEquals(ours[i].flat.length, ours[i].parity.length - toPrecompile.length, `${at}: flatCallTracer`);
+      assert(ours[i].flat.every((t: Json) => !(t.type === "call" && isPrecompile(t.action.to))));
       assertEquals(
         ours[i].fourByte,
         withoutPrecompiles(theirs[i].fourByte, theirs[i].call),

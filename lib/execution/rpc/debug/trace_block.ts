@@ -5,7 +5,7 @@
  * carries its error (geth's JS path) and the replay restarts untraced so the next ones see the right state.
  */
 import { bytesToHex, type Hex } from "../../../common/mod.ts";
-import type { Block } from "../../../protocol/mod.ts";
+import { type Block, hashHeader } from "../../../protocol/mod.ts";
 import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
 import { resolveBlock, type TraceBackend } from "./backend.ts";
 import { BlockReplay } from "./replay.ts";
@@ -13,7 +13,14 @@ import { runTracer, type TraceConfig, traceConfigSchema } from "./trace_config.t
 import { keccak256 } from "../../../common/mod.ts";
 
 /** The tracers keel runs natively (trace_config.ts runTracer). */
-const NATIVE_TRACERS = new Set(["callTracer", "prestateTracer", "4byteTracer", "noopTracer"]);
+const NATIVE_TRACERS = new Set([
+  "callTracer",
+  "flatCallTracer",
+  "parityTracer",
+  "prestateTracer",
+  "4byteTracer",
+  "noopTracer",
+]);
 
 export type TxTraceResult = { txHash: Hex; result: unknown } | { txHash: Hex; error: string };
 
@@ -28,10 +35,13 @@ export async function traceBlock(
   // request; any other name goes the JS tracers' way (traceBlockParallel), each transaction with its error.
   const native = cfg?.tracer === undefined || cfg.tracer === "" || NATIVE_TRACERS.has(cfg.tracer);
   let replay = await BlockReplay.open(backend, block);
+  const blockHash = hashHeader(block.header);
   for (let i = 0; i < block.transactions.length; i++) {
-    const txHash = bytesToHex(keccak256(block.transactions[i]));
+    const hash = keccak256(block.transactions[i]);
+    const txHash = bytesToHex(hash);
     try {
-      out.push({ txHash, result: await runTracer(cfg, (options) => replay.run(options)) });
+      const place = { blockHash, blockNumber: block.header.number, txHash: hash, txIndex: i };
+      out.push({ txHash, result: await runTracer(cfg, (options) => replay.run(options), place) });
     } catch (e) {
       if (native) throw e;
       out.push({ txHash, error: (e as Error).message });

@@ -13,7 +13,7 @@ export function traceCall(backend: TraceBackend) {
     name: "debug_traceCall",
     params: [callArgsSchema, s.optional(s.blockTag()), s.optional(traceCallConfigSchema)] as const,
     handler: async ([call, tag, cfg]) => {
-      const { header } = resolveBlock(backend, tag ?? { kind: "tag", tag: "latest" });
+      const { header, hash } = resolveBlock(backend, tag ?? { kind: "tag", tag: "latest" });
       const msg = toCallMessage(call);
       return await runTracer(
         cfg,
@@ -23,6 +23,8 @@ export function traceCall(backend: TraceBackend) {
             stateOverrides: cfg?.stateOverrides,
             blockOverrides: cfg?.blockOverrides,
           }),
+        // A call is no transaction of the block: geth prints no transaction hash.
+        { blockHash: hash, blockNumber: header.number, txHash: undefined, txIndex: 0 },
       );
     },
   });

@@ -7,6 +7,7 @@ import { BaseError, parseDuration } from "../../../common/mod.ts";
 import { RpcError, s } from "../../../rpc/mod.ts";
 import { DEFAULT_TRACE_TIMEOUT_MS } from "./backend.ts";
 import { CallTracer, fourByteResult } from "./call_tracer.ts";
+import { flatCallResult, type TracePlacement } from "./flat_call_tracer.ts";
 import { isTimeout, TIMEOUT_MESSAGE } from "./hooks.ts";
 import { prestateDiff, prestateResult, PrestateTracer } from "./prestate_tracer.ts";
 import type { RunOptions, TracedRun } from "./replay.ts";
@@ -83,12 +84,14 @@ export function traceTimeout(cfg: TraceConfig | undefined): number {
 }
 
 /**
- * Runs one transaction (or call) with the tracer `cfg` names and returns its result in wire form.
+ * Runs one transaction (or call) with the tracer `cfg` names and returns its result in wire form;
+ * `place` is where it sits (the flat tracers print it).
  * A trace past its timeout is geth's "execution timeout".
  */
 export async function runTracer(
   cfg: TraceConfig | undefined,
   run: (options: RunOptions) => Promise<TracedRun>,
+  place: TracePlacement,
 ): Promise<unknown> {
   const timeoutMs = traceTimeout(cfg);
   const name = cfg?.tracer;
@@ -111,6 +114,14 @@ export async function runTracer(
       );
       await run({ tracer, timeoutMs });
       return tracer.result();
+    }
+    if (name === "flatCallTracer" || name === "parityTracer") {
+      const flat = name === "parityTracer"
+        ? { convertParityErrors: true, includePrecompiles: true }
+        : tracerConfig(cfg?.tracerConfig, { convertParityErrors: "boolean", includePrecompiles: "boolean" });
+      const tracer = new CallTracer();
+      await run({ tracer, timeoutMs });
+      return flatCallResult(tracer.root(), flat, place);
     }
     if (name === "4byteTracer") {
       const tracer = new CallTracer();
@@ -142,6 +153,6 @@ export async function runTracer(
   throw RpcError.server(
     `tracer ${
       JSON.stringify(name)
-    } not found (supported: callTracer, prestateTracer, 4byteTracer, noopTracer, or none for the struct logger)`,
+    } not found (supported: callTracer, flatCallTracer, parityTracer, prestateTracer, 4byteTracer, noopTracer, or none for the struct logger)`,
   );
 }

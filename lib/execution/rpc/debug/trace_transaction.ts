@@ -20,10 +20,11 @@ export function traceTransaction(backend: TraceBackend) {
     name: "debug_traceTransaction",
     params: [s.hash(), s.optional(traceConfigSchema)] as const,
     handler: async ([hash, cfg]) => {
-      const { block, index } = locateTransaction(backend, hash);
+      const { block, index, blockHash } = locateTransaction(backend, hash);
       const replay = await BlockReplay.open(backend, block);
       await replay.skipTo(index);
-      return await runTracer(cfg, (options) => replay.run(options));
+      const place = { blockHash, blockNumber: block.header.number, txHash: hash, txIndex: index };
+      return await runTracer(cfg, (options) => replay.run(options), place);
     },
   });
 }
