@@ -55,6 +55,8 @@ interface Traces {
   fourByte: Json;
   flat: Json;
   parityTracer: Json;
+  mux: Json;
+  prestateDiff: Json;
 }
 
 /** Sends the scenario's transactions one by one and traces each. */
@@ -106,6 +108,18 @@ async function scenario(url: string, bytecode: string): Promise<Traces[]> {
       parityTracer: await rpc(url, "debug_traceTransaction", [hash, { tracer: "parityTracer" }]).catch(() =>
         null
       ),
+      mux: await rpc(url, "debug_traceTransaction", [hash, {
+        tracer: "muxTracer",
+        tracerConfig: {
+          callTracer: { withLog: true },
+          "4byteTracer": {},
+          prestateTracer: { diffMode: true },
+        },
+      }]).catch(() => null),
+      prestateDiff: await rpc(url, "debug_traceTransaction", [hash, {
+        tracer: "prestateTracer",
+        tracerConfig: { diffMode: true },
+      }]),
     });
   }
   return out;
@@ -224,6 +238,19 @@ Deno.test({
           hash,
           ours[i].parity[0].transactionPosition,
         ]);
+      }
+      // muxTracer: each tracer's result as alone, from one run.
+      assertEquals(ours[i].mux, {
+        callTracer: ours[i].call,
+        "4byteTracer": ours[i].fourByte,
+        prestateTracer: ours[i].prestateDiff,
+      }, `${at}: muxTracer`);
+      if (theirs[i].mux?.callTracer !== undefined) {
+        assertEquals(
+          callView(ours[i].mux.callTracer),
+          callView(theirs[i].mux.callTracer),
+          `${at}: muxTracer`,
+        );
       }
       // flatCallTracer leaves out the CALL and STATICCALL frames to precompiles (its default).
       const toPrecompile = ours[i].parity.filter((t: Json) => t.type === "call" && isPrecompile(t.action.to));

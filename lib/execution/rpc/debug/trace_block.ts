@@ -9,18 +9,11 @@ import { type Block, hashHeader } from "../../../protocol/mod.ts";
 import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
 import { resolveBlock, type TraceBackend } from "./backend.ts";
 import { BlockReplay } from "./replay.ts";
-import { runTracer, type TraceConfig, traceConfigSchema } from "./trace_config.ts";
+import { NAMED_TRACERS, runTracer, type TraceConfig, traceConfigSchema } from "./trace_config.ts";
 import { keccak256 } from "../../../common/mod.ts";
 
 /** The tracers keel runs natively (trace_config.ts runTracer). */
-const NATIVE_TRACERS = new Set([
-  "callTracer",
-  "flatCallTracer",
-  "parityTracer",
-  "prestateTracer",
-  "4byteTracer",
-  "noopTracer",
-]);
+const NATIVE_TRACERS = new Set<string>(NAMED_TRACERS);
 
 export type TxTraceResult = { txHash: Hex; result: unknown } | { txHash: Hex; error: string };
 

@@ -8,7 +8,7 @@ import { RpcError, s } from "../../../rpc/mod.ts";
 import { DEFAULT_TRACE_TIMEOUT_MS } from "./backend.ts";
 import { CallTracer, fourByteResult } from "./call_tracer.ts";
 import { flatCallResult, type TracePlacement } from "./flat_call_tracer.ts";
-import { isTimeout, TIMEOUT_MESSAGE } from "./hooks.ts";
+import { isTimeout, MultiTracer, TIMEOUT_MESSAGE, type Tracer } from "./hooks.ts";
 import { prestateDiff, prestateResult, PrestateTracer } from "./prestate_tracer.ts";
 import type { RunOptions, TracedRun } from "./replay.ts";
 import { StructLogger } from "./struct_logger.ts";
@@ -83,6 +83,86 @@ export function traceTimeout(cfg: TraceConfig | undefined): number {
   }
 }
 
+/** A tracer set up for one run: what the run must record, and how its result is read afterwards. */
+interface PreparedTracer {
+  tracer?: Tracer;
+  recordState?: boolean;
+  result(run: TracedRun): unknown;
+}
+
+/** The tracers muxTracer can combine: every named one (geth: the tracer directory's native tracers). */
+export const NAMED_TRACERS = [
+  "callTracer",
+  "flatCallTracer",
+  "parityTracer",
+  "prestateTracer",
+  "4byteTracer",
+  "noopTracer",
+  "muxTracer",
+] as const;
+
+function notFound(name: string): RpcError {
+  return RpcError.server(
+    `tracer ${JSON.stringify(name)} not found (supported: ${
+      NAMED_TRACERS.join(", ")
+    }, or none for the struct logger)`,
+  );
+}
+
+/** The named tracer `name` with its tracerConfig `raw`. */
+function prepareNamed(name: string, raw: unknown, place: TracePlacement): PreparedTracer {
+  if (name === "callTracer") {
+    const tracer = new CallTracer(tracerConfig(raw, { onlyTopCall: "boolean", withLog: "boolean" }));
+    return { tracer, result: () => tracer.result() };
+  }
+  if (name === "flatCallTracer" || name === "parityTracer") {
+    const flat = name === "parityTracer"
+      ? { convertParityErrors: true, includePrecompiles: true }
+      : tracerConfig(raw, { convertParityErrors: "boolean", includePrecompiles: "boolean" });
+    const tracer = new CallTracer();
+    return { tracer, result: () => flatCallResult(tracer.root(), flat, place) };
+  }
+  if (name === "4byteTracer") {
+    const tracer = new CallTracer();
+    return { tracer, result: () => fourByteResult(tracer.root()) };
+  }
+  if (name === "noopTracer") return { result: () => ({}) };
+  if (name === "prestateTracer") {
+    const pc = tracerConfig(raw, { diffMode: "boolean", disableCode: "boolean", disableStorage: "boolean" });
+    const tracer = new PrestateTracer();
+    return {
+      tracer,
+      recordState: true,
+      result: (r) => {
+        const state = r.state!;
+        const omit = { disableCode: pc.disableCode, disableStorage: pc.disableStorage };
+        return pc.diffMode
+          ? prestateDiff(state.pre, state.post, tracer.created, tracer.deleted, omit)
+          : prestateResult(state.pre, tracer.created, omit);
+      },
+    };
+  }
+  if (name === "muxTracer") {
+    // geth native/mux.go: tracerConfig maps tracer names to their configs; the result maps them to results.
+    if (raw === undefined || raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+      throw RpcError.server(
+        "json: cannot unmarshal muxTracer config: want an object of tracer names to configs",
+      );
+    }
+    const parts = Object.entries(raw as Record<string, unknown>).map(([sub, subRaw]) => {
+      if (sub === "muxTracer" || !(NAMED_TRACERS as readonly string[]).includes(sub)) throw notFound(sub);
+      return [sub, prepareNamed(sub, subRaw, place)] as const;
+    });
+    const tracers = parts.flatMap(([, p]) => (p.tracer === undefined ? [] : [p.tracer]));
+    return {
+      tracer: new MultiTracer(tracers),
+      recordState: parts.some(([, p]) => p.recordState === true),
+      result: (r) => Object.fromEntries(parts.map(([sub, p]) => [sub, p.result(r)])),
+    };
+  }
+  throw notFound(name);
+}
+
 /**
  * Runs one transaction (or call) with the tracer `cfg` names and returns its result in wire form;
  * `place` is where it sits (the flat tracers print it).
@@ -95,64 +175,22 @@ export async function runTracer(
 ): Promise<unknown> {
   const timeoutMs = traceTimeout(cfg);
   const name = cfg?.tracer;
+  let prepared: PreparedTracer;
+  if (name === undefined || name === "") {
+    const logger = new StructLogger({
+      disableStorage: cfg?.disableStorage,
+      disableStack: cfg?.disableStack,
+      enableMemory: cfg?.enableMemory,
+      enableReturnData: cfg?.enableReturnData,
+      limit: cfg?.limit === undefined ? undefined : Number(cfg.limit),
+    });
+    prepared = { tracer: logger, result: () => logger.result() };
+  } else prepared = prepareNamed(name, cfg?.tracerConfig, place);
   try {
-    if (name === undefined || name === "") {
-      const limit = cfg?.limit === undefined ? undefined : Number(cfg.limit);
-      const logger = new StructLogger({
-        disableStorage: cfg?.disableStorage,
-        disableStack: cfg?.disableStack,
-        enableMemory: cfg?.enableMemory,
-        enableReturnData: cfg?.enableReturnData,
-        limit,
-      });
-      await run({ tracer: logger, timeoutMs });
-      return logger.result();
-    }
-    if (name === "callTracer") {
-      const tracer = new CallTracer(
-        tracerConfig(cfg?.tracerConfig, { onlyTopCall: "boolean", withLog: "boolean" }),
-      );
-      await run({ tracer, timeoutMs });
-      return tracer.result();
-    }
-    if (name === "flatCallTracer" || name === "parityTracer") {
-      const flat = name === "parityTracer"
-        ? { convertParityErrors: true, includePrecompiles: true }
-        : tracerConfig(cfg?.tracerConfig, { convertParityErrors: "boolean", includePrecompiles: "boolean" });
-      const tracer = new CallTracer();
-      await run({ tracer, timeoutMs });
-      return flatCallResult(tracer.root(), flat, place);
-    }
-    if (name === "4byteTracer") {
-      const tracer = new CallTracer();
-      await run({ tracer, timeoutMs });
-      return fourByteResult(tracer.root());
-    }
-    if (name === "noopTracer") {
-      await run({ timeoutMs });
-      return {};
-    }
-    if (name === "prestateTracer") {
-      const pc = tracerConfig(cfg?.tracerConfig, {
-        diffMode: "boolean",
-        disableCode: "boolean",
-        disableStorage: "boolean",
-      });
-      const tracer = new PrestateTracer();
-      const r = await run({ tracer, recordState: true, timeoutMs });
-      const state = r.state!;
-      const omit = { disableCode: pc.disableCode, disableStorage: pc.disableStorage };
-      return pc.diffMode
-        ? prestateDiff(state.pre, state.post, tracer.created, tracer.deleted, omit)
-        : prestateResult(state.pre, tracer.created, omit);
-    }
+    const r = await run({ tracer: prepared.tracer, recordState: prepared.recordState, timeoutMs });
+    return prepared.result(r);
   } catch (e) {
     if (isTimeout(e)) throw RpcError.server(TIMEOUT_MESSAGE);
     throw e;
   }
-  throw RpcError.server(
-    `tracer ${
-      JSON.stringify(name)
-    } not found (supported: callTracer, flatCallTracer, parityTracer, prestateTracer, 4byteTracer, noopTracer, or none for the struct logger)`,
-  );
 }
