@@ -271,7 +271,7 @@ export async function startExecutionRole(
       netNamespace(backend),
       web3Namespace(backend),
       txpoolNamespace(backend),
-      debugNamespace({ ...backend, setHead: (n) => engine.setHead(n) }),
+      debugNamespace({ ...backend, setHead: (n) => engine.setHead(n), slotPreimages: engine.preimages }),
       traceNamespace(backend),
       otsNamespace(backend),
       engineNamespace(engineApi),

@@ -56,6 +56,14 @@ export class PreimageLog {
     }
   }
 
+  /** The storage slots recorded for `address` (debug_storageRangeAt's keys). */
+  *slotsOf(address: Uint8Array): Generator<Uint8Array> {
+    const prefix = new Uint8Array(21);
+    prefix[0] = PREFIXES.statePreimage;
+    prefix.set(address, 1);
+    for (const [key] of this.store.iterate(prefix)) if (key.length === 53) yield key.slice(21);
+  }
+
   /** Every account recorded, in address order, with the storage slots recorded for it. */
   *accounts(): Generator<{ address: Uint8Array; slots: Uint8Array[] }> {
     let current: { address: Uint8Array; slots: Uint8Array[] } | undefined;

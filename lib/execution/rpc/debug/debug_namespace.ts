@@ -6,8 +6,9 @@ import { dbGet, setHead } from "./db.ts";
 import { traceBlockByHash, traceBlockByNumber } from "./trace_block.ts";
 import { traceCall } from "./trace_call.ts";
 import { traceTransaction } from "./trace_transaction.ts";
+import { type SlotPreimages, storageRangeAt } from "./storage_range.ts";
 
-export function debugNamespace(backend: TraceBackend): Namespace {
+export function debugNamespace(backend: TraceBackend & { slotPreimages?: SlotPreimages }): Namespace {
   return {
     traceTransaction: traceTransaction(backend),
     traceCall: traceCall(backend),
@@ -19,5 +20,6 @@ export function debugNamespace(backend: TraceBackend): Namespace {
     getRawTransaction: getRawTransaction(backend),
     dbGet: dbGet(backend),
     setHead: setHead(backend),
+    storageRangeAt: storageRangeAt(backend),
   };
 }
