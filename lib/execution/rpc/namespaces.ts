@@ -49,6 +49,7 @@ import { ethGetTransactionCount } from "./eth/get_transaction_count.ts";
 import { ethGetTransactionReceipt } from "./eth/get_transaction_receipt.ts";
 import { ethAccounts, ethSyncing } from "./eth/misc.ts";
 import { ethSendRawTransaction, ethSendRawTransactionSync } from "./eth/send_raw_transaction.ts";
+import { ethGetTransactionBySenderAndNonce } from "./eth/get_transaction_by_sender_and_nonce.ts";
 import { ethSendTransaction, ethSignTransaction, signTransactionRequest } from "./eth/send_transaction.ts";
 import { ethSign, ethSignTypedData, ethSignTypedDataV4, personalSign } from "./eth/sign.ts";
 import {
@@ -87,6 +88,7 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethGetUncleByBlockNumberAndIndex(ctx),
     ethGetUncleByBlockHashAndIndex(ctx),
     ethGetTransactionByHash(ctx),
+    ethGetTransactionBySenderAndNonce(ctx),
     ethGetTransactionByBlockNumberAndIndex(ctx),
     ethGetTransactionByBlockHashAndIndex(ctx),
     ethGetTransactionReceipt(ctx),

@@ -1,11 +1,9 @@
 /**
  * What the ots_* methods read from a replay: the call frames of one transaction or of every
- * transaction of a block (debug/replay.ts with the callTracer's frame recorder), and the two
- * monotonic histories they search by bisection: an account's nonce and whether it holds code.
+ * transaction of a block (debug/replay.ts with the callTracer's frame recorder).
  */
-import { Address } from "@ethereumjs/util";
 import { equalBytes } from "../../../common/bytes.ts";
-import type { Block, Header } from "../../../protocol/block.ts";
+import type { Block } from "../../../protocol/block.ts";
 import { BlockReplay, type CallFrame, CallTracer, type TraceBackend } from "../debug/mod.ts";
 
 /** The frames of the transaction at `index` of `block` (undefined when the tracer saw none). */
@@ -48,34 +46,4 @@ export function touches(root: CallFrame, address: Uint8Array): boolean {
     if (f.created !== undefined && equalBytes(f.created, address)) return true;
   }
   return false;
-}
-
-/**
- * The first block number in [lo, hi] whose state satisfies `test`, which must hold from some block
- * on (a nonce past a value, code present); undefined when even block `hi`'s does not.
- */
-export async function firstBlockWhere(
-  backend: TraceBackend,
-  lo: bigint,
-  hi: bigint,
-  header: (n: bigint) => Header | undefined,
-  test: (account: { nonce: bigint; hasCode: boolean }) => boolean,
-  address: Uint8Array,
-): Promise<bigint | undefined> {
-  const at = async (n: bigint) => {
-    const h = header(n);
-    if (h === undefined) return false;
-    const sm = await backend.stateAt(h);
-    const a = new Address(address);
-    const account = await sm.getAccount(a);
-    const code = account === undefined ? new Uint8Array() : await sm.getCode(a);
-    return test({ nonce: account?.nonce ?? 0n, hasCode: code.length > 0 });
-  };
-  if (!(await at(hi))) return undefined;
-  while (lo < hi) {
-    const mid = (lo + hi) / 2n;
-    if (await at(mid)) hi = mid;
-    else lo = mid + 1n;
-  }
-  return lo;
 }

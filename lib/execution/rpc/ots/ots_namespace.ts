@@ -9,11 +9,12 @@
 import { Address } from "@ethereumjs/util";
 import { bytesToHex, equalBytes, type Hex, toQuantity } from "../../../common/mod.ts";
 import { type BlockSpec, defineMethod, type Namespace, RpcError, s } from "../../../rpc/mod.ts";
-import type { Block, Header } from "../../../protocol/block.ts";
+import type { Block } from "../../../protocol/block.ts";
 import { type EthBackend, LATEST, resolveHeader } from "../backend.ts";
 import type { CallFrame } from "../debug/mod.ts";
-import { decodeTx, formatBlock, formatReceipt, isDepositTx } from "../format.ts";
-import { blockFrames, firstBlockWhere, touches, txFrames, walkFrames } from "./frames.ts";
+import { formatBlock, formatReceipt } from "../format.ts";
+import { blockFrames, touches, txFrames, walkFrames } from "./frames.ts";
+import { firstBlockOf, minedBySenderAndNonce } from "../account_history.ts";
 
 /** The level Otterscan checks for (its params.ts asks at least 8; anvil answers 8). */
 const API_LEVEL = 8;
@@ -36,11 +37,6 @@ function locate(backend: EthBackend, txHash: Uint8Array): Located | undefined {
   return loc === undefined || block === undefined
     ? undefined
     : { block, hash: loc.blockHash, index: loc.index };
-}
-
-function headerAt(backend: EthBackend, n: bigint): Header | undefined {
-  const hash = backend.chain.getCanonicalHash(n);
-  return hash === undefined ? undefined : backend.chain.getHeaderByHash(hash);
 }
 
 function headNumber(backend: EthBackend): bigint {
@@ -178,17 +174,6 @@ export function otsNamespace(backend: EthBackend): Namespace {
     if (hash === undefined) throw RpcError.server(`block ${n} not found`);
     return hash;
   };
-  /** The first block (after the genesis) whose state of `address` passes `test`, which holds from there on. */
-  const firstBlockOf = async (
-    address: Uint8Array,
-    test: (account: { nonce: bigint; hasCode: boolean }) => boolean,
-  ) => {
-    const head = headNumber(backend);
-    const n = await firstBlockWhere(backend, 0n, head, (k) => headerAt(backend, k), test, address);
-    if (n === undefined || n === 0n) return undefined;
-    const hash = backend.chain.getCanonicalHash(n)!;
-    return { hash, block: backend.chain.getBlockByHash(hash)! };
-  };
   /** A method on one mined transaction: `answer` may replay it for its frame tree. */
   const ofTransaction = (
     name: string,
@@ -306,19 +291,8 @@ export function otsNamespace(backend: EthBackend): Namespace {
       name: "ots_getTransactionBySenderAndNonce",
       params: [s.address(), count],
       handler: async ([sender, nonce]) => {
-        // The first block after which the sender's nonce is past `nonce` holds the transaction.
-        const found = await firstBlockOf(sender, (a) => a.nonce > nonce);
-        if (found === undefined) return null;
-        const { hash, block } = found;
-        const receipts = backend.chain.getReceipts(hash)!;
-        for (let i = 0; i < block.transactions.length; i++) {
-          const r = receipts[i];
-          if (!equalBytes(r.from, sender)) continue;
-          const tx = decodeTx(block.transactions[i], backend.config.chainId);
-          const txNonce = isDepositTx(tx) ? r.depositNonce : tx.nonce;
-          if (txNonce === nonce) return bytesToHex(r.txHash);
-        }
-        return null;
+        const found = await minedBySenderAndNonce(backend, sender, nonce);
+        return found === undefined ? null : bytesToHex(found.txHash);
       },
     }),
     defineMethod({
@@ -327,7 +301,7 @@ export function otsNamespace(backend: EthBackend): Namespace {
       handler: async ([address]) => {
         // A contract is created with nonce 1 (EIP-161), also one without code. Code in the genesis
         // state, or set without a transaction (anvil_setCode): no creator.
-        const found = await firstBlockOf(address, (a) => a.hasCode || a.nonce > 0n);
+        const found = await firstBlockOf(backend, address, (a) => a.hasCode || a.nonce > 0n);
         if (found === undefined) return null;
         const { hash, block } = found;
         const frames = await blockFrames(backend, block);
