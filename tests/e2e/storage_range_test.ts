@@ -6,7 +6,7 @@
 import { keccak256 } from "../../lib/common/hash.ts";
 import { bytesToHex, hexToBytes } from "../../lib/common/bytes.ts";
 import { assert, assertEquals } from "../assert.ts";
-import { DEV_ADDRESS, rpcCall, rpcResult, startKeelExecution } from "./helpers/mod.ts";
+import { DEV_ADDRESS, rpcCall, rpcResult, sendAndWait, startKeelExecution } from "./helpers/mod.ts";
 
 /** Creation code of a contract whose runtime stores calldata word 1 at the slot calldata word 0 names. */
 const STORE = "0x600880600b6000396000f36020356000355500";
@@ -22,15 +22,7 @@ Deno.test({
     const node = await startKeelExecution({ ws: false });
     try {
       const url = node.httpUrl;
-      const send = async (tx: Record<string, string>) => {
-        const hash = await rpcResult(url, "eth_sendTransaction", [{ from: DEV_ADDRESS, ...tx }]);
-        for (let i = 0; i < 200; i++) {
-          const r = await rpcResult(url, "eth_getTransactionReceipt", [hash]);
-          if (r !== null) return r;
-          await new Promise((r) => setTimeout(r, 25));
-        }
-        throw new Error(`no receipt for ${hash}`);
-      };
+      const send = (tx: Record<string, string>) => sendAndWait(url, { from: DEV_ADDRESS, ...tx });
       const store = (slot: number, value: number) =>
         send({ to: contract, data: word(slot) + word(value).slice(2), gas: "0x20000" });
       const deployed = await send({ data: STORE });

@@ -139,15 +139,7 @@ export function formatTransaction(
       out.blobVersionedHashes = blob.blobVersionedHashes;
     }
     if (type === 4) {
-      const auth = (tx as unknown as { authorizationList: Uint8Array[][] }).authorizationList;
-      out.authorizationList = auth.map(([chainId, address, nonce, yParity, r, s]) => ({
-        chainId: q(bytesToBig(chainId)),
-        address: h(address),
-        nonce: q(bytesToBig(nonce)),
-        yParity: q(bytesToBig(yParity)),
-        r: q(bytesToBig(r)),
-        s: q(bytesToBig(s)),
-      }));
+      out.authorizationList = authorizationsJson(tx);
     }
   }
   out.v = q(v);
@@ -201,6 +193,19 @@ export function logsJsonBytes(logs: readonly LogEntry[]): Uint8Array<ArrayBuffer
       .ascii(log.removed ? ',"removed":true}' : ',"removed":false}');
   }
   return w.ascii("]").bytes();
+}
+
+/** The authorization list of an EIP-7702 transaction in its JSON form. */
+export function authorizationsJson(tx: TypedTransaction): Record<string, Hex>[] {
+  const auth = (tx as unknown as { authorizationList: Uint8Array[][] }).authorizationList;
+  return auth.map(([chainId, address, nonce, yParity, r, s]) => ({
+    chainId: q(bytesToBig(chainId)),
+    address: h(address),
+    nonce: q(bytesToBig(nonce)),
+    yParity: q(bytesToBig(yParity)),
+    r: q(bytesToBig(r)),
+    s: q(bytesToBig(s)),
+  }));
 }
 
 /** A receipt (spec 2.2 and op-geth's L1 fee and deposit fields). */

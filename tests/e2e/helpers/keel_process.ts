@@ -176,3 +176,15 @@ export async function startKeelExecution(options: StartKeelOptions = {}): Promis
   }
   return node;
 }
+
+/** eth_sendTransaction of `tx` (the node signs it) and its receipt once mined. */
+// deno-lint-ignore no-explicit-any
+export async function sendAndWait(url: string, tx: Record<string, string>): Promise<any> {
+  const hash = await rpcResult(url, "eth_sendTransaction", [tx]);
+  for (let i = 0; i < 400; i++) {
+    const receipt = await rpcResult(url, "eth_getTransactionReceipt", [hash]);
+    if (receipt !== null) return receipt;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`transaction ${hash} was not mined within 10 s`);
+}
