@@ -28,6 +28,7 @@ import {
   ethNamespace,
   FilterManager,
   gasPrice,
+  minedBlockDetail,
   netNamespace,
   txpoolNamespace,
   web3Namespace,
@@ -262,6 +263,7 @@ export async function startExecutionRole(
         clientVersion: backend.clientVersion,
         gasPrice: () => gasPrice(backend),
         signRequest: devTransactionSigner(backend),
+        minedBlock: (hash) => minedBlockDetail(backend, hash),
       })]),
       ethNamespace(backend, filters),
       ethSubscriptions({

@@ -34,6 +34,10 @@ import {
 /** Runtime code that returns the word 1: PUSH1 1 PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN. */
 const RETURNS_ONE = "0x600160005260206000f3";
 
+/** Creation code of a contract whose runtime reverts with Error("no"): CODECOPY the encoded error, REVERT. */
+const REVERTS_NO =
+  "0x607080600b6000396000f36064600c60003960646000fd08c379a0000000000000000000000000000000000000000000000000000000000000002000000000000000000000000000000000000000000000000000000000000000026e6f000000000000000000000000000000000000000000000000000000000000";
+
 async function until(what: string, check: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 200; i++) {
     if (await check()) return;
@@ -296,6 +300,35 @@ async function scenario(t: Deno.TestContext, url: string, fields: unknown[]): Pr
       ]);
       assertEquals(await client.getTransaction({ hash: old[old.length - 1] }).catch(() => null), null);
       assertEquals((await test.getTxpoolStatus()).pending, 0);
+    },
+  );
+
+  await t.step(
+    "evm_mine_detailed: the blocks mined, each transaction with its output and revert reason",
+    async () => {
+      // A contract whose every call reverts with Error("no").
+      const deployed = await client.waitForTransactionReceipt({
+        hash: await dev.sendTransaction({ data: REVERTS_NO }),
+        pollingInterval: 50,
+      });
+      await test.setAutomine(false);
+      const failing = await dev.sendTransaction({ to: deployed.contractAddress!, gas: 100_000n });
+      const paying = await dev.sendTransaction({ to: DEV_ADDRESS_1, value: 5n });
+      const blocks = await raw("evm_mine_detailed", []) as {
+        number: string;
+        transactions: { hash: string; output?: string; revertReason?: string }[];
+      }[];
+      await test.setAutomine(true);
+      assertEquals(blocks.length, 1);
+      assertEquals(BigInt(blocks[0].number), await client.getBlockNumber());
+      const byHash = new Map(blocks[0].transactions.map((tx) => [tx.hash, tx]));
+      const failed = byHash.get(failing)!;
+      assertEquals(failed.revertReason, "no");
+      assert(failed.output!.startsWith("0x08c379a0"), failed.output);
+      assertEquals(byHash.get(paying)!.output, "0x");
+      // anvil 1.7.1 wants the timestamp key present (null), keel takes it either way.
+      const two = await raw("evm_mine_detailed", [{ timestamp: null, blocks: 2 }]) as unknown[];
+      assertEquals(two.length, 2);
     },
   );
 

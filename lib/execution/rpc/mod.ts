@@ -70,6 +70,7 @@ export {
 } from "./format.ts";
 export { LIMIT_EXCEEDED, logFilterSchema, queryLogs, toCriteria } from "./logs.ts";
 export { callArgsSchema, revertReason } from "./call_args.ts";
+export { minedBlockDetail } from "./mined_detail.ts";
 export {
   type AccessListEntry,
   type AccessListResult,

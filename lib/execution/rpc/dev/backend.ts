@@ -82,6 +82,8 @@ export interface DevInfo {
    * filled the same way), its nonce, when the request has none, from `nonce` (anvil_reorg).
    */
   signRequest(request: unknown, nonce: (from: Uint8Array) => Promise<bigint>): Promise<Uint8Array>;
+  /** A mined block with full transactions and each one's output (evm_mine_detailed). */
+  minedBlock(hash: Uint8Array): Promise<Record<string, unknown>>;
 }
 
 export interface DevContext {

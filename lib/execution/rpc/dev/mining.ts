@@ -47,6 +47,28 @@ export function evmMine(ctx: DevContext) {
   });
 }
 
+/**
+ * evm_mine_detailed (also anvil_mine_detailed): evm_mine, answering the blocks mined (full transactions, each with its output
+ * and, when it failed with a decodable reason, its revertReason), oldest first, as anvil.
+ */
+export function evmMineDetailed(ctx: DevContext, name = "evm_mine_detailed") {
+  return defineMethod({
+    name,
+    params: [s.optional(mineParam)],
+    handler: ([opts]) =>
+      timed(async () => {
+        const before = ctx.chain.head().header.number;
+        await ctx.miner.mineBlocks(opts?.blocks ?? 1n, { timestamp: opts?.timestamp });
+        const out: Record<string, unknown>[] = [];
+        for (let n = before + 1n; n <= ctx.chain.head().header.number; n++) {
+          const hash = ctx.chain.chain.getCanonicalHash(n);
+          if (hash !== undefined) out.push(await ctx.info.minedBlock(hash));
+        }
+        return out;
+      }),
+  });
+}
+
 /** anvil_mine and hardhat_mine: [count = 1, interval seconds between the blocks' timestamps]. */
 function mine(name: string, ctx: DevContext) {
   return defineMethod({
@@ -135,6 +157,8 @@ function setTime(name: string, ctx: DevContext) {
 export function miningMethods(ctx: DevContext) {
   return [
     evmMine(ctx),
+    evmMineDetailed(ctx),
+    evmMineDetailed(ctx, "anvil_mine_detailed"),
     mine("anvil_mine", ctx),
     mine("hardhat_mine", ctx),
     setAutomine("evm_setAutomine", ctx),

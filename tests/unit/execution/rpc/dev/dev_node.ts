@@ -12,6 +12,7 @@ import {
   devTransactionSigner,
   type EthBackend,
   ethNamespace,
+  minedBlockDetail,
 } from "../../../../../lib/execution/rpc/mod.ts";
 import {
   DEFAULT_ENVELOPE_LIMITS,
@@ -66,6 +67,7 @@ export async function open(dataDir: string, wall = () => 1_000_000, preimages = 
       clientVersion: backend.clientVersion,
       gasPrice: () => 7n,
       signRequest: devTransactionSigner(backend),
+      minedBlock: (hash) => minedBlockDetail(backend, hash),
     }),
   ]);
   const dispatch = { registry, limits: DEFAULT_ENVELOPE_LIMITS, logger: NOOP_LOGGER };
