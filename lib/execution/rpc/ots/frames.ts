@@ -2,7 +2,7 @@
  * What the ots_* methods read from a replay: the call frames of one transaction or of every
  * transaction of a block (debug/replay.ts with the callTracer's frame recorder).
  */
-import { equalBytes } from "../../../common/bytes.ts";
+import { bytesToHex } from "../../../common/bytes.ts";
 import type { Block } from "../../../protocol/block.ts";
 import { BlockReplay, type CallFrame, CallTracer, type TraceBackend } from "../debug/mod.ts";
 
@@ -38,12 +38,42 @@ export function* walkFrames(root: CallFrame, depth = 0): Generator<[CallFrame, n
   for (const c of root.calls) yield* walkFrames(c, depth + 1);
 }
 
-/** Whether `address` is the sender, a callee, a created contract or a self-destruct's beneficiary in the tree. */
-export function touches(root: CallFrame, address: Uint8Array): boolean {
+/** The addresses (lower-case hex) a frame tree names: senders, callees, created contracts, beneficiaries. */
+export function touchedAddresses(root: CallFrame): Set<string> {
+  const out = new Set<string>();
   for (const [f] of walkFrames(root)) {
-    if (equalBytes(f.from, address)) return true;
-    if (f.to !== undefined && equalBytes(f.to, address)) return true;
-    if (f.created !== undefined && equalBytes(f.created, address)) return true;
+    out.add(bytesToHex(f.from));
+    if (f.to !== undefined) out.add(bytesToHex(f.to));
+    if (f.created !== undefined) out.add(bytesToHex(f.created));
   }
-  return false;
+  return out;
+}
+
+/**
+ * The addresses each transaction of a block touches, by block hash: a search replays a block once, and
+ * the next searches (Otterscan pages through an address's history, then looks at others) read them here.
+ * A block's hash fixes its transactions and its parent state, so an entry never goes stale.
+ */
+export class TouchedCache {
+  readonly #entries = new Map<string, Set<string>[]>();
+  readonly #max: number;
+  readonly #load: typeof blockFrames;
+
+  /** `load`: how a block's frames are found (a replay; tests count the calls). */
+  constructor(maxBlocks = 20_000, load: typeof blockFrames = blockFrames) {
+    this.#max = maxBlocks;
+    this.#load = load;
+  }
+
+  async of(backend: TraceBackend, block: Block, hash: Uint8Array): Promise<Set<string>[]> {
+    const key = bytesToHex(hash);
+    const hit = this.#entries.get(key);
+    if (hit !== undefined) return hit;
+    const sets = (await this.#load(backend, block)).map((root) =>
+      root === undefined ? new Set<string>() : touchedAddresses(root)
+    );
+    if (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(key, sets);
+    return sets;
+  }
 }

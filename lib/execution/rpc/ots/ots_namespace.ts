@@ -13,7 +13,7 @@ import type { Block } from "../../../protocol/block.ts";
 import { type EthBackend, LATEST, resolveHeader } from "../backend.ts";
 import type { CallFrame } from "../debug/mod.ts";
 import { formatBlock, formatReceipt } from "../format.ts";
-import { blockFrames, touches, txFrames, walkFrames } from "./frames.ts";
+import { blockFrames, TouchedCache, txFrames, walkFrames } from "./frames.ts";
 import { firstBlockOf, minedBySenderAndNonce } from "../account_history.ts";
 
 /** The level Otterscan checks for (its params.ts asks at least 8; anvil answers 8). */
@@ -115,21 +115,20 @@ function internalOperations(root: CallFrame) {
  */
 async function search(
   backend: EthBackend,
+  touched: TouchedCache,
   address: Uint8Array,
   numbers: Iterable<bigint>,
   pageSize: number,
 ): Promise<{ found: { hash: Uint8Array; index: number }[]; exhausted: boolean }> {
   const found: { hash: Uint8Array; index: number }[] = [];
+  const wanted = bytesToHex(address);
   for (const n of numbers) {
     if (found.length >= pageSize) return { found, exhausted: false };
     const hash = backend.chain.getCanonicalHash(n);
     const block = hash === undefined ? undefined : backend.chain.getBlockByHash(hash);
     if (hash === undefined || block === undefined || block.transactions.length === 0) continue;
-    const frames = await blockFrames(backend, block);
-    for (let i = frames.length - 1; i >= 0; i--) {
-      const root = frames[i];
-      if (root !== undefined && touches(root, address)) found.push({ hash, index: i });
-    }
+    const sets = await touched.of(backend, block, hash);
+    for (let i = sets.length - 1; i >= 0; i--) if (sets[i].has(wanted)) found.push({ hash, index: i });
   }
   return { found, exhausted: true };
 }
@@ -169,6 +168,7 @@ const count = s.hexOrDecimal();
 const pageSizeParam = count;
 
 export function otsNamespace(backend: EthBackend): Namespace {
+  const touched = new TouchedCache();
   const byNumberOrFail = (n: bigint) => {
     const hash = backend.chain.getCanonicalHash(n);
     if (hash === undefined) throw RpcError.server(`block ${n} not found`);
@@ -263,7 +263,13 @@ export function otsNamespace(backend: EthBackend): Namespace {
       handler: async ([address, blockNumber, pageSize]) => {
         const head = headNumber(backend);
         const from = blockNumber === 0n || blockNumber > head ? head : blockNumber - 1n;
-        const { found, exhausted } = await search(backend, address, descending(from, 1n), Number(pageSize));
+        const { found, exhausted } = await search(
+          backend,
+          touched,
+          address,
+          descending(from, 1n),
+          Number(pageSize),
+        );
         return searchResult(backend, found, blockNumber === 0n, exhausted);
       },
     }),
@@ -274,6 +280,7 @@ export function otsNamespace(backend: EthBackend): Namespace {
         const head = headNumber(backend);
         const { found, exhausted } = await search(
           backend,
+          touched,
           address,
           ascending(blockNumber + 1n, head),
           Number(pageSize),
