@@ -97,21 +97,32 @@ function headerFor(common: Common, fields: Fields): BlockHeader {
   return header;
 }
 
+/** The header fields keel gives the VM (`ejsBlockWith`). */
+export type EjsBlockFields = Fields;
+
 /**
- * The @ethereumjs block the VM runs transactions in: the header fields execution reads; `blobBaseFee`
- * replaces what BLOBBASEFEE answers.
+ * The @ethereumjs block of `fields` on `common` (eth_call's blocks, with their overrides): a copy of the
+ * template header of that Common; `blobBaseFee` replaces what BLOBBASEFEE answers.
  */
-export function ejsBlockFor(rules: ForkRules, h: Header, blobBaseFee?: bigint): Block {
+export function ejsBlockWith(common: Common, fields: Fields, blobBaseFee?: bigint): Block {
   if (blobBaseFee !== undefined) {
-    // Unfrozen, for the replaced method (eth_simulateV1's block override).
-    const block = createBlock({ header: fieldsOf(h) }, {
-      common: rules.common,
+    // Unfrozen, for the replaced method (eth_simulateV1's and eth_call's block override).
+    const block = createBlock({ header: fields }, {
+      common,
       skipConsensusFormatValidation: true,
       freeze: false,
     });
     block.header.getBlobGasPrice = () => blobBaseFee;
     return block;
   }
-  const header = headerFor(rules.common, fieldsOf(h));
+  const header = headerFor(common, fields);
   return new Block(header, [], [], undefined, { common: header.common });
+}
+
+/**
+ * The @ethereumjs block the VM runs transactions in: the header fields execution reads; `blobBaseFee`
+ * replaces what BLOBBASEFEE answers.
+ */
+export function ejsBlockFor(rules: ForkRules, h: Header, blobBaseFee?: bigint): Block {
+  return ejsBlockWith(rules.common, fieldsOf(h), blobBaseFee);
 }
