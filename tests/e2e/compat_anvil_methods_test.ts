@@ -332,6 +332,31 @@ async function scenario(t: Deno.TestContext, url: string, fields: unknown[]): Pr
     },
   );
 
+  await t.step("eth_getAccount, eth_getAccountInfo, eth_sendTransactionSync", async () => {
+    const account = await raw("eth_getAccount", [DEV_ADDRESS, "latest"]) as Record<string, string>;
+    assertEquals(BigInt(account.balance), await client.getBalance({ address: DEV_ADDRESS }));
+    assertEquals(Number(account.nonce), await client.getTransactionCount({ address: DEV_ADDRESS }));
+    assertEquals(account.codeHash, "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470");
+    const nobody = privateKeyToAccount(generatePrivateKey()).address;
+    const absent = await raw("eth_getAccount", [nobody, "latest"]) as Record<string, string>;
+    assertEquals([absent.balance, absent.nonce], ["0x0", "0x0"]);
+    assertEquals(absent.storageRoot, "0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421");
+    const info = await raw("eth_getAccountInfo", [contract, "latest"]) as Record<string, string>;
+    assertEquals(info.code, await client.getCode({ address: contract }) ?? "0x");
+    const receipt = await raw("eth_sendTransactionSync", [{
+      from: DEV_ADDRESS,
+      to: DEV_ADDRESS_1,
+      value: "0x9",
+    }]) as {
+      status: string;
+      blockNumber: string;
+    };
+    assertEquals(receipt.status, "0x1");
+    assertEquals(BigInt(receipt.blockNumber), await client.getBlockNumber());
+    const shape = (v: Record<string, unknown>) => Object.keys(v).sort();
+    fields.push({ getAccount: shape(account), getAccountInfo: shape(info) });
+  });
+
   await t.step("txpool_status / txpool_content / txpool_inspect without --http.api", async () => {
     await test.setAutomine(false);
     const hash = await dev.sendTransaction({ to: DEV_ADDRESS_1, value: 4n });

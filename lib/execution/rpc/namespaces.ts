@@ -49,8 +49,14 @@ import { ethGetTransactionCount } from "./eth/get_transaction_count.ts";
 import { ethGetTransactionReceipt } from "./eth/get_transaction_receipt.ts";
 import { ethAccounts, ethSyncing } from "./eth/misc.ts";
 import { ethSendRawTransaction, ethSendRawTransactionSync } from "./eth/send_raw_transaction.ts";
+import { ethGetAccount, ethGetAccountInfo } from "./eth/get_account.ts";
 import { ethGetTransactionBySenderAndNonce } from "./eth/get_transaction_by_sender_and_nonce.ts";
-import { ethSendTransaction, ethSignTransaction, signTransactionRequest } from "./eth/send_transaction.ts";
+import {
+  ethSendTransaction,
+  ethSendTransactionSync,
+  ethSignTransaction,
+  signTransactionRequest,
+} from "./eth/send_transaction.ts";
 import { ethSign, ethSignTypedData, ethSignTypedDataV4, personalSign } from "./eth/sign.ts";
 import {
   ethGetUncleByBlockHashAndIndex,
@@ -73,6 +79,8 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethBlockNumber(ctx),
     ethChainId(ctx),
     ethGetBalance(ctx),
+    ethGetAccount(ctx),
+    ethGetAccountInfo(ctx),
     ethGetCode(ctx),
     ethGetStorageAt(ctx),
     ethGetTransactionCount(ctx),
@@ -111,6 +119,7 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethAccounts(ctx),
     ethSendTransaction(ctx),
     ethSendTransaction(ctx, "eth_sendUnsignedTransaction"),
+    ethSendTransactionSync(ctx),
     ethSignTransaction(ctx),
     ethSign(ctx),
     personalSign(ctx),

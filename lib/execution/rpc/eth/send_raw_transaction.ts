@@ -176,22 +176,31 @@ export function ethSendRawTransactionSync(ctx: EthContext) {
   return defineMethod({
     name: "eth_sendRawTransactionSync",
     params: [s.hex(), s.optional(s.hexOrDecimal())],
-    handler: async ([raw, timeoutMs]) => {
-      const options = ctx.backend.options;
-      const hash = await submitRawTransaction(ctx, raw);
-      const asked = timeoutMs === undefined || timeoutMs === 0n ? undefined : Number(timeoutMs);
-      const wait = asked === undefined
-        ? options.txSyncDefaultTimeoutMs
-        : Math.min(asked, options.txSyncMaxTimeoutMs);
-      const receipt = await awaitReceipt(ctx, hash, wait);
-      if (receipt !== undefined) return receipt;
-      throw new RpcError(
-        TX_SYNC_TIMEOUT,
-        `The transaction was added to the transaction pool but wasn't processed in ${goDuration(wait)}`,
-        hash,
-      );
-    },
+    handler: async ([raw, timeoutMs]) => receiptWithin(ctx, await submitRawTransaction(ctx, raw), timeoutMs),
   });
+}
+
+/**
+ * The receipt of `hash` once a block includes it, waiting the request's `timeoutMs` (at most the node's
+ * maximum) or the node's default; past it, error 4 with the hash as data (geth txSyncTimeoutError).
+ */
+export async function receiptWithin(
+  ctx: EthContext,
+  hash: Hex,
+  timeoutMs: bigint | undefined,
+): Promise<unknown> {
+  const options = ctx.backend.options;
+  const asked = timeoutMs === undefined || timeoutMs === 0n ? undefined : Number(timeoutMs);
+  const wait = asked === undefined
+    ? options.txSyncDefaultTimeoutMs
+    : Math.min(asked, options.txSyncMaxTimeoutMs);
+  const receipt = await awaitReceipt(ctx, hash, wait);
+  if (receipt !== undefined) return receipt;
+  throw new RpcError(
+    TX_SYNC_TIMEOUT,
+    `The transaction was added to the transaction pool but wasn't processed in ${goDuration(wait)}`,
+    hash,
+  );
 }
 
 /** EIP-7966's error code for a transaction not included within the wait. */

@@ -26,7 +26,7 @@ import { authorizationTuple } from "../call_authorizations.ts";
 import { q } from "../format.ts";
 import { gasPrice, suggestTip } from "../gas_price.ts";
 import { estimateCallGas } from "./estimate_gas.ts";
-import { checkTxFee, submitRawTransaction } from "./send_raw_transaction.ts";
+import { checkTxFee, receiptWithin, submitRawTransaction } from "./send_raw_transaction.ts";
 import { devAccountKey } from "./sign.ts";
 
 /** The transaction object (geth TransactionArgs, without blobs, plus the type). */
@@ -260,21 +260,27 @@ class AccountLocks {
  * (anvil): the same from any `from`, impersonated (dev mode).
  */
 export function ethSendTransaction(ctx: EthContext, name = "eth_sendTransaction") {
-  const locks = new AccountLocks();
-  const unsigned = name === "eth_sendUnsignedTransaction";
   return defineMethod({
     name,
     params: [sendArgsSchema],
-    handler: ([args]) => {
-      if (unsigned && (args.from === undefined || ctx.backend.impersonation === undefined)) {
-        throw RpcError.server(args.from === undefined ? "missing from" : "unknown account");
-      }
-      const { from, key } = sender(ctx, args, unsigned);
-      return locks.run(from, async (): Promise<Hex> => {
-        const tx = await signFilledTransaction(ctx, args, from, key);
-        return await submitRawTransaction(ctx, tx.serialize());
-      });
-    },
+    handler: ([args]) => sendFilled(ctx, args, name === "eth_sendUnsignedTransaction"),
+  });
+}
+
+/** Per context, the sends in progress by account (eth_sendTransaction and its sync and unsigned forms share them). */
+const LOCKS = new WeakMap<EthContext, AccountLocks>();
+
+/** Fills, signs (or, `unsigned`, impersonates) and submits `args`; the hash. */
+function sendFilled(ctx: EthContext, args: SendArgs, unsigned: boolean): Promise<Hex> {
+  if (unsigned && (args.from === undefined || ctx.backend.impersonation === undefined)) {
+    throw RpcError.server(args.from === undefined ? "missing from" : "unknown account");
+  }
+  const { from, key } = sender(ctx, args, unsigned);
+  let locks = LOCKS.get(ctx);
+  if (locks === undefined) LOCKS.set(ctx, locks = new AccountLocks());
+  return locks.run(from, async (): Promise<Hex> => {
+    const tx = await signFilledTransaction(ctx, args, from, key);
+    return await submitRawTransaction(ctx, tx.serialize());
   });
 }
 
@@ -298,6 +304,18 @@ export async function signTransactionRequest(
   const { from, key } = sender(ctx, args);
   const next = await nonce(from);
   return (await signFilledTransaction(ctx, { ...args, nonce: args.nonce ?? next }, from, key)).serialize();
+}
+
+/**
+ * eth_sendTransactionSync [tx, timeout ms] (anvil; EIP-7966 for eth_sendTransaction): fill, sign and
+ * submit, then the receipt once mined, or error 4 after the wait (eth_sendRawTransactionSync's).
+ */
+export function ethSendTransactionSync(ctx: EthContext) {
+  return defineMethod({
+    name: "eth_sendTransactionSync",
+    params: [sendArgsSchema, s.optional(s.hexOrDecimal())],
+    handler: async ([args, timeoutMs]) => receiptWithin(ctx, await sendFilled(ctx, args, false), timeoutMs),
+  });
 }
 
 /** eth_signTransaction [tx]: fill and sign; the raw transaction (anvil's result). */
