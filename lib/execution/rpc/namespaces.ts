@@ -50,6 +50,7 @@ import { ethGetTransactionReceipt } from "./eth/get_transaction_receipt.ts";
 import { ethAccounts, ethSyncing } from "./eth/misc.ts";
 import { ethSendRawTransaction, ethSendRawTransactionSync } from "./eth/send_raw_transaction.ts";
 import { ethGetAccount, ethGetAccountInfo } from "./eth/get_account.ts";
+import { ethPendingTransactions } from "./eth/pending_transactions.ts";
 import { ethGetTransactionBySenderAndNonce } from "./eth/get_transaction_by_sender_and_nonce.ts";
 import {
   ethSendTransaction,
@@ -97,6 +98,7 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethGetUncleByBlockHashAndIndex(ctx),
     ethGetTransactionByHash(ctx),
     ethGetTransactionBySenderAndNonce(ctx),
+    ethPendingTransactions(ctx),
     ethGetTransactionByBlockNumberAndIndex(ctx),
     ethGetTransactionByBlockHashAndIndex(ctx),
     ethGetTransactionReceipt(ctx),

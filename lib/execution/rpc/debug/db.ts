@@ -1,5 +1,5 @@
 /**
- * debug_dbGet and debug_setHead, as geth serves them.
+ * debug_dbGet, debug_codeByHash and debug_setHead, as geth serves them.
  *
  * debug_dbGet reads the database by a geth key (hash scheme, core/rawdb/schema.go): a 32-byte key is a
  * state trie node by its hash, `c` (0x63) ‖ code hash is contract code. These are the preimages the
@@ -8,10 +8,11 @@
  *
  * debug_setHead rewinds the canonical chain to a block (geth BlockChain.SetHead, for operators).
  */
-import { bytesToHex } from "../../../common/mod.ts";
+import { KECCAK256_NULL } from "@ethereumjs/util";
+import { bytesToHex, equalBytes } from "../../../common/mod.ts";
 import { prefixedKey, PREFIXES } from "../../../db/mod.ts";
 import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
-import type { TraceBackend } from "./backend.ts";
+import { resolveBlock, type TraceBackend } from "./backend.ts";
 
 /** geth rawdb CodePrefix. */
 const CODE_PREFIX = 0x63;
@@ -25,6 +26,27 @@ export function dbGet(backend: TraceBackend) {
       const value = known ? backend.chain.store.get(prefixedKey(PREFIXES.trieNode, key)) : undefined;
       if (value === undefined) throw RpcError.server("not found");
       return bytesToHex(value);
+    },
+  });
+}
+
+/**
+ * debug_codeByHash(hash, [block]) (geth, anvil): contract code by its keccak256 hash, empty (0x) when the
+ * node holds none, as anvil 1.7.1 answers. Code is stored by hash once for all blocks: the block only has
+ * to exist.
+ */
+export function codeByHash(backend: TraceBackend) {
+  return defineMethod({
+    name: "debug_codeByHash",
+    params: [s.hash(), s.optional(s.blockTag())],
+    handler: ([hash, tag]) => {
+      if (tag !== undefined) resolveBlock(backend, tag);
+      if (equalBytes(hash, KECCAK256_NULL)) return "0x";
+      const key = new Uint8Array(33);
+      key[0] = CODE_PREFIX;
+      key.set(hash, 1);
+      const code = backend.chain.store.get(prefixedKey(PREFIXES.trieNode, key));
+      return code === undefined ? "0x" : bytesToHex(code);
     },
   });
 }

@@ -1,8 +1,8 @@
 /** The debug namespace: tracing (struct logger, callTracer, prestateTracer), raw encodings, dbGet, setHead. */
 import type { Namespace } from "../../../rpc/mod.ts";
 import type { TraceBackend } from "./backend.ts";
-import { getRawBlock, getRawHeader, getRawReceipts, getRawTransaction } from "./raw.ts";
-import { dbGet, setHead } from "./db.ts";
+import { getRawBlock, getRawHeader, getRawReceipts, getRawTransaction, getRawTransactions } from "./raw.ts";
+import { codeByHash, dbGet, setHead } from "./db.ts";
 import { traceBlockByHash, traceBlockByNumber } from "./trace_block.ts";
 import { traceCall } from "./trace_call.ts";
 import { traceTransaction } from "./trace_transaction.ts";
@@ -18,7 +18,9 @@ export function debugNamespace(backend: TraceBackend & { slotPreimages?: SlotPre
     getRawBlock: getRawBlock(backend),
     getRawReceipts: getRawReceipts(backend),
     getRawTransaction: getRawTransaction(backend),
+    getRawTransactions: getRawTransactions(backend),
     dbGet: dbGet(backend),
+    codeByHash: codeByHash(backend),
     setHead: setHead(backend),
     storageRangeAt: storageRangeAt(backend),
   };

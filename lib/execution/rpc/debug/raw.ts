@@ -51,6 +51,21 @@ export function getRawBlock(backend: TraceBackend) {
   });
 }
 
+/** debug_getRawTransactions [block] (reth): the block's transactions in their consensus (EIP-2718) encodings. */
+export function getRawTransactions(backend: TraceBackend) {
+  return defineMethod({
+    name: "debug_getRawTransactions",
+    params: [s.blockTag()] as const,
+    handler: ([tag]): Hex[] => {
+      if (beyondChain(backend, tag)) return [];
+      const { hash } = resolveBlock(backend, tag);
+      const block = backend.chain.getBlockByHash(hash);
+      if (block === undefined) throw RpcError.server(`block ${bytesToHex(hash)} not found`);
+      return block.transactions.map(bytesToHex);
+    },
+  });
+}
+
 export function getRawReceipts(backend: TraceBackend) {
   return defineMethod({
     name: "debug_getRawReceipts",

@@ -1,5 +1,6 @@
 /**
  * anvil_metadata / hardhat_metadata (tools ask them to recognise a development node), anvil_nodeInfo,
+ * anvil_getGenesisTime,
  * and the next blocks' parameters: anvil_setNextBlockBaseFeePerGas, anvil_setCoinbase (hardhat_ names
  * too), hardhat_setPrevRandao; in anvil 1.7.1's shapes (numbers where anvil gives JSON numbers), hardhat's
  * answer true.
@@ -45,6 +46,12 @@ export function infoMethods(ctx: DevContext) {
   return [
     metadata("anvil_metadata", ctx),
     metadata("hardhat_metadata", ctx),
+    // The genesis block's timestamp, as a JSON number (anvil).
+    defineMethod({
+      name: "anvil_getGenesisTime",
+      params: [],
+      handler: () => Number(ctx.chain.chain.getHeaderByHash(ctx.chain.genesisHash)!.timestamp),
+    }),
     defineMethod({
       name: "anvil_nodeInfo",
       params: [],
