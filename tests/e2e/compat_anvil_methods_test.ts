@@ -382,6 +382,23 @@ async function scenario(t: Deno.TestContext, url: string, fields: unknown[]): Pr
       }
       const none = await optional("eth_pendingTransactions", []);
       if (none !== MISSING) assertEquals(none, []);
+      // eth_fillTransaction: filled as eth_sendTransaction fills, nothing sent.
+      const nonce = await client.getTransactionCount({ address: DEV_ADDRESS });
+      const filled = await optional("eth_fillTransaction", [{
+        from: DEV_ADDRESS_1,
+        to: DEV_ADDRESS,
+        value: "0x3",
+      }]);
+      if (filled !== MISSING) {
+        const { raw: encoded, tx } = filled as { raw: string; tx: Record<string, string> };
+        assertEquals(tx.from.toLowerCase(), DEV_ADDRESS_1.toLowerCase());
+        assertEquals(
+          [tx.nonce, tx.gas, tx.value],
+          [toHex(await client.getTransactionCount({ address: DEV_ADDRESS_1 })), "0x5208", "0x3"],
+        );
+        assert(encoded.startsWith("0x02"), encoded);
+        assertEquals(await client.getTransactionCount({ address: DEV_ADDRESS }), nonce);
+      }
       const genesis = await client.getBlock({ blockNumber: 0n });
       const time = await optional("anvil_getGenesisTime", []);
       if (time !== MISSING) assertEquals(time, Number(genesis.timestamp));

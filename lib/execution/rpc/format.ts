@@ -68,6 +68,8 @@ export function formatTransaction(
   tx: AnyTx,
   placement: TxPlacement | undefined,
   hash: Uint8Array,
+  /** The sender of an unsigned transaction (eth_fillTransaction). */
+  sender?: Uint8Array,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {
     blockHash: placement ? h(placement.blockHash) : null,
@@ -98,7 +100,7 @@ export function formatTransaction(
     }
     return out;
   }
-  const from = placement?.receipt?.from ?? tx.getSenderAddress().bytes;
+  const from = sender ?? placement?.receipt?.from ?? tx.getSenderAddress().bytes;
   out.from = h(from);
   out.gas = q(tx.gasLimit);
   const type = tx.type;

@@ -53,6 +53,7 @@ import { ethGetAccount, ethGetAccountInfo } from "./eth/get_account.ts";
 import { ethPendingTransactions } from "./eth/pending_transactions.ts";
 import { ethGetTransactionBySenderAndNonce } from "./eth/get_transaction_by_sender_and_nonce.ts";
 import {
+  ethFillTransaction,
   ethSendTransaction,
   ethSendTransactionSync,
   ethSignTransaction,
@@ -123,6 +124,7 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethSendTransaction(ctx, "eth_sendUnsignedTransaction"),
     ethSendTransactionSync(ctx),
     ethSignTransaction(ctx),
+    ethFillTransaction(ctx),
     ethSign(ctx),
     personalSign(ctx),
     ethSignTypedDataV4(ctx),

@@ -17,13 +17,13 @@ import {
   type TypedTransaction,
 } from "@ethereumjs/tx";
 import { privateToPublic, toChecksumAddress } from "@ethereumjs/util";
-import { bytesToHex, equalBytes, type Hex } from "../../../common/mod.ts";
+import { bytesToHex, equalBytes, type Hex, keccak256 } from "../../../common/mod.ts";
 import { defineMethod, type Infer, RpcError, s, SchemaError } from "../../../rpc/mod.ts";
 import { forkRules, placeholderSignature, sharedSenderCache, txCommon } from "../../evm/mod.ts";
 import { type EthContext, LATEST, pricingBaseFee, requireHeader } from "../backend.ts";
 import { CALL_ARGS_FIELDS, type CallArgs } from "../call_args.ts";
 import { authorizationTuple } from "../call_authorizations.ts";
-import { q } from "../format.ts";
+import { formatTransaction, q } from "../format.ts";
 import { gasPrice, suggestTip } from "../gas_price.ts";
 import { estimateCallGas } from "./estimate_gas.ts";
 import { checkTxFee, receiptWithin, submitRawTransaction } from "./send_raw_transaction.ts";
@@ -131,6 +131,16 @@ export async function signFilledTransaction(
   from: Uint8Array,
   key: Uint8Array | undefined,
 ): Promise<TypedTransaction> {
+  const tx = await filledTransaction(ctx, args, from);
+  return key === undefined ? impersonate(ctx, tx, from) : signRemembered(tx, key);
+}
+
+/** The unsigned transaction of `args` from `from`, its missing fields filled (geth setDefaults). */
+async function filledTransaction(
+  ctx: EthContext,
+  args: SendArgs,
+  from: Uint8Array,
+): Promise<TypedTransaction> {
   const backend = ctx.backend;
   if (
     args.input !== undefined && args.data !== undefined && bytesToHex(args.input) !== bytesToHex(args.data)
@@ -234,7 +244,7 @@ export async function signFilledTransaction(
     // EIP-155: the common's chain id goes into v.
     tx = createLegacyTx({ ...fields, gasPrice: fees.gasPrice }, { common });
   }
-  return key === undefined ? impersonate(ctx, tx, from) : signRemembered(tx, key);
+  return tx;
 }
 
 const MAX_UINT64 = (1n << 64n) - 1n;
@@ -315,6 +325,24 @@ export function ethSendTransactionSync(ctx: EthContext) {
     name: "eth_sendTransactionSync",
     params: [sendArgsSchema, s.optional(s.hexOrDecimal())],
     handler: async ([args, timeoutMs]) => receiptWithin(ctx, await sendFilled(ctx, args, false), timeoutMs),
+  });
+}
+
+/**
+ * eth_fillTransaction [tx] (geth, anvil): the transaction with its missing fields filled as
+ * eth_sendTransaction fills them, unsigned: `{raw, tx}`, raw its encoding with a zero signature, tx its
+ * JSON (`from` as given, or the first dev account). Any `from` may be filled: nothing is signed or kept.
+ */
+export function ethFillTransaction(ctx: EthContext) {
+  return defineMethod({
+    name: "eth_fillTransaction",
+    params: [sendArgsSchema],
+    handler: async ([args]) => {
+      const { from } = sender(ctx, args, true);
+      const tx = await filledTransaction(ctx, args, from);
+      const raw = tx.serialize();
+      return { raw: bytesToHex(raw), tx: formatTransaction(tx, undefined, keccak256(raw), from) };
+    },
   });
 }
 
