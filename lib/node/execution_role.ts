@@ -25,8 +25,10 @@ import {
   devNamespace,
   devTransactionSigner,
   type EthBackend,
+  ethContext,
   ethNamespace,
   FilterManager,
+  findErc20Slot,
   gasPrice,
   minedBlockDetail,
   netNamespace,
@@ -264,6 +266,7 @@ export async function startExecutionRole(
         gasPrice: () => gasPrice(backend),
         signRequest: devTransactionSigner(backend),
         minedBlock: (hash) => minedBlockDetail(backend, hash),
+        erc20Slot: (token, data, value, what) => findErc20Slot(ethContext(backend), token, data, value, what),
       })]),
       ethNamespace(backend, filters),
       ethSubscriptions({

@@ -19,7 +19,15 @@ import {
   toHex,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { recoverMessageAddress, verifyTypedData } from "viem";
+import {
+  encodeAbiParameters,
+  keccak256,
+  parseAbi,
+  parseAbiParameters,
+  recoverMessageAddress,
+  verifyTypedData,
+} from "viem";
+import solc from "solc";
 import { assert, assertEquals } from "../assert.ts";
 import {
   anvilForTest,
@@ -37,6 +45,50 @@ const RETURNS_ONE = "0x600160005260206000f3";
 /** Creation code of a contract whose runtime reverts with Error("no"): CODECOPY the encoded error, REVERT. */
 const REVERTS_NO =
   "0x607080600b6000396000f36064600c60003960646000fd08c379a0000000000000000000000000000000000000000000000000000000000000002000000000000000000000000000000000000000000000000000000000000000026e6f000000000000000000000000000000000000000000000000000000000000";
+
+/**
+ * A token whose views read a flag before the mapping (a `paused` check), so that the slot anvil_dealERC20
+ * must find is not the first one read.
+ */
+const DEAL_TOKEN_SOURCE = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.0;
+contract DealToken {
+    string public name = "Deal";
+    uint256 public totalSupply;
+    mapping(address => uint256) private balances;
+    mapping(address => mapping(address => uint256)) private allowances;
+    bool public paused;
+    function balanceOf(address a) external view returns (uint256) { require(!paused); return balances[a]; }
+    function allowance(address o, address s) external view returns (uint256) {
+        require(!paused);
+        return allowances[o][s];
+    }
+}`;
+const DEAL_TOKEN_ABI = parseAbi([
+  "function balanceOf(address) view returns (uint256)",
+  "function allowance(address, address) view returns (uint256)",
+]);
+
+function dealTokenBytecode(): `0x${string}` {
+  const out = JSON.parse(solc.compile(JSON.stringify({
+    language: "Solidity",
+    sources: { "DealToken.sol": { content: DEAL_TOKEN_SOURCE } },
+    settings: { evmVersion: "cancun", outputSelection: { "*": { "*": ["evm.bytecode.object"] } } },
+  })));
+  const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === "error");
+  if (errors.length > 0) throw new Error(`solc: ${JSON.stringify(errors)}`);
+  return `0x${out.contracts["DealToken.sol"].DealToken.evm.bytecode.object}`;
+}
+
+/** The error a request fails with (viem's: its code and the node's message in `details`). */
+function failure(request: Promise<unknown>): Promise<{ code: number; details: string }> {
+  return request.then(
+    (result) => {
+      throw new Error(`did not fail: ${JSON.stringify(result)}`);
+    },
+    (e) => e,
+  );
+}
 
 async function until(what: string, check: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 200; i++) {
@@ -331,6 +383,64 @@ async function scenario(t: Deno.TestContext, url: string, fields: unknown[]): Pr
       assertEquals(two.length, 2);
     },
   );
+
+  await t.step("anvil_dealERC20, anvil_setERC20Allowance, eth_getStorageValues", async () => {
+    const deployed = await client.waitForTransactionReceipt({
+      hash: await dev.sendTransaction({ data: dealTokenBytecode() }),
+    });
+    const token = deployed.contractAddress!;
+    const read = (functionName: "balanceOf" | "allowance", args: `0x${string}`[]) =>
+      client.readContract({ address: token, abi: DEAL_TOKEN_ABI, functionName, args } as never) as Promise<
+        bigint
+      >;
+    const block = await client.getBlockNumber();
+    assertEquals(await raw("anvil_dealERC20", [fresh.address, token, "0x4d2"]), null);
+    assertEquals(await read("balanceOf", [fresh.address]), 1234n);
+    assertEquals(await raw("anvil_setERC20Balance", [fresh.address, token, toHex(5n)]), null);
+    assertEquals(await read("balanceOf", [fresh.address]), 5n);
+    assertEquals(await raw("anvil_setERC20Allowance", [fresh.address, DEV_ADDRESS_1, token, "0x37"]), null);
+    assertEquals(await read("allowance", [fresh.address, DEV_ADDRESS_1]), 55n);
+    assertEquals(await read("allowance", [DEV_ADDRESS_1, fresh.address]), 0n);
+    assertEquals(
+      await client.readContract({
+        address: token,
+        abi: parseAbi(["function paused() view returns (bool)"]),
+        functionName: "paused",
+      }),
+      false,
+    );
+    assertEquals(await client.getBlockNumber(), block, "no block for a state change");
+    // A contract whose every answer is 1: no slot it reads moves it (anvil's error).
+    await test.setCode({ address: contract, bytecode: RETURNS_ONE });
+    const noSlot = await failure(raw("anvil_dealERC20", [fresh.address, contract, "0x5"]));
+    assertEquals(noSlot.code, -32603);
+    assert(
+      String(noSlot.details).includes("Unable to set ERC20 balance, no slot found"),
+      String(noSlot.details),
+    );
+    await test.setCode({ address: contract, bytecode: "0x00" });
+    // balances is the mapping at slot 2: keccak(account . 2).
+    const balanceSlot = keccak256(
+      encodeAbiParameters(parseAbiParameters("address, uint256"), [fresh.address, 2n]),
+    );
+    const one = pad("0x1");
+    const values = await raw("eth_getStorageValues", [
+      { [token]: [balanceSlot, one], [DEV_ADDRESS_1]: [] },
+      "latest",
+    ]) as Record<string, string[]>;
+    assertEquals(values, {
+      [token.toLowerCase()]: [pad(toHex(5n)), pad("0x0")],
+      [DEV_ADDRESS_1.toLowerCase()]: [],
+    });
+    const tooMany = await failure(
+      raw("eth_getStorageValues", [{ [token]: Array(1025).fill(one) }, "latest"]),
+    );
+    assertEquals(tooMany.code, -32602);
+    assert(
+      String(tooMany.details).includes("total slot count 1025 exceeds limit 1024"),
+      String(tooMany.details),
+    );
+  });
 
   await t.step("eth_getAccount, eth_getAccountInfo, eth_sendTransactionSync", async () => {
     const account = await raw("eth_getAccount", [DEV_ADDRESS, "latest"]) as Record<string, string>;

@@ -39,7 +39,7 @@ import { ethGetCode } from "./eth/get_code.ts";
 import { ethGetHeaderByHash, ethGetHeaderByNumber } from "./eth/get_header.ts";
 import { ethGetLogs } from "./eth/get_logs.ts";
 import { ethGetProof } from "./eth/get_proof.ts";
-import { ethGetStorageAt } from "./eth/get_storage_at.ts";
+import { ethGetStorageAt, ethGetStorageValues } from "./eth/get_storage_at.ts";
 import {
   ethGetTransactionByBlockHashAndIndex,
   ethGetTransactionByBlockNumberAndIndex,
@@ -85,6 +85,7 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethGetAccountInfo(ctx),
     ethGetCode(ctx),
     ethGetStorageAt(ctx),
+    ethGetStorageValues(ctx),
     ethGetTransactionCount(ctx),
     ethGetBlockByNumber(ctx),
     ethGetBlockByHash(ctx),

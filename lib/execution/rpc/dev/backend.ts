@@ -84,6 +84,16 @@ export interface DevInfo {
   signRequest(request: unknown, nonce: (from: Uint8Array) => Promise<bigint>): Promise<Uint8Array>;
   /** A mined block with full transactions and each one's output (evm_mine_detailed). */
   minedBlock(hash: Uint8Array): Promise<Record<string, unknown>>;
+  /**
+   * Where `token`'s view `data` reads its answer at the head, undefined when it answers `value` already
+   * (anvil_dealERC20, anvil_setERC20Allowance: ../erc20_slot.ts findErc20Slot).
+   */
+  erc20Slot(
+    token: Uint8Array,
+    data: Uint8Array,
+    value: bigint,
+    what: string,
+  ): Promise<Uint8Array | undefined>;
 }
 
 export interface DevContext {

@@ -4,12 +4,17 @@
  * the head's state changes at once, without a block (ExecutionEngine.changeHeadState); reads at
  * `latest`, the pool and the next block see the new values. Answers as anvil's: null, and true for
  * anvil_setStorageAt.
+ *
+ * anvil_dealERC20 (also hardhat_dealERC20, anvil_setERC20Balance) and anvil_setERC20Allowance write a
+ * token's balance or allowance where its `balanceOf` / `allowance` view reads it (../erc20_slot.ts).
  */
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { Account, Address } from "@ethereumjs/util";
 import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
 import type { DevContext } from "./backend.ts";
 import { devQuantity } from "./quantity.ts";
+import { allowanceCall, balanceOfCall } from "../erc20_slot.ts";
+import { bigIntToBytes } from "../../../common/mod.ts";
 
 /** The account at `address`, created empty when missing. */
 async function accountOf(sm: MerkleStateManager, address: Address): Promise<Account> {
@@ -117,6 +122,41 @@ function addBalance(ctx: DevContext) {
   });
 }
 
+/** Writes `value` where `token`'s view `data` reads its answer (DevInfo.erc20Slot finds the slot). */
+function setErc20Slot(ctx: DevContext, token: Uint8Array, data: Uint8Array, value: bigint, what: string) {
+  return ctx.miner.exclusive(async () => {
+    const slot = await ctx.info.erc20Slot(token, data, value, what);
+    if (slot === undefined) return;
+    await ctx.chain.changeHeadState((sm) =>
+      sm.putStorage(new Address(token), slot, unpad(bigIntToBytes(value, 32)))
+    );
+  });
+}
+
+/** anvil_dealERC20 [account, token, amount]: the account's token balance becomes `amount`. */
+function dealErc20(name: string, ctx: DevContext) {
+  return defineMethod({
+    name,
+    params: [s.address(), s.address(), devQuantity()],
+    handler: async ([account, token, amount]) => {
+      await setErc20Slot(ctx, token, balanceOfCall(account), amount, "balance");
+      return null;
+    },
+  });
+}
+
+/** anvil_setERC20Allowance [owner, spender, token, amount]. */
+function setErc20Allowance(ctx: DevContext) {
+  return defineMethod({
+    name: "anvil_setERC20Allowance",
+    params: [s.address(), s.address(), s.address(), devQuantity()],
+    handler: async ([owner, spender, token, amount]) => {
+      await setErc20Slot(ctx, token, allowanceCall(owner, spender), amount, "allowance");
+      return null;
+    },
+  });
+}
+
 /** The same method answering true (ganache's convention). */
 function answeringTrue<M extends { handler: (...args: never[]) => unknown }>(m: M): M {
   const handler = m.handler as (...args: unknown[]) => unknown;
@@ -132,6 +172,8 @@ function answeringTrue<M extends { handler: (...args: never[]) => unknown }>(m: 
 export function stateMethods(ctx: DevContext) {
   return [
     addBalance(ctx),
+    ...["anvil_dealERC20", "hardhat_dealERC20", "anvil_setERC20Balance"].map((n) => dealErc20(n, ctx)),
+    setErc20Allowance(ctx),
     ...["anvil", "hardhat"].flatMap((ns) => [
       setBalance(`${ns}_setBalance`, ctx),
       setNonce(`${ns}_setNonce`, ctx),
