@@ -18,6 +18,7 @@ export const API_GROUPS = [
   "admin",
   "ots",
   "erigon",
+  "miner",
 ] as const;
 export type ApiGroup = typeof API_GROUPS[number];
 

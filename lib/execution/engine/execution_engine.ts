@@ -59,7 +59,7 @@ import { GENESIS_HASH_KEY, initParsedGenesis, storedChainConfig, toGenesis } fro
 import { blockValue, toStoredReceipts } from "./receipts.ts";
 import { IrregularState } from "./irregular_state.ts";
 import { PoolHeadView } from "./pool_head.ts";
-import { engineTxPool, fillFromPool } from "./pool_link.ts";
+import { type DaLimits, engineTxPool, fillFromPool } from "./pool_link.ts";
 import { Impersonation } from "./impersonation.ts";
 import {
   BlockSenderRecovery,
@@ -106,6 +106,8 @@ export class ExecutionEngine {
   /** Accounts that send without a key, and their transactions' senders (dev methods). */
   readonly impersonation: Impersonation;
   #builderPool: EngineTxPool;
+  /** The DA limits op-batcher's throttling sets (miner_setMaxDASize); 0 is none. */
+  readonly daLimits: DaLimits = { maxTxSize: 0n, maxBlockSize: 0n };
   /** What the pool reads of the head. */
   readonly #poolHead: PoolHeadView;
   #listeners = new Set<(event: NewHeadsEvent) => void>();
@@ -502,6 +504,7 @@ export class ExecutionEngine {
             this.#builderPool,
             options.maxPoolTxs ?? Infinity,
             this.#logger,
+            this.daLimits,
           );
         }
       } catch (e) {

@@ -11,3 +11,4 @@ export * from "./pool_head.ts";
 export * from "./engine_api.ts";
 export * from "./wire.ts";
 export * from "./engine_rpc.ts";
+export { type DaLimits, estimatedTxDaSize } from "./pool_link.ts";

@@ -32,6 +32,7 @@ export {
 } from "./backend.ts";
 export {
   devTransactionSigner,
+  erc20SlotFinder,
   ethNamespace,
   netNamespace,
   txpoolNamespace,
@@ -71,7 +72,7 @@ export {
 export { LIMIT_EXCEEDED, logFilterSchema, queryLogs, toCriteria } from "./logs.ts";
 export { callArgsSchema, revertReason } from "./call_args.ts";
 export { minedBlockDetail } from "./mined_detail.ts";
-export { findErc20Slot } from "./erc20_slot.ts";
+export { type MinerBackend, minerNamespace } from "./miner.ts";
 export {
   type AccessListEntry,
   type AccessListResult,

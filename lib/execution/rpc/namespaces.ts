@@ -40,6 +40,7 @@ import { ethGetHeaderByHash, ethGetHeaderByNumber } from "./eth/get_header.ts";
 import { ethGetLogs } from "./eth/get_logs.ts";
 import { ethGetProof } from "./eth/get_proof.ts";
 import { ethGetStorageAt, ethGetStorageValues } from "./eth/get_storage_at.ts";
+import { findErc20Slot } from "./erc20_slot.ts";
 import {
   ethGetTransactionByBlockHashAndIndex,
   ethGetTransactionByBlockNumberAndIndex,
@@ -149,6 +150,14 @@ export function devTransactionSigner(
 ): (request: unknown, nonce: (from: Uint8Array) => Promise<bigint>) => Promise<Uint8Array> {
   const ctx = ethContext(backend);
   return (request, nonce) => signTransactionRequest(ctx, request, nonce);
+}
+
+/** Finds where a token's view reads its answer, for anvil_dealERC20 and anvil_setERC20Allowance (DevInfo.erc20Slot). */
+export function erc20SlotFinder(
+  backend: EthBackend,
+): (token: Uint8Array, data: Uint8Array, value: bigint, what: string) => Promise<Uint8Array | undefined> {
+  const ctx = ethContext(backend);
+  return (token, data, value, what) => findErc20Slot(ctx, token, data, value, what);
 }
 
 export function netNamespace(backend: EthBackend): Namespace {

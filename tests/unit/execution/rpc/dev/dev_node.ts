@@ -10,10 +10,9 @@ import {
   DEFAULT_ETH_RPC_OPTIONS,
   devNamespace,
   devTransactionSigner,
+  erc20SlotFinder,
   type EthBackend,
-  ethContext,
   ethNamespace,
-  findErc20Slot,
   minedBlockDetail,
 } from "../../../../../lib/execution/rpc/mod.ts";
 import {
@@ -70,7 +69,7 @@ export async function open(dataDir: string, wall = () => 1_000_000, preimages = 
       gasPrice: () => 7n,
       signRequest: devTransactionSigner(backend),
       minedBlock: (hash) => minedBlockDetail(backend, hash),
-      erc20Slot: (token, data, value, what) => findErc20Slot(ethContext(backend), token, data, value, what),
+      erc20Slot: erc20SlotFinder(backend),
     }),
   ]);
   const dispatch = { registry, limits: DEFAULT_ENVELOPE_LIMITS, logger: NOOP_LOGGER };
