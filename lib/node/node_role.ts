@@ -15,7 +15,12 @@ import {
   type RollupConfig,
   rollupConfigFromPreset,
 } from "../protocol/mod.ts";
-import { adminNamespace, nodep2pNamespace, rollupnodeNamespace } from "../rollup/rpc/mod.ts";
+import {
+  adminNamespace,
+  nodep2pNamespace,
+  optimismNamespace,
+  rollupnodeNamespace,
+} from "../rollup/rpc/mod.ts";
 import { startP2p } from "./p2p_service.ts";
 import { l1Rpc } from "./l1_rpc.ts";
 import { checkSupported } from "./unsupported.ts";
@@ -264,9 +269,15 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
       }
     }
     const host = p2p;
-    const namespaces = [rollupnodeNamespace({ version, rollupConfig, driver }), nodep2pNamespace(() => host)];
+    const namespaces = [
+      rollupnodeNamespace({ version, rollupConfig, driver }),
+      // op-node's own names, for op-batcher, op-proposer and op-challenger pointed at this node.
+      optimismNamespace({ version, rollupConfig, driver }),
+      nodep2pNamespace(() => host),
+    ];
     if (options.rpcEnableAdmin) namespaces.push(adminNamespace({ sequencer, driver }));
-    const served = options.rpcEnableAdmin ? ["rollupnode", "nodep2p", "admin"] : ["rollupnode", "nodep2p"];
+    const served = ["rollupnode", "optimism", "nodep2p"];
+    if (options.rpcEnableAdmin) served.push("admin");
     if (options.experimentalSequencerApi && driver !== undefined && engineApi !== undefined) {
       // --experimental.sequencer-api: op-node's opstack namespace for an external test sequencer.
       const d = driver;

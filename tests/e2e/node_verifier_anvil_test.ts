@@ -142,6 +142,47 @@ Deno.test({
       assertEquals(output, [bytesToHex(new Uint8Array(32)), bytesToHex(want)]);
       const unknown = ((await rpcCall(url, "rollupnode_outputAtBlock", ["0x1000"])) as Answer).error;
       assertEquals(unknown?.code, -32000);
+      // op-node's names and shapes (for op-batcher, op-proposer, op-challenger).
+      const opOutput =
+        ((await rpcCall(url, "optimism_outputAtBlock", [`0x${L2_BLOCKS.toString(16)}`])) as Answer).result;
+      assertEquals(opOutput.version, output[0]);
+      assertEquals(opOutput.outputRoot, output[1]);
+      assertEquals(opOutput.stateRoot, bytesToHex(last.stateRoot));
+      assertEquals(opOutput.withdrawalStorageRoot, bytesToHex(last.withdrawalsRoot!));
+      assertEquals(opOutput.blockRef.hash, bytesToHex(last.blockHash));
+      assertEquals(opOutput.blockRef.number, L2_BLOCKS);
+      assertEquals(opOutput.blockRef.parentHash, bytesToHex(last.parentHash));
+      assert(opOutput.blockRef.l1origin.number >= 1);
+      const opStatus = ((await rpcCall(url, "optimism_syncStatus")) as Answer).result;
+      for (const status of [opStatus, opOutput.syncStatus]) {
+        assertEquals(Object.keys(status).sort(), [
+          "cross_unsafe_l2",
+          "current_l1",
+          "current_l1_finalized",
+          "finalized_l1",
+          "finalized_l2",
+          "head_l1",
+          "local_safe_l2",
+          "pending_safe_l2",
+          "safe_l1",
+          "safe_l2",
+          "unsafe_l2",
+        ]);
+        assertEquals(status.local_safe_l2, status.safe_l2);
+        assertEquals(status.cross_unsafe_l2, status.unsafe_l2);
+      }
+      assertEquals(
+        ((await rpcCall(url, "optimism_outputAtBlock", ["0x1000"])) as Answer).error?.code,
+        -32000,
+      );
+      assertEquals(
+        ((await rpcCall(url, "optimism_rollupConfig")) as Answer).result,
+        ((await rpcCall(url, "rollupnode_rollupConfig")) as Answer).result,
+      );
+      assertEquals(
+        ((await rpcCall(url, "optimism_version")) as Answer).result,
+        ((await rpcCall(url, "rollupnode_version")) as Answer).result,
+      );
       child.kill("SIGTERM");
       assertEquals((await child.status).code, 0, out);
       await started.pumps;

@@ -27,6 +27,16 @@ import { L1Heads } from "./l1_heads.ts";
 import { findL2Heads, type L2Heads } from "./find_heads.ts";
 import type { AltDaManager } from "../altda/mod.ts";
 
+/** An L2 block's output root and what it commits to (proposals.md "L2 Output Commitment Construction"). */
+export interface L2Output {
+  version: Uint8Array;
+  outputRoot: Uint8Array;
+  blockRef: L2BlockRef;
+  /** The L2ToL1MessagePasser's storage root. */
+  withdrawalStorageRoot: Uint8Array;
+  stateRoot: Uint8Array;
+}
+
 /** What the driver needs of the L2 execution client besides the Engine API. */
 export interface L2Chain {
   /** The canonical block `number` as a payload; undefined past the head. */
@@ -463,6 +473,17 @@ export class Driver {
    * one, specs/protocol/isthmus/exec-engine.md "L2ToL1MessagePasser Storage Root in Header").
    */
   async outputAtBlock(number: bigint): Promise<[Uint8Array, Uint8Array]> {
+    const { out } = await this.#output(number);
+    return [out.version, out.outputRoot];
+  }
+
+  /** The output of L2 block `number` with what it commits to (optimism_outputAtBlock's OutputResponse). */
+  async output(number: bigint): Promise<L2Output> {
+    const { out, payload } = await this.#output(number);
+    return { ...out, blockRef: l2BlockRefFromPayload(this.cfg, payload) };
+  }
+
+  async #output(number: bigint): Promise<{ out: Omit<L2Output, "blockRef">; payload: ExecutionPayload }> {
     const p = await this.#deps.l2.payloadByNumber(number);
     if (p === undefined) {
       throw new BaseError("L2_NOT_FOUND", `Cannot compute the output at block ${number}: unknown block`);
@@ -470,6 +491,12 @@ export class Driver {
     const mp = p.withdrawalsRoot !== undefined && !this.options.fetchWithdrawalRootFromState
       ? p.withdrawalsRoot
       : await this.#deps.l2.messagePasserStorageRoot(p.blockHash);
-    return [OUTPUT_VERSION_V0, outputRootV0(p.stateRoot, mp, p.blockHash)];
+    const out = {
+      version: OUTPUT_VERSION_V0,
+      outputRoot: outputRootV0(p.stateRoot, mp, p.blockHash),
+      withdrawalStorageRoot: mp,
+      stateRoot: p.stateRoot,
+    };
+    return { out, payload: p };
   }
 }

@@ -1,6 +1,6 @@
 /** What the rollup node's RPC namespace reads from the running node. */
 import type { RollupConfig } from "../../protocol/mod.ts";
-import type { SyncStatus } from "../driver/mod.ts";
+import type { L2Output, SyncStatus } from "../driver/mod.ts";
 
 export interface RollupRpcBackend {
   /** `keelVersion()`: the string `keel --version` prints. */
@@ -10,5 +10,6 @@ export interface RollupRpcBackend {
   readonly driver?: {
     syncStatus(): Promise<SyncStatus>;
     outputAtBlock(number: bigint): Promise<[Uint8Array, Uint8Array]>;
+    output(number: bigint): Promise<L2Output>;
   };
 }

@@ -20,3 +20,4 @@ export function rollupnodeNamespace(backend: RollupRpcBackend): Namespace {
 }
 export { type AdminBackend, adminNamespace } from "./admin.ts";
 export { nodep2pNamespace } from "./nodep2p.ts";
+export { opNodeSyncStatusJson, optimismNamespace } from "./optimism.ts";
