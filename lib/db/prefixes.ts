@@ -34,6 +34,8 @@ export const PREFIXES = {
   statePreimage: 0x23,
   /** Reserved for the rollup node (safe-head db, ...): 0x40-0x4f. */
   rollupReserved: 0x40,
+  /** L1 block number (u64) -> the L1 block and the safe L2 head derived up to it (rollup/driver SafeDb). */
+  safeHeadByL1: 0x41,
   /** Reserved for the batcher: 0x50-0x5f. */
   batcherReserved: 0x50,
 } as const;

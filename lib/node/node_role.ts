@@ -30,7 +30,8 @@ import { ProtocolVersionsWatch } from "./protocol_versions.ts";
 import { opstackNamespace } from "./opstack_api.ts";
 import type { P2pHost } from "../rollup/p2p/mod.ts";
 import { Sequencer } from "../rollup/sequencer/mod.ts";
-import { Driver } from "../rollup/driver/mod.ts";
+import { Driver, SafeDb } from "../rollup/driver/mod.ts";
+import { SnapshotLog } from "./snapshot_log.ts";
 import { BeaconClient, L1Client } from "../rollup/l1/mod.ts";
 import { embeddedL2, embeddedPayloads, engineBatcherSource } from "./embedded_l2.ts";
 import { engineRpcClient, externalL2, HttpEngineApi } from "./external_engine.ts";
@@ -118,6 +119,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
   const endpoints: Record<string, string> = { ...shared.endpoints };
   try {
     let driver: Driver | undefined;
+    let safeDb: SafeDb | undefined;
     let sequencer: Sequencer | undefined;
     let p2p: P2pHost | undefined;
     let engineApi: EngineApi | undefined;
@@ -170,6 +172,16 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         fetchAllSidecars: options.l1BeaconFetchAllSidecars,
       });
       if (blobs !== undefined) await checkBeacon(blobs, options.l1BeaconIgnore, log);
+      if (options.safedbPath !== undefined) {
+        const db = safeDb = SafeDb.open(options.safedbPath);
+        // Pushed before the driver's stop: closed after the driver stopped writing to it.
+        stops.push(() => Promise.resolve(db.close()));
+      }
+      let snapshot: SnapshotLog | undefined;
+      if (options.snapshotLogFile !== undefined) {
+        const log = snapshot = SnapshotLog.open(options.snapshotLogFile);
+        stops.push(() => Promise.resolve(log.close()));
+      }
       driver = new Driver(rollupConfig, {
         l1,
         blobs,
@@ -177,6 +189,8 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         l2: chain,
         l1BlobFeeSchedule: l1BlobFees,
         altda: altDaManagerFor(options, rollupConfig, l1),
+        safeDb,
+        snapshot: snapshot === undefined ? undefined : (event, heads) => snapshot.write(event, heads),
       }, {
         pollIntervalMs: options.l1HttpPollIntervalMs,
         l1Confs: Number(options.verifierL1Confs),
@@ -272,7 +286,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
     const namespaces = [
       rollupnodeNamespace({ version, rollupConfig, driver }),
       // op-node's own names, for op-batcher, op-proposer and op-challenger pointed at this node.
-      optimismNamespace({ version, rollupConfig, driver }),
+      optimismNamespace({ version, rollupConfig, driver, safeDb }),
       nodep2pNamespace(() => host),
     ];
     if (options.rpcEnableAdmin) namespaces.push(adminNamespace({ sequencer, driver }));

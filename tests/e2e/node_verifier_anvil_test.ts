@@ -66,6 +66,8 @@ Deno.test({
             "--p2p.peerstore.path=memory",
             "--p2p.listen.ip=127.0.0.1",
             `--p2p.listen.tcp=${freePort()}`,
+            `--safedb.path=${dir}/safe.db`,
+            `--snapshotlog.file=${dir}/snapshot.log`,
           ],
           cwd: ROOT,
           stdin: "null",
@@ -175,6 +177,30 @@ Deno.test({
         ((await rpcCall(url, "optimism_outputAtBlock", ["0x1000"])) as Answer).error?.code,
         -32000,
       );
+      // --safedb.path: the safe head at the L1 block it was derived up to, and at any later L1 block.
+      const l1 = opStatus.current_l1.number;
+      const atL1 =
+        ((await rpcCall(url, "optimism_safeHeadAtL1Block", [`0x${l1.toString(16)}`])) as Answer).result;
+      assertEquals(atL1.safeHead, { hash: opStatus.safe_l2.hash, number: opStatus.safe_l2.number });
+      assert(
+        atL1.l1Block.number <= l1 && atL1.l1Block.number >= opStatus.safe_l2.l1origin.number,
+        JSON.stringify(atL1),
+      );
+      const later = ((await rpcCall(url, "optimism_safeHeadAtL1Block", ["0x100000"])) as Answer).result;
+      assertEquals(later, atL1);
+      const early = ((await rpcCall(url, "optimism_safeHeadAtL1Block", ["0x0"])) as Answer).error;
+      assertEquals(early?.message, "not found");
+      // --snapshotlog.file: op-node's JSON lines, the last safe head among them.
+      const lines = (await Deno.readTextFile(`${dir}/snapshot.log`)).trim().split("\n").map((l) =>
+        JSON.parse(l)
+      );
+      assert(
+        lines.every((l) => l.msg === "Rollup State Snapshot" && l.lvl === "info"),
+        JSON.stringify(lines[0]),
+      );
+      const safeLines = lines.filter((l) => l.event === "New safe head");
+      assertEquals(JSON.parse(safeLines.at(-1).l2Safe).number, opStatus.safe_l2.number);
+      assert(lines.some((l) => l.event === "New L1 Head") && lines.some((l) => l.event === "Pipeline reset"));
       assertEquals(
         ((await rpcCall(url, "optimism_rollupConfig")) as Answer).result,
         ((await rpcCall(url, "rollupnode_rollupConfig")) as Answer).result,
@@ -205,6 +231,10 @@ Deno.test({
       assert(restarted.includes("Sync start: safe head walked back"), restarted);
       assert(restarted.includes("Consolidated block"), restarted);
       assert(!restarted.includes("Derived block"), restarted);
+      // The safe-head database survived the restart; the reset dropped the records past the walked-back
+      // safe head and derivation wrote them again.
+      const reread = ((await rpcCall(url, "optimism_safeHeadAtL1Block", ["0x100000"])) as Answer).result;
+      assertEquals(reread.safeHead, { hash: bytesToHex(last.blockHash), number: L2_BLOCKS });
       child.kill("SIGTERM");
       assertEquals((await child.status).code, 0, out);
       await started.pumps;

@@ -26,6 +26,7 @@ import type { L1Client } from "../l1/mod.ts";
 import { L1Heads } from "./l1_heads.ts";
 import { findL2Heads, type L2Heads } from "./find_heads.ts";
 import type { AltDaManager } from "../altda/mod.ts";
+import type { SafeHeadListener } from "./safe_db.ts";
 
 /** An L2 block's output root and what it commits to (proposals.md "L2 Output Commitment Construction"). */
 export interface L2Output {
@@ -82,6 +83,20 @@ export interface DriverDeps {
   l1BlobFeeSchedule?: L1BlobFeeSchedule;
   /** Alt-DA chains: the manager of commitments and challenges (it outlives pipeline resets). */
   altda?: AltDaManager;
+  /** `--safedb.path`: told each safe head and the L1 block it was derived up to, and each reset. */
+  safeDb?: SafeHeadListener;
+  /** `--snapshotlog.file`: the heads after each change, with what changed (op-node's snapshot log). */
+  snapshot?: (event: string, heads: HeadsSnapshot) => void;
+}
+
+/** The heads op-node's snapshot log records ("Rollup State Snapshot"). */
+export interface HeadsSnapshot {
+  l1Head: L1BlockRef;
+  /** The L1 block derivation has read up to. */
+  l1Current: L1BlockRef;
+  l2Head: L2BlockRef;
+  l2Safe: L2BlockRef;
+  l2Finalized: L2BlockRef;
 }
 
 /**
@@ -271,6 +286,8 @@ export class Driver {
       systemConfig,
     );
     this.#safe = safe;
+    this.#tellSafeDb((db) => db.reset(safe));
+    this.#snapshot("Pipeline reset");
     this.#log.info("Derivation starts", { safe: Number(safe.number), l1Origin: Number(origin.number) });
   }
 
@@ -300,6 +317,9 @@ export class Driver {
         const p = consolidated ?? await this.#apply(r.parent, r.attributes);
         this.#safe = l2BlockRefFromPayload(this.cfg, p);
         this.#derived.push({ block: this.#safe, from: r.derivedFrom.number });
+        const safe = this.#safe;
+        this.#tellSafeDb((db) => db.updated(safe, r.derivedFrom));
+        this.#snapshot("New safe head");
         this.#finalize();
         // Consolidated: the engine had the block already (an unsafe block, or one derived before a reset).
         this.#log.info(consolidated === undefined ? "Derived block" : "Consolidated block", {
@@ -323,6 +343,17 @@ export class Driver {
         }
         await this.#sleep();
       }
+    }
+  }
+
+  /** A safe-head database that cannot be written is logged, not fatal: derivation goes on. */
+  #tellSafeDb(fn: (db: SafeHeadListener) => void): void {
+    const db = this.#deps.safeDb;
+    if (db === undefined) return;
+    try {
+      fn(db);
+    } catch (e) {
+      this.#log.error("Cannot record the safe head: {message}", { message: (e as Error).message });
     }
   }
 
@@ -384,10 +415,31 @@ export class Driver {
   }
 
   async #refreshL1(): Promise<void> {
+    const l1Head = this.#heads.head;
     await this.#heads.refresh();
+    if (!equalBytes(l1Head.hash, this.#heads.head.hash)) this.#snapshot("New L1 Head");
     this.#finalize();
     const head = await this.#deps.l2.headNumber();
-    if (head !== this.#unsafe.number || this.#unsafe === ZERO_L2) this.#unsafe = await this.#ref(head);
+    if (head !== this.#unsafe.number || this.#unsafe === ZERO_L2) {
+      this.#unsafe = await this.#ref(head);
+      this.#snapshot("New unsafe head");
+    }
+  }
+
+  #snapshot(event: string): void {
+    const snapshot = this.#deps.snapshot;
+    if (snapshot === undefined) return;
+    try {
+      snapshot(event, {
+        l1Head: this.#heads.head,
+        l1Current: this.#pipeline?.origin ?? ZERO_L1,
+        l2Head: this.#unsafe.number > this.#safe.number ? this.#unsafe : this.#safe,
+        l2Safe: this.#safe,
+        l2Finalized: this.#finalized,
+      });
+    } catch (e) {
+      this.#log.error("Cannot write the snapshot log: {message}", { message: (e as Error).message });
+    }
   }
 
   #finalize(): void {

@@ -8,11 +8,15 @@
  *   `cross_unsafe_l2` and `local_safe_l2`, which equal the unsafe and safe heads without interop.
  * - optimism_outputAtBlock [number]: OutputResponse {version, outputRoot, blockRef, withdrawalStorageRoot,
  *   stateRoot, syncStatus}.
+ * - optimism_safeHeadAtL1Block [l1 number]: SafeHeadResponse {l1Block, safeHead}: the safe head derived
+ *   from L1 up to the last recorded L1 block at or before the one asked (`--safedb.path`; op-node's
+ *   errors "safe head database not enabled" and "not found").
  * - optimism_rollupConfig, optimism_version: as rollupnode_rollupConfig and rollupnode_version.
  */
 import { bytesToHex } from "../../common/bytes.ts";
 import { rollupConfigToJson } from "../../protocol/mod.ts";
-import { defineMethod, type Namespace, s } from "../../rpc/mod.ts";
+import { defineMethod, type Namespace, RpcError, s } from "../../rpc/mod.ts";
+import type { BlockId } from "../../protocol/block_ref.ts";
 import type { SyncStatus } from "../driver/mod.ts";
 import type { RollupRpcBackend } from "./backend.ts";
 import { commonSyncStatusJson, driverOf, l2RefJson, serverErrors } from "./rollupnode_sync_status.ts";
@@ -51,6 +55,17 @@ export function optimismNamespace(backend: RollupRpcBackend): Namespace {
             syncStatus: opNodeSyncStatusJson(await driver.syncStatus()),
           };
         }),
+    }),
+    defineMethod({
+      name: "optimism_safeHeadAtL1Block",
+      params: [s.uint64()],
+      handler: ([number]) => {
+        if (backend.safeDb === undefined) throw RpcError.server("safe head database not enabled");
+        const record = backend.safeDb.at(number);
+        if (record === undefined) throw RpcError.server("not found");
+        const id = (b: BlockId) => ({ hash: bytesToHex(b.hash), number: Number(b.number) });
+        return { l1Block: id(record.l1), safeHead: id(record.safeHead) };
+      },
     }),
     defineMethod({ name: "optimism_rollupConfig", params: [], handler: () => config }),
     defineMethod({ name: "optimism_version", params: [], handler: () => backend.version }),
