@@ -32,6 +32,8 @@ export const PREFIXES = {
   devSender: 0x22,
   /** Address, and address ‖ slot, of every account and storage slot written (execution/state preimages). */
   statePreimage: 0x23,
+  /** Block hash -> the RLP of a block an import found invalid, the 10 highest kept (execution/engine BadBlocks). */
+  badBlock: 0x24,
   /** Reserved for the rollup node (safe-head db, ...): 0x40-0x4f. */
   rollupReserved: 0x40,
   /** L1 block number (u64) -> the L1 block and the safe L2 head derived up to it (rollup/driver SafeDb). */

@@ -277,7 +277,12 @@ export async function startExecutionRole(
       web3Namespace(backend),
       txpoolNamespace(backend),
       minerNamespace(engine),
-      debugNamespace({ ...backend, setHead: (n) => engine.setHead(n), slotPreimages: engine.preimages }),
+      debugNamespace({
+        ...backend,
+        setHead: (n) => engine.setHead(n),
+        slotPreimages: engine.preimages,
+        badBlocks: engine.badBlocks,
+      }),
       traceNamespace(backend),
       otsNamespace(backend),
       engineNamespace(engineApi),

@@ -5,7 +5,7 @@
 import { bytesToBigInt } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import { rlpDecode, rlpEncode, type RlpInput } from "../../common/rlp.ts";
-import type { Block, Header } from "../../protocol/block.ts";
+import { type Block, type Header, headerFields } from "../../protocol/block.ts";
 import type { Log } from "../../protocol/receipt.ts";
 import { BLOOM_BYTES } from "./bloom.ts";
 import type { StoredReceipt } from "./types.ts";
@@ -42,7 +42,11 @@ function num(b: Uint8Array): number {
 
 /** Decodes a consensus header RLP (the inverse of encodeHeader). */
 export function decodeHeader(rlp: Uint8Array): Header {
-  const f = asList(rlpDecode(rlp) as Nested, "header");
+  return headerFromFields(asList(rlpDecode(rlp) as Nested, "header"));
+}
+
+/** A header from its decoded RLP list. */
+function headerFromFields(f: Nested[]): Header {
   if (f.length < 15) throw new BaseError("CHAIN_CORRUPT", `Cannot decode header: ${f.length} fields`);
   const b = (i: number) => bytesAt(f, i, "header");
   const h: Header = {
@@ -89,6 +93,62 @@ export function decodeBody(rlp: Uint8Array): Pick<Block, "transactions" | "withd
   if (f.length < 2) return { transactions };
   const withdrawals = listAt(f, 1, "body").map((w) => asList(w, "withdrawal") as Uint8Array[]);
   return { transactions, withdrawals };
+}
+
+/**
+ * The consensus RLP of a block (geth types.Block EncodeRLP): rlp([header, transactions, ommers,
+ * withdrawals?]) with typed transactions as byte strings and legacy ones as lists.
+ */
+export function encodeBlock(block: Block): Uint8Array {
+  const txs: RlpInput[] = block.transactions.map((t) => (t.length > 0 && t[0] >= 0xc0 ? rlpDecode(t) : t));
+  const fields: RlpInput[] = [headerFields(block.header), txs, []];
+  if (block.withdrawals !== undefined) fields.push(block.withdrawals);
+  return rlpEncode(fields);
+}
+
+/**
+ * Decodes a block's consensus RLP (encodeBlock's inverse; debug_traceBlock, chain import). Throws
+ * INVALID_BLOCK_RLP on anything else: a header that is not one, a transaction that is neither a typed
+ * envelope nor a legacy list, uncles (none exist after the Merge).
+ */
+export function decodeBlock(rlp: Uint8Array): Block {
+  try {
+    const f = asList(rlpDecode(rlp) as Nested, "block");
+    if (f.length !== 3 && f.length !== 4) {
+      throw new BaseError("INVALID_BLOCK_RLP", `a block has 3 or 4 fields, not ${f.length}`);
+    }
+    const header = headerFromFields(listAt(f, 0, "block header"));
+    const transactions = listAt(f, 1, "block transactions").map((t, i) => {
+      if (Array.isArray(t)) return rlpEncode(t);
+      if (t.length === 0 || t[0] >= 0x80) {
+        throw new BaseError(
+          "INVALID_BLOCK_RLP",
+          `transaction ${i} is neither a typed envelope nor a legacy list`,
+        );
+      }
+      return t;
+    });
+    if (listAt(f, 2, "block uncles").length !== 0) {
+      throw new BaseError("INVALID_BLOCK_RLP", "the block has uncles");
+    }
+    const block: Block = { header, transactions };
+    if (f.length === 4) {
+      block.withdrawals = listAt(f, 3, "block withdrawals").map((w) => {
+        const list = asList(w, "withdrawal");
+        if (list.length !== 4 || !list.every((x) => x instanceof Uint8Array)) {
+          throw new BaseError("INVALID_BLOCK_RLP", "a withdrawal is a list of 4 byte strings");
+        }
+        return list as Uint8Array[];
+      });
+    }
+    return block;
+  } catch (e) {
+    if (e instanceof BaseError && e.code === "INVALID_BLOCK_RLP") {
+      throw new BaseError("INVALID_BLOCK_RLP", `Cannot decode block: ${e.message}`, { cause: e });
+    }
+    const message = (e as Error).message.replace(/^Cannot decode /, "");
+    throw new BaseError("INVALID_BLOCK_RLP", `Cannot decode block: ${message}`, { cause: e });
+  }
 }
 
 const RECEIPTS_VERSION = 1;

@@ -15,7 +15,8 @@ import type { TypedTransaction } from "@ethereumjs/tx";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { join } from "node:path";
 import { bytesToHex, equalBytes } from "../../common/bytes.ts";
-import { BaseError } from "../../common/errors.ts";
+import { BaseError, isErrorCode } from "../../common/errors.ts";
+import { BadBlocks } from "./bad_blocks.ts";
 import { getLogger, type Logger } from "../../common/logger.ts";
 import { DB_FILE_NAME, type KvStore, MemoryStore, SqliteStore } from "../../db/mod.ts";
 import {
@@ -106,6 +107,8 @@ export class ExecutionEngine {
   /** Accounts that send without a key, and their transactions' senders (dev methods). */
   readonly impersonation: Impersonation;
   #builderPool: EngineTxPool;
+  /** Blocks imports found invalid (debug_getBadBlocks). */
+  readonly badBlocks: BadBlocks;
   /** The DA limits op-batcher's throttling sets (miner_setMaxDASize); 0 is none. */
   readonly daLimits: DaLimits = { maxTxSize: 0n, maxBlockSize: 0n };
   /** What the pool reads of the head. */
@@ -135,6 +138,7 @@ export class ExecutionEngine {
     this.chain = chain;
     this.genesisHash = genesisHash;
     this.irregular = new IrregularState(store);
+    this.badBlocks = new BadBlocks(store);
     this.impersonation = new Impersonation(store);
     this.#logger = deps.logger ?? getLogger(["execution", "engine"]);
     this.#now = deps.now ?? (() => Math.floor(Date.now() / 1000));
@@ -553,28 +557,40 @@ export class ExecutionEngine {
       const rootsBefore = this.#rootTask?.stats.roots ?? 0;
       const senders = { ...this.#blockSenders.stats };
       const timings: ImportTimings = { open: 0, decode: 0, execute: 0, seal: 0, commit: 0 };
-      await this.store.transactionAsync(async () => {
-        const parentRoot = this.irregular.rootOf(parent, block.header.parentHash);
-        const sm = await this.#stateFor(parentRoot);
-        let sealed;
-        try {
-          sealed = await importBlock(this.config, parent, block, {
-            stateManager: sm,
-            // The worker starts from the parent header's root: not for a parent the dev methods changed.
-            stateRoot: equalBytes(parentRoot, parent.stateRoot) ? this.#rootTask : undefined,
-            getBlockHash: this.#blockHashLookup(parent, block.header.parentHash),
-          }, { recoverSender: recoverAndRemember, blockSenders: this.#blockSenders, timings });
-        } catch (e) {
-          // The group rolls back the trie nodes this attempt wrote, which the manager's tries and
-          // caches may still point at: drop the manager.
-          throw e;
-        }
-        await sm.flush();
-        this.chain.putBlock(block, toStoredReceipts(sealed.receipts, this.#blobGasPrice(block.header)), {
-          hash,
+      try {
+        await this.store.transactionAsync(async () => {
+          const parentRoot = this.irregular.rootOf(parent, block.header.parentHash);
+          const sm = await this.#stateFor(parentRoot);
+          let sealed;
+          try {
+            sealed = await importBlock(this.config, parent, block, {
+              stateManager: sm,
+              // The worker starts from the parent header's root: not for a parent the dev methods changed.
+              stateRoot: equalBytes(parentRoot, parent.stateRoot) ? this.#rootTask : undefined,
+              getBlockHash: this.#blockHashLookup(parent, block.header.parentHash),
+            }, { recoverSender: recoverAndRemember, blockSenders: this.#blockSenders, timings });
+          } catch (e) {
+            // The group rolls back the trie nodes this attempt wrote, which the manager's tries and
+            // caches may still point at: drop the manager.
+            throw e;
+          }
+          await sm.flush();
+          this.chain.putBlock(block, toStoredReceipts(sealed.receipts, this.#blobGasPrice(block.header)), {
+            hash,
+          });
+          this.store.onCommit(() => (this.#hot = { root: block.header.stateRoot, sm }));
         });
-        this.store.onCommit(() => (this.#hot = { root: block.header.stateRoot, sm }));
-      });
+      } catch (e) {
+        // Kept for debug_getBadBlocks, in a write of its own (the group above rolled back).
+        if (isErrorCode(e, "INVALID_BLOCK")) {
+          try {
+            this.badBlocks.record(block, hash);
+          } catch (failure) {
+            this.#logger.warn("Cannot keep the bad block", { error: (failure as Error).message });
+          }
+        }
+        throw e;
+      }
       // geth: "Imported new potential chain segment".
       this.#logger.info("Imported new block", {
         number: block.header.number.toString(),

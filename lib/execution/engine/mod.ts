@@ -12,3 +12,4 @@ export * from "./engine_api.ts";
 export * from "./wire.ts";
 export * from "./engine_rpc.ts";
 export { type DaLimits, estimatedTxDaSize } from "./pool_link.ts";
+export * from "./bad_blocks.ts";

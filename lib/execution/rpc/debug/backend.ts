@@ -5,7 +5,7 @@
  */
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { bytesToHex, equalBytes } from "../../../common/mod.ts";
-import type { ChainConfig, Header } from "../../../protocol/mod.ts";
+import type { Block, ChainConfig, Header } from "../../../protocol/mod.ts";
 import { type BlockSpec, RpcError } from "../../../rpc/mod.ts";
 import type { ChainStore } from "../../chain/mod.ts";
 
@@ -14,6 +14,11 @@ export interface TraceBackend {
   chain: ChainStore;
   /** A fresh state manager at the header's state root; throws when the state is missing. */
   stateAt(header: Header): Promise<MerkleStateManager>;
+  /** Blocks imports found invalid, highest first (debug_getBadBlocks, debug_traceBadBlock). */
+  badBlocks?: {
+    list(): { hash: Uint8Array; block: Block; rlp: Uint8Array }[];
+    get(hash: Uint8Array): Block | undefined;
+  };
   /** debug_setHead: rewinds the canonical chain to block `number` (the engine's setHead). */
   setHead?(number: bigint): Promise<unknown>;
   options: {

@@ -4,6 +4,7 @@ import type { TraceBackend } from "./backend.ts";
 import { getRawBlock, getRawHeader, getRawReceipts, getRawTransaction, getRawTransactions } from "./raw.ts";
 import { codeByHash, dbGet, setHead } from "./db.ts";
 import { traceBlockByHash, traceBlockByNumber } from "./trace_block.ts";
+import { getBadBlocks, intermediateRoots, traceBadBlock, traceBlockRlp } from "./bad_blocks.ts";
 import { traceCall } from "./trace_call.ts";
 import { traceTransaction } from "./trace_transaction.ts";
 import { type SlotPreimages, storageRangeAt } from "./storage_range.ts";
@@ -14,6 +15,10 @@ export function debugNamespace(backend: TraceBackend & { slotPreimages?: SlotPre
     traceCall: traceCall(backend),
     traceBlockByNumber: traceBlockByNumber(backend),
     traceBlockByHash: traceBlockByHash(backend),
+    traceBlock: traceBlockRlp(backend),
+    traceBadBlock: traceBadBlock(backend),
+    getBadBlocks: getBadBlocks(backend),
+    intermediateRoots: intermediateRoots(backend),
     getRawHeader: getRawHeader(backend),
     getRawBlock: getRawBlock(backend),
     getRawReceipts: getRawReceipts(backend),

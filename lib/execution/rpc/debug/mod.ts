@@ -42,4 +42,3 @@ export {
 export { callArgsSchema, stateOverrideSchema, toCallMessage } from "./call_object.ts";
 export { locateTransaction } from "./trace_transaction.ts";
 export { traceBlock, type TxTraceResult } from "./trace_block.ts";
-export { encodeBlock } from "./raw.ts";

@@ -4,21 +4,11 @@
  * rlp([header, transactions, ommers, withdrawals?]) with typed transactions as byte strings and
  * legacy ones as lists; receipts and transactions are typed envelopes.
  */
-import { RLP } from "@ethereumjs/rlp";
 import { bytesToHex, type Hex } from "../../../common/mod.ts";
-import { type Block, encodeHeader, encodeReceipt, headerFields } from "../../../protocol/mod.ts";
+import { encodeHeader, encodeReceipt } from "../../../protocol/mod.ts";
+import { encodeBlock } from "../../chain/mod.ts";
 import { type BlockSpec, defineMethod, RpcError, s } from "../../../rpc/mod.ts";
 import { resolveBlock, type TraceBackend } from "./backend.ts";
-
-/** The consensus RLP of a block. */
-export function encodeBlock(block: Block): Uint8Array {
-  // deno-lint-ignore no-explicit-any
-  const txs: any[] = block.transactions.map((t) => (t.length > 0 && t[0] >= 0xc0 ? RLP.decode(t) : t));
-  // deno-lint-ignore no-explicit-any
-  const fields: any[] = [headerFields(block.header), txs, []];
-  if (block.withdrawals !== undefined) fields.push(block.withdrawals);
-  return RLP.encode(fields);
-}
 
 /**
  * A block named by number (or tag) that the chain does not have yet: geth answers nothing rather than an

@@ -15,6 +15,7 @@ import {
   ethNamespace,
   minedBlockDetail,
 } from "../../../../../lib/execution/rpc/mod.ts";
+import { debugNamespace } from "../../../../../lib/execution/rpc/debug/mod.ts";
 import {
   DEFAULT_ENVELOPE_LIMITS,
   handleRpcValue,
@@ -64,6 +65,7 @@ export async function open(dataDir: string, wall = () => 1_000_000, preimages = 
   };
   const registry = new MethodRegistry([
     ethNamespace(backend),
+    debugNamespace({ ...backend, badBlocks: engine.badBlocks }),
     devNamespace(engine, miner, {
       clientVersion: backend.clientVersion,
       gasPrice: () => 7n,
