@@ -93,6 +93,16 @@ async function run(parsed: ParsedCommand): Promise<number> {
       await initExecution(parsed.datadir, parsed.genesisPath);
       return 0;
     }
+    case "execution-export": {
+      const { exportExecution } = await import("./lib/node/run.ts");
+      await exportExecution(parsed.datadir, parsed.file, parsed.first, parsed.last);
+      return 0;
+    }
+    case "execution-import": {
+      const { importExecution } = await import("./lib/node/run.ts");
+      await importExecution(parsed.datadir, parsed.files);
+      return 0;
+    }
   }
 }
 

@@ -50,6 +50,8 @@ export function mainHelp(): string {
     "                                                (or an external engine with --l2)",
     "  keel execution [options]                      execution client only",
     "  keel execution init --datadir DIR genesis.json  write a chain's genesis into a data dir",
+    "  keel execution export --datadir DIR FILE [FIRST [LAST]]  write the chain's blocks to a file (RLP; .gz)",
+    "  keel execution import --datadir DIR FILE...   import blocks from such files, each one validated",
     "  keel devnet [options]                         a local OP devnet: L1, sequencer with batcher, verifier",
     "  keel batcher [options]                        the batch submitter of a sequencer (as op-batcher)",
     "  keel da-server --file.path DIR [options]      an Alt-DA server for local chains (as op-alt-da's)",
@@ -75,6 +77,8 @@ export function executionHelp(): string {
   return [
     "Usage: keel execution [options]",
     "       keel execution init --datadir DIR genesis.json",
+    "       keel execution export --datadir DIR FILE [FIRST [LAST]]",
+    "       keel execution import --datadir DIR FILE...",
     optionsHelp(EXECUTION_OPTION_TABLE),
     COMMON_FOOTER,
   ].join("\n");

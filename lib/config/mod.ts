@@ -37,6 +37,8 @@ export {
   type ParsedCommand,
   type ParsedDaServer,
   type ParsedExecution,
+  type ParsedExecutionExport,
+  type ParsedExecutionImport,
   type ParsedExecutionInit,
   type ParsedHelp,
   type ParsedNetworks,

@@ -62,6 +62,24 @@ export interface ParsedExecutionInit {
   genesisPath: string;
 }
 
+/** `keel execution export [--datadir DIR] FILE [FIRST [LAST]]` (geth export). */
+export interface ParsedExecutionExport {
+  command: "execution-export";
+  options: ExecutionOptions;
+  datadir: string;
+  file: string;
+  first?: bigint;
+  last?: bigint;
+}
+
+/** `keel execution import [--datadir DIR] FILE...` (geth import). */
+export interface ParsedExecutionImport {
+  command: "execution-import";
+  options: ExecutionOptions;
+  datadir: string;
+  files: string[];
+}
+
 export interface ParsedHelp {
   command: "help";
   /** Which help page: the overview or one command's. */
@@ -100,6 +118,8 @@ export type ParsedCommand =
   | ParsedNode
   | ParsedExecution
   | ParsedExecutionInit
+  | ParsedExecutionExport
+  | ParsedExecutionImport
   | ParsedHelp
   | ParsedVersion
   | ParsedNetworks
@@ -406,6 +426,50 @@ function parseExecution(
     }
     noPositionals(rest.slice(1), "execution init");
     return { command: "execution-init", options: r.values, datadir: r.values.datadir, genesisPath };
+  }
+  if (s.positionals[0] === "export") {
+    const [file, first, last, ...more] = s.positionals.slice(1);
+    const form = "keel execution export --datadir DIR FILE [FIRST [LAST]]";
+    if (file === undefined) {
+      throw new ConfigError("CONFIG_MISSING_REQUIRED", `missing required argument: expected ${form}`, {
+        value: "",
+        form,
+      });
+    }
+    noPositionals(more, "execution export");
+    const number = (text: string | undefined, what: string) => {
+      if (text === undefined) return undefined;
+      if (!/^[0-9]+$/.test(text)) {
+        throw new ConfigError(
+          "CONFIG_INVALID_VALUE",
+          `invalid ${what} block ${quote(text)}: expected ${form}`,
+          {
+            value: text,
+            form: "a block number in decimal",
+          },
+        );
+      }
+      return BigInt(text);
+    };
+    return {
+      command: "execution-export",
+      options: r.values,
+      datadir: r.values.datadir,
+      file,
+      first: number(first, "first"),
+      last: number(last, "last"),
+    };
+  }
+  if (s.positionals[0] === "import") {
+    const files = s.positionals.slice(1);
+    if (files.length === 0) {
+      const form = "keel execution import --datadir DIR FILE...";
+      throw new ConfigError("CONFIG_MISSING_REQUIRED", `missing required argument: expected ${form}`, {
+        value: "",
+        form,
+      });
+    }
+    return { command: "execution-import", options: r.values, datadir: r.values.datadir, files };
   }
   noPositionals(s.positionals, "execution");
   checkDevState(r);

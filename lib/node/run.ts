@@ -103,3 +103,39 @@ export async function initExecution(datadir: string, genesisPath: string): Promi
     store.close();
   }
 }
+
+/** `keel execution export`: the canonical blocks `first`..`last` of the data dir's chain into `file`. */
+export async function exportExecution(
+  datadir: string,
+  file: string,
+  first?: bigint,
+  last?: bigint,
+): Promise<number> {
+  const { ExecutionEngine, exportChain } = await import("../execution/engine/mod.ts");
+  const engine = await ExecutionEngine.open({ dataDir: datadir });
+  try {
+    const n = await exportChain(engine, file, first, last);
+    console.log(`keel: exported ${n} blocks to ${file}`);
+    return n;
+  } finally {
+    await engine.close();
+  }
+}
+
+/** `keel execution import`: the blocks of `files`, in order, validated and made the data dir's chain. */
+export async function importExecution(datadir: string, files: string[]): Promise<void> {
+  const { ExecutionEngine, importChain } = await import("../execution/engine/mod.ts");
+  const engine = await ExecutionEngine.open({ dataDir: datadir });
+  try {
+    for (const file of files) {
+      const started = performance.now();
+      const r = await importChain(engine, file);
+      const s = ((performance.now() - started) / 1000).toFixed(1);
+      console.log(
+        `keel: imported ${r.imported} blocks from ${file} (${r.skipped} already known) in ${s} s; head ${r.head}`,
+      );
+    }
+  } finally {
+    await engine.close();
+  }
+}

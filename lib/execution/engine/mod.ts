@@ -13,3 +13,4 @@ export * from "./wire.ts";
 export * from "./engine_rpc.ts";
 export { type DaLimits, estimatedTxDaSize } from "./pool_link.ts";
 export * from "./bad_blocks.ts";
+export * from "./chain_file.ts";
