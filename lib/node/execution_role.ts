@@ -9,6 +9,7 @@ import { devChainInMemory, type ExecutionOptions, keelVersion, type ValueSource 
 import { SqliteStore } from "../db/mod.ts";
 import {
   buildDevGenesis,
+  CHAIN_CONFIG_KEY,
   deriveDevAccounts,
   DEV_TXPOOL_OPTIONS,
   DevClock,
@@ -20,6 +21,7 @@ import {
   parseJsonExact,
 } from "../execution/mod.ts";
 import {
+  adminNamespace,
   DEFAULT_ETH_RPC_OPTIONS,
   DEV_NAMESPACES,
   devNamespace,
@@ -277,6 +279,17 @@ export async function startExecutionRole(
       web3Namespace(backend),
       txpoolNamespace(backend),
       minerNamespace(engine),
+      adminNamespace({
+        clientVersion: backend.clientVersion,
+        chainId: engine.config.chainId,
+        genesisHash: engine.genesisHash,
+        chainConfigJson: () => {
+          const raw = engine.store.get(CHAIN_CONFIG_KEY);
+          return raw === undefined ? undefined : JSON.parse(new TextDecoder().decode(raw));
+        },
+        headHash: () => engine.head().hash,
+        datadir: inMemory ? undefined : options.datadir,
+      }),
       debugNamespace({
         ...backend,
         setHead: (n) => engine.setHead(n),
