@@ -34,6 +34,7 @@ import {
   minedBlockDetail,
   minerNamespace,
   netNamespace,
+  sequencerForwarder,
   txpoolNamespace,
   web3Namespace,
 } from "../execution/rpc/mod.ts";
@@ -222,6 +223,9 @@ export async function startExecutionRole(
       stateRootOf: (header) => engine.irregular.rootOf(header),
       onNewHeads: (listener) => engine.onNewHeads(listener),
       pendingBaseFee: options.dev ? () => engine.pendingRules().nextBaseFee : undefined,
+      sequencer: options.rollupSequencerHttp === undefined
+        ? undefined
+        : sequencerForwarder(options.rollupSequencerHttp),
       devAccounts: options.dev ? deriveDevAccounts(10) : undefined,
       impersonation: options.dev ? engine.impersonation : undefined,
       clientVersion: `${version}/${Deno.build.os}-${Deno.build.arch}/deno${Deno.version.deno}`,

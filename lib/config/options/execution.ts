@@ -5,7 +5,21 @@
  * `keel node` embeds the execution client and takes the same entries.
  */
 import { envSuffixOf, KEEL, OP_GETH, option, optional, type OptionTable, SPEC_4_1 } from "../option.ts";
-import { bool, duration, float, host, int, listOf, oneOf, path, port, text, uint64 } from "../values.ts";
+import {
+  bool,
+  duration,
+  float,
+  host,
+  HTTP_SCHEMES,
+  int,
+  listOf,
+  oneOf,
+  path,
+  port,
+  text,
+  uint64,
+  url,
+} from "../values.ts";
 
 /** API groups a listener can serve (`--http.api`, `--ws.api`). */
 export const API_GROUPS = [
@@ -183,6 +197,14 @@ export const EXECUTION_OPTIONS = {
     group: chainGroup,
     description:
       "data directory (database, keys, generated JWT secret); with --dev, only when given (else the dev chain lives in memory)",
+  }),
+  rollupSequencerHttp: optional({
+    ...named("rollup.sequencerhttp"),
+    kind: url(HTTP_SCHEMES),
+    origin: OP_GETH,
+    group: chainGroup,
+    description:
+      "the sequencer's HTTP RPC: transactions sent here are forwarded to it (its answer is the caller's) and kept in the local pool",
   }),
   genesis: optional({
     ...named("genesis"),

@@ -103,6 +103,11 @@ export interface EthBackend {
    * head's base fee alone.
    */
   pendingBaseFee?(): bigint;
+  /**
+   * `--rollup.sequencerhttp`: signed transactions go to the sequencer first (op-geth EthAPIBackend.SendTx);
+   * its refusal is the caller's answer. Throws RpcError.
+   */
+  sequencer?: { forward(raw: Uint8Array): Promise<void> };
 }
 
 /** The base fee a fee suggestion covers: the head's, or a higher next one set by hand (dev mode). */

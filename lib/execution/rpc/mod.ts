@@ -73,6 +73,7 @@ export { LIMIT_EXCEEDED, logFilterSchema, queryLogs, toCriteria } from "./logs.t
 export { callArgsSchema, revertReason } from "./call_args.ts";
 export { minedBlockDetail } from "./mined_detail.ts";
 export { type MinerBackend, minerNamespace } from "./miner.ts";
+export { sequencerForwarder } from "./eth/send_raw_transaction.ts";
 export { type AdminBackend, adminNamespace } from "./admin.ts";
 export {
   type AccessListEntry,

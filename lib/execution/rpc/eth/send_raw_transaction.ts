@@ -1,5 +1,13 @@
 /** eth_sendRawTransaction: into the pool; geth's messages pass through as -32000. */
-import { type Hex, hexToBytes } from "../../../common/mod.ts";
+import {
+  bytesToHex,
+  getLogger,
+  type Hex,
+  hexToBytes,
+  isErrorCode,
+  JsonRpcClient,
+  keccak256,
+} from "../../../common/mod.ts";
 import { DEPOSIT_TX_TYPE } from "../../../protocol/mod.ts";
 import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
 import type { EthContext } from "../backend.ts";
@@ -117,8 +125,47 @@ export async function submitRawTransaction(ctx: EthContext, raw: Uint8Array): Pr
     throw RpcError.server("transaction type not supported");
   }
   checkTxFee(ctx, raw);
+  const sequencer = ctx.backend.sequencer;
+  if (sequencer !== undefined) {
+    // op-geth with --rollup.sequencerhttp: the sequencer's verdict counts; the local pool keeps a copy for
+    // this node's own RPC (txpool_*, pending nonces), and its refusal is only logged.
+    await sequencer.forward(raw);
+    try {
+      await ctx.backend.pool.add(raw, { local: true });
+    } catch (e) {
+      log.warn("Sent to the sequencer, but the local pool refused it", { error: (e as Error).message });
+    }
+    return bytesToHex(keccak256(raw));
+  }
   const hash = await ctx.backend.pool.add(raw, { local: true });
   return hash.toLowerCase() as Hex;
+}
+
+const log = getLogger(["execution", "rpc"]);
+
+/**
+ * The forwarder of `--rollup.sequencerhttp`: eth_sendRawTransaction on the sequencer. Its JSON-RPC error
+ * passes through with its code, message and data (as op-geth's); an unreachable sequencer is -32000.
+ */
+export function sequencerForwarder(
+  url: string,
+  timeoutMs = 10_000,
+): { forward(raw: Uint8Array): Promise<void> } {
+  const client = new JsonRpcClient(url, { timeoutMs });
+  return {
+    async forward(raw) {
+      try {
+        await client.call("eth_sendRawTransaction", [bytesToHex(raw)]);
+      } catch (e) {
+        if (isErrorCode(e, "RPC_ERROR")) {
+          const meta = e.meta as { code?: number; data?: unknown };
+          const message = e.message.replace(/^eth_sendRawTransaction failed: /, "");
+          throw new RpcError(meta.code ?? -32000, message, meta.data);
+        }
+        throw RpcError.server(`Cannot forward the transaction to the sequencer: ${(e as Error).message}`);
+      }
+    },
+  };
 }
 
 export function ethSendRawTransaction(ctx: EthContext) {
