@@ -226,6 +226,7 @@ export async function startExecutionRole(
       sequencer: options.rollupSequencerHttp === undefined
         ? undefined
         : sequencerForwarder(options.rollupSequencerHttp),
+      txConditionals: options.rollupSequencerTxConditionalEnabled ? engine.conditionals : undefined,
       devAccounts: options.dev ? deriveDevAccounts(10) : undefined,
       impersonation: options.dev ? engine.impersonation : undefined,
       clientVersion: `${version}/${Deno.build.os}-${Deno.build.arch}/deno${Deno.version.deno}`,

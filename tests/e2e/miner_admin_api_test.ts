@@ -2,7 +2,8 @@
  * `--http.api miner,admin` on `keel execution`: op-batcher's throttling call, miner_setMaxDASize, reaches
  * the block builder (a transaction over the per-transaction DA limit waits in the pool until the limit is
  * lifted); admin_nodeInfo, admin_peers and admin_datadir answer geth's shapes and adding a peer is refused
- * (no devp2p); neither namespace is served unless asked for.
+ * (no devp2p); neither namespace is served unless asked for, nor eth_sendRawTransactionConditional
+ * unless enabled.
  */
 import { assertEquals } from "../assert.ts";
 import { DEV_ADDRESS, rpcCall, rpcResult, startKeelExecution } from "./helpers/mod.ts";
@@ -55,7 +56,11 @@ Deno.test({
     const plain = await startKeelExecution({ ws: false });
     try {
       for (
-        const [method, params] of [["miner_setMaxDASize", ["0x0", "0x0"]], ["admin_nodeInfo", []]] as const
+        const [method, params] of [
+          ["miner_setMaxDASize", ["0x0", "0x0"]],
+          ["admin_nodeInfo", []],
+          ["eth_sendRawTransactionConditional", ["0x00", {}]], // only with --rollup.sequencertxconditionalenabled
+        ] as const
       ) {
         const body = await rpcCall(plain.httpUrl, method, [...params]) as { error: { code: number } };
         assertEquals(body.error.code, -32601, method);

@@ -37,7 +37,10 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   fn: async () => {
-    const sequencer = await startKeelExecution({ ws: false });
+    const sequencer = await startKeelExecution({
+      ws: false,
+      args: ["--rollup.sequencertxconditionalenabled"],
+    });
     let node: Awaited<ReturnType<typeof startKeelExecution>> | undefined;
     try {
       node = await startKeelExecution({
@@ -46,6 +49,7 @@ Deno.test({
         args: [
           `--genesis=${sequencer.dataDir}/genesis.json`,
           `--rollup.sequencerhttp=${sequencer.httpUrl}`,
+          "--rollup.sequencertxconditionalenabled",
           "--http.api=eth,net,web3,txpool",
         ],
       });
@@ -70,9 +74,25 @@ Deno.test({
       };
       assert(direct.error !== undefined, JSON.stringify(direct));
       assertEquals(forwarded.error, direct.error);
+      // A conditional transaction goes to the sequencer as one, and is mined there.
+      const conditional = await rpcResult(node.httpUrl, "eth_sendRawTransactionConditional", [signed(1n), {
+        knownAccounts: {},
+        blockNumberMin: "0x0",
+      }]);
+      let mined;
+      for (let i = 0; i < 100 && !mined; i++) {
+        mined = await rpcResult(sequencer.httpUrl, "eth_getTransactionReceipt", [conditional]);
+        if (!mined) await new Promise((r) => setTimeout(r, 50));
+      }
+      assertEquals(mined?.status, "0x1");
+      const refused = await rpcCall(node.httpUrl, "eth_sendRawTransactionConditional", [signed(2n), {
+        knownAccounts: {},
+        blockNumberMax: "0x0",
+      }]) as { error: { code: number; message: string } };
+      assertEquals(refused.error.code, -32003);
       // The sequencer gone: a clear error, nothing kept.
       await sequencer.stop();
-      const down = await rpcCall(node.httpUrl, "eth_sendRawTransaction", [signed(1n)]) as {
+      const down = await rpcCall(node.httpUrl, "eth_sendRawTransaction", [signed(2n)]) as {
         error: { code: number; message: string };
       };
       assertEquals(down.error.code, -32000);

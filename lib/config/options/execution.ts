@@ -206,6 +206,15 @@ export const EXECUTION_OPTIONS = {
     description:
       "the sequencer's HTTP RPC: transactions sent here are forwarded to it (its answer is the caller's) and kept in the local pool",
   }),
+  rollupSequencerTxConditionalEnabled: option({
+    ...named("rollup.sequencertxconditionalenabled"),
+    kind: bool,
+    default: false,
+    origin: OP_GETH,
+    group: chainGroup,
+    description:
+      "serve eth_sendRawTransactionConditional (ERC-4337 bundlers): transactions with preconditions, checked when sent and when a block takes them",
+  }),
   genesis: optional({
     ...named("genesis"),
     kind: path,

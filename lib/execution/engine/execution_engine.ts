@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { bytesToHex, equalBytes } from "../../common/bytes.ts";
 import { BaseError, isErrorCode } from "../../common/errors.ts";
 import { BadBlocks } from "./bad_blocks.ts";
+import { TxConditionals } from "../txpool/mod.ts";
 import { getLogger, type Logger } from "../../common/logger.ts";
 import { DB_FILE_NAME, type KvStore, MemoryStore, SqliteStore } from "../../db/mod.ts";
 import {
@@ -109,6 +110,8 @@ export class ExecutionEngine {
   #builderPool: EngineTxPool;
   /** Blocks imports found invalid (debug_getBadBlocks). */
   readonly badBlocks: BadBlocks;
+  /** The conditionals of conditional pool transactions (eth_sendRawTransactionConditional). */
+  readonly conditionals: TxConditionals;
   /** The DA limits op-batcher's throttling sets (miner_setMaxDASize); 0 is none. */
   readonly daLimits: DaLimits = { maxTxSize: 0n, maxBlockSize: 0n };
   /** What the pool reads of the head. */
@@ -159,6 +162,7 @@ export class ExecutionEngine {
       senderRecovery: { recover: recoverAndRemember },
     });
     this.#builderPool = deps.pool ?? engineTxPool(this.pool, this.config);
+    this.conditionals = new TxConditionals(this.pool);
     this.#blockSenders = new BlockSenderRecovery({}, { connect: deps.sendersChannel });
   }
 
@@ -509,6 +513,7 @@ export class ExecutionEngine {
             options.maxPoolTxs ?? Infinity,
             this.#logger,
             this.daLimits,
+            this.conditionals,
           );
         }
       } catch (e) {

@@ -10,6 +10,7 @@ import { type ChainConfig, estimatedDaSize, flzCompressLen } from "../../protoco
 import { type BlockBuilder, decodeSignedTx, encodingOf, forkRules } from "../evm/mod.ts";
 import type { TxPool } from "../txpool/mod.ts";
 import type { EngineTxPool } from "./engine_types.ts";
+import { headerConditionalError, stateConditionalError, type TxConditionals } from "../txpool/mod.ts";
 
 /** `pool` as the engine uses it: dropped blocks' transactions decoded under the new head's rules. */
 export function engineTxPool(pool: TxPool, config: ChainConfig): EngineTxPool {
@@ -67,7 +68,9 @@ export async function fillFromPool(
   max: number,
   logger: Logger,
   limits: DaLimits = { maxTxSize: 0n, maxBlockSize: 0n },
+  conditionals?: TxConditionals,
 ): Promise<number> {
+  conditionals?.prune();
   const baseFee = builder.header.baseFeePerGas ?? 0n;
   const txs = pool.pending(baseFee);
   let taken = 0;
@@ -94,6 +97,21 @@ export async function fillFromPool(
       txs.pop();
       if (limits.maxBlockSize - blockDa < MIN_TRANSACTION_SIZE) break;
       continue;
+    }
+    if (conditionals !== undefined && conditionals.size > 0) {
+      // eth_sendRawTransactionConditional: checked again on the block being built (op-geth miner).
+      const hash = bytesToHex(tx.hash());
+      const cond = conditionals.get(hash);
+      const failure = cond === undefined
+        ? undefined
+        : headerConditionalError(cond, builder.header) ?? await stateConditionalError(cond, builder.state);
+      if (failure !== undefined) {
+        logger.warn("Conditional transaction rejected", { hash, reason: failure });
+        conditionals.reject(hash);
+        skipped++;
+        txs.pop();
+        continue;
+      }
     }
     try {
       await builder.addTransaction(tx);

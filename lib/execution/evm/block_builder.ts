@@ -350,6 +350,11 @@ export class BlockBuilder {
     }
   }
 
+  /** The state at this point of the block (reads only: conditional transactions check it). */
+  get state(): StateManagerInterface {
+    return this.#deps.stateManager;
+  }
+
   get gasUsed(): bigint {
     return this.#gasUsed;
   }

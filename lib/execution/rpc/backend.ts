@@ -10,7 +10,7 @@ import { bytesToHex, equalBytes, type Hex } from "../../common/mod.ts";
 import type { ChainConfig, Header } from "../../protocol/mod.ts";
 import { type BlockSpec, RpcError } from "../../rpc/mod.ts";
 import type { ChainStore } from "../chain/mod.ts";
-import type { TxPoolContent, TxPoolStatus } from "../txpool/mod.ts";
+import type { TxConditional, TxPoolContent, TxPoolStatus } from "../txpool/mod.ts";
 
 /** The pool methods the RPC calls (a TxPool satisfies it). */
 export interface RpcTxPool {
@@ -107,7 +107,15 @@ export interface EthBackend {
    * `--rollup.sequencerhttp`: signed transactions go to the sequencer first (op-geth EthAPIBackend.SendTx);
    * its refusal is the caller's answer. Throws RpcError.
    */
-  sequencer?: { forward(raw: Uint8Array): Promise<void> };
+  sequencer?: {
+    forward(raw: Uint8Array): Promise<void>;
+    forwardConditional(raw: Uint8Array, conditional: unknown): Promise<Hex>;
+  };
+  /**
+   * `--rollup.sequencertxconditionalenabled`: where eth_sendRawTransactionConditional registers a
+   * transaction's conditional (the engine's TxConditionals); without it the method is not served.
+   */
+  txConditionals?: { set(hash: Hex, c: TxConditional): void; delete(hash: Hex): void };
 }
 
 /** The base fee a fee suggestion covers: the head's, or a higher next one set by hand (dev mode). */

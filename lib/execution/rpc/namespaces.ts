@@ -41,6 +41,7 @@ import { ethGetLogs } from "./eth/get_logs.ts";
 import { ethGetProof } from "./eth/get_proof.ts";
 import { ethGetStorageAt, ethGetStorageValues } from "./eth/get_storage_at.ts";
 import { findErc20Slot } from "./erc20_slot.ts";
+import { ethSendRawTransactionConditional } from "./eth/send_conditional.ts";
 import {
   ethGetTransactionByBlockHashAndIndex,
   ethGetTransactionByBlockNumberAndIndex,
@@ -115,6 +116,7 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethCreateAccessList(ctx),
     ethSendRawTransaction(ctx),
     ethSendRawTransactionSync(ctx),
+    ...(backend.txConditionals === undefined ? [] : [ethSendRawTransactionConditional(ctx)]),
     ethGasPrice(ctx),
     ethMaxPriorityFeePerGas(ctx),
     ethFeeHistory(ctx),

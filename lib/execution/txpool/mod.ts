@@ -59,3 +59,4 @@ export {
   txCost,
 } from "./validation.ts";
 export * from "./block_senders.ts";
+export * from "./tx_conditional.ts";

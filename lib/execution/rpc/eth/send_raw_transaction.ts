@@ -143,28 +143,36 @@ export async function submitRawTransaction(ctx: EthContext, raw: Uint8Array): Pr
 
 const log = getLogger(["execution", "rpc"]);
 
+/** The sequencer of `--rollup.sequencerhttp`, as the send methods use it. */
+export interface SequencerForwarder {
+  forward(raw: Uint8Array): Promise<void>;
+  /** eth_sendRawTransactionConditional on the sequencer; its hash. */
+  forwardConditional(raw: Uint8Array, conditional: unknown): Promise<Hex>;
+}
+
 /**
- * The forwarder of `--rollup.sequencerhttp`: eth_sendRawTransaction on the sequencer. Its JSON-RPC error
- * passes through with its code, message and data (as op-geth's); an unreachable sequencer is -32000.
+ * The forwarder of `--rollup.sequencerhttp`: the send methods called on the sequencer. Its JSON-RPC
+ * error passes through with its code, message and data (as op-geth's); an unreachable sequencer is -32000.
  */
-export function sequencerForwarder(
-  url: string,
-  timeoutMs = 10_000,
-): { forward(raw: Uint8Array): Promise<void> } {
+export function sequencerForwarder(url: string, timeoutMs = 10_000): SequencerForwarder {
   const client = new JsonRpcClient(url, { timeoutMs });
+  const call = async <T>(method: string, params: unknown[]): Promise<T> => {
+    try {
+      return await client.call<T>(method, params);
+    } catch (e) {
+      if (isErrorCode(e, "RPC_ERROR")) {
+        const meta = e.meta as { code?: number; data?: unknown };
+        throw new RpcError(meta.code ?? -32000, e.message.replace(`${method} failed: `, ""), meta.data);
+      }
+      throw RpcError.server(`Cannot forward the transaction to the sequencer: ${(e as Error).message}`);
+    }
+  };
   return {
     async forward(raw) {
-      try {
-        await client.call("eth_sendRawTransaction", [bytesToHex(raw)]);
-      } catch (e) {
-        if (isErrorCode(e, "RPC_ERROR")) {
-          const meta = e.meta as { code?: number; data?: unknown };
-          const message = e.message.replace(/^eth_sendRawTransaction failed: /, "");
-          throw new RpcError(meta.code ?? -32000, message, meta.data);
-        }
-        throw RpcError.server(`Cannot forward the transaction to the sequencer: ${(e as Error).message}`);
-      }
+      await call("eth_sendRawTransaction", [bytesToHex(raw)]);
     },
+    forwardConditional: (raw, conditional) =>
+      call<Hex>("eth_sendRawTransactionConditional", [bytesToHex(raw), conditional]),
   };
 }
 

@@ -62,6 +62,7 @@ export async function open(dataDir: string, wall = () => 1_000_000, preimages = 
     clientVersion: "keel/test",
     options: DEFAULT_ETH_RPC_OPTIONS,
     pendingBaseFee: () => engine.pendingRules().nextBaseFee,
+    txConditionals: engine.conditionals,
   };
   const registry = new MethodRegistry([
     ethNamespace(backend),
