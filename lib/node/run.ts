@@ -104,6 +104,24 @@ export async function initExecution(datadir: string, genesisPath: string): Promi
   }
 }
 
+/** The engine of an existing data dir (export and import create nothing where there is no chain). */
+async function openExisting(datadir: string) {
+  const [{ ExecutionEngine }, { DB_FILE_NAME }, { BaseError }] = await Promise.all([
+    import("../execution/engine/mod.ts"),
+    import("../db/mod.ts"),
+    import("../common/errors.ts"),
+  ]);
+  try {
+    await Deno.stat(`${datadir.replace(/\/+$/, "")}/${DB_FILE_NAME}`);
+  } catch {
+    throw new BaseError(
+      "NO_CHAIN",
+      `Cannot open ${datadir}: it holds no chain; run \`keel execution init\` first`,
+    );
+  }
+  return await ExecutionEngine.open({ dataDir: datadir });
+}
+
 /** `keel execution export`: the canonical blocks `first`..`last` of the data dir's chain into `file`. */
 export async function exportExecution(
   datadir: string,
@@ -111,8 +129,8 @@ export async function exportExecution(
   first?: bigint,
   last?: bigint,
 ): Promise<number> {
-  const { ExecutionEngine, exportChain } = await import("../execution/engine/mod.ts");
-  const engine = await ExecutionEngine.open({ dataDir: datadir });
+  const { exportChain } = await import("../execution/engine/mod.ts");
+  const engine = await openExisting(datadir);
   try {
     const n = await exportChain(engine, file, first, last);
     console.log(`keel: exported ${n} blocks to ${file}`);
@@ -124,8 +142,8 @@ export async function exportExecution(
 
 /** `keel execution import`: the blocks of `files`, in order, validated and made the data dir's chain. */
 export async function importExecution(datadir: string, files: string[]): Promise<void> {
-  const { ExecutionEngine, importChain } = await import("../execution/engine/mod.ts");
-  const engine = await ExecutionEngine.open({ dataDir: datadir });
+  const { importChain } = await import("../execution/engine/mod.ts");
+  const engine = await openExisting(datadir);
   try {
     for (const file of files) {
       const started = performance.now();

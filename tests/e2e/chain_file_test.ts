@@ -113,6 +113,10 @@ Deno.test({
       const word = await keel(["execution", "export", `--datadir=${dir}/a`, `${dir}/x.rlp`, "two"]);
       assertEquals(word.code, 2, word.out);
       assertStringIncludes(word.out, "invalid first block");
+      const nowhere = await keel(["execution", "export", `--datadir=${dir}/nowhere`, `${dir}/x.rlp`]);
+      assert(nowhere.code !== 0);
+      assertStringIncludes(nowhere.out, "it holds no chain; run `keel execution init` first");
+      assertEquals(await Deno.stat(`${dir}/nowhere`).then(() => true, () => false), false, "nothing created");
       const none = await keel(["execution", "import", `--datadir=${dir}/a`]);
       assertEquals(none.code, 2, none.out);
       await Deno.writeFile(`${dir}/cut.rlp`, bytes.subarray(0, bytes.length - 3));
