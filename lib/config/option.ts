@@ -25,6 +25,7 @@ export const GROUPS = [
   "Execution client: Engine API",
   "Execution client: RPC limits",
   "Execution client: chain and data",
+  "Execution client: transaction pool",
   "Devnet",
   "Batcher",
   "DA server",

@@ -19,6 +19,7 @@ import {
   ExecutionEngineApi,
   type GenesisJson,
   parseJsonExact,
+  type TxPoolOptions,
 } from "../execution/mod.ts";
 import {
   adminNamespace,
@@ -162,6 +163,24 @@ export interface ExecutionRoleDeps {
 }
 
 /** `--dev` turns the HTTP server on unless `--http=false` was given, as anvil serves by default. */
+/** The pool's options from `--txpool.*` (dev mode: no minimum tip unless `--txpool.pricelimit` is given). */
+export function txpoolOptions(
+  options: ExecutionOptions,
+  sources: Record<string, ValueSource>,
+): Partial<TxPoolOptions> {
+  const given = (key: string) => sources[key] === "flag" || sources[key] === "env";
+  return {
+    minTip: options.dev && !given("txpoolPriceLimit") ? DEV_TXPOOL_OPTIONS.minTip : options.txpoolPriceLimit,
+    priceBump: options.txpoolPriceBump,
+    accountSlots: options.txpoolAccountSlots,
+    globalSlots: options.txpoolGlobalSlots,
+    accountQueue: options.txpoolAccountQueue,
+    globalQueue: options.txpoolGlobalQueue,
+    lifetimeMs: options.txpoolLifetime,
+    allowUnprotectedTxs: options.rpcAllowUnprotectedTxs,
+  };
+}
+
 function httpEnabled(options: ExecutionOptions, sources: Record<string, ValueSource>): boolean {
   return options.http || (options.dev && sources.http !== "flag" && sources.http !== "env");
 }
@@ -204,7 +223,7 @@ export async function startExecutionRole(
       dataDir: options.datadir,
       store: memoryStore,
       genesis,
-      txpool: options.dev ? DEV_TXPOOL_OPTIONS : undefined,
+      txpool: txpoolOptions(options, sources),
       preimages: options.dev,
     }, {
       logger: log,

@@ -3,7 +3,7 @@
  * the block builder (a transaction over the per-transaction DA limit waits in the pool until the limit is
  * lifted); admin_nodeInfo, admin_peers and admin_datadir answer geth's shapes and adding a peer is refused
  * (no devp2p); neither namespace is served unless asked for, nor eth_sendRawTransactionConditional
- * unless enabled.
+ * unless enabled; `--txpool.pricelimit` holds in dev mode too.
  */
 import { assertEquals } from "../assert.ts";
 import { DEV_ADDRESS, rpcCall, rpcResult, startKeelExecution } from "./helpers/mod.ts";
@@ -13,7 +13,10 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   fn: async () => {
-    const node = await startKeelExecution({ ws: false, args: ["--http.api=eth,net,web3,miner,admin"] });
+    const node = await startKeelExecution({
+      ws: false,
+      args: ["--http.api=eth,net,web3,miner,admin", "--txpool.pricelimit=3000000000"],
+    });
     try {
       const url = node.httpUrl;
       assertEquals(await rpcResult(url, "miner_setMaxDASize", ["0x96", "0x0"]), true);
@@ -21,7 +24,13 @@ Deno.test({
       const data = "0x" +
         Array.from(crypto.getRandomValues(new Uint8Array(1_000)), (b) => b.toString(16).padStart(2, "0"))
           .join("");
-      const big = await rpcResult(url, "eth_sendTransaction", [{ from: DEV_ADDRESS, to: DEV_ADDRESS, data }]);
+      const big = await rpcResult(url, "eth_sendTransaction", [{
+        from: DEV_ADDRESS,
+        to: DEV_ADDRESS,
+        data,
+        maxFeePerGas: "0x2540be400",
+        maxPriorityFeePerGas: "0xb2d05e00",
+      }]);
       await rpcResult(url, "evm_mine");
       assertEquals(await rpcResult(url, "eth_getTransactionReceipt", [big]), null);
       assertEquals(await rpcResult(url, "miner_setMaxDASize", [0, 0]).catch(() => "refused"), "refused");
@@ -29,6 +38,17 @@ Deno.test({
       await rpcResult(url, "evm_mine");
       const receipt = await rpcResult(url, "eth_getTransactionReceipt", [big]);
       assertEquals(receipt?.status, "0x1");
+      // --txpool.pricelimit: a tip below 3 gwei is refused, even in dev mode.
+      const cheap = await rpcCall(url, "eth_sendTransaction", [{
+        from: DEV_ADDRESS,
+        to: DEV_ADDRESS,
+        maxFeePerGas: "0x2540be400",
+        maxPriorityFeePerGas: "0x3b9aca00",
+      }]) as { error: { message: string } };
+      assertEquals(
+        cheap.error.message,
+        "transaction gas price below minimum: gas tip cap 1000000000, minimum needed 3000000000",
+      );
       const info = await rpcResult(url, "admin_nodeInfo");
       assertEquals(info.protocols.eth.network, 901);
       assertEquals(

@@ -44,6 +44,7 @@ const rpcGroup = "Execution client: HTTP and WebSocket RPC";
 const engineGroup = "Execution client: Engine API";
 const limitGroup = "Execution client: RPC limits";
 const chainGroup = "Execution client: chain and data";
+const poolGroup = "Execution client: transaction pool";
 
 export const EXECUTION_OPTIONS = {
   http: option({
@@ -197,6 +198,71 @@ export const EXECUTION_OPTIONS = {
     group: chainGroup,
     description:
       "data directory (database, keys, generated JWT secret); with --dev, only when given (else the dev chain lives in memory)",
+  }),
+  txpoolPriceLimit: option({
+    ...named("txpool.pricelimit"),
+    kind: uint64,
+    default: 1n,
+    origin: OP_GETH,
+    group: poolGroup,
+    description:
+      "minimum tip per gas (wei) a transaction must offer to enter the pool (dev mode: 0 unless given)",
+  }),
+  txpoolPriceBump: option({
+    ...named("txpool.pricebump"),
+    kind: uint64,
+    default: 10n,
+    origin: OP_GETH,
+    group: poolGroup,
+    description: "fee increase (percent, fee cap and tip) a transaction needs to replace one with its nonce",
+  }),
+  txpoolAccountSlots: option({
+    ...named("txpool.accountslots"),
+    kind: int(1, 1_000_000),
+    default: 16,
+    origin: OP_GETH,
+    group: poolGroup,
+    description: "executable transactions kept per account before the global limit touches it",
+  }),
+  txpoolGlobalSlots: option({
+    ...named("txpool.globalslots"),
+    kind: int(1, 10_000_000),
+    default: 5120,
+    origin: OP_GETH,
+    group: poolGroup,
+    description: "executable transactions kept for all accounts",
+  }),
+  txpoolAccountQueue: option({
+    ...named("txpool.accountqueue"),
+    kind: int(1, 1_000_000),
+    default: 64,
+    origin: OP_GETH,
+    group: poolGroup,
+    description: "non-executable (nonce-gapped) transactions kept per account",
+  }),
+  txpoolGlobalQueue: option({
+    ...named("txpool.globalqueue"),
+    kind: int(1, 10_000_000),
+    default: 1024,
+    origin: OP_GETH,
+    group: poolGroup,
+    description: "non-executable transactions kept for all accounts",
+  }),
+  txpoolLifetime: option({
+    ...named("txpool.lifetime"),
+    kind: duration,
+    default: 3 * 60 * 60 * 1000,
+    origin: OP_GETH,
+    group: poolGroup,
+    description: "how long an account's non-executable transactions are kept without activity",
+  }),
+  rpcAllowUnprotectedTxs: option({
+    ...named("rpc.allow-unprotected-txs"),
+    kind: bool,
+    default: false,
+    origin: OP_GETH,
+    group: poolGroup,
+    description: "accept legacy transactions without EIP-155 replay protection",
   }),
   rollupSequencerHttp: optional({
     ...named("rollup.sequencerhttp"),

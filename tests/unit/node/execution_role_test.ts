@@ -1,11 +1,12 @@
 /**
  * writeGenesisFile: the saved dev genesis is exactly JSON.stringify(genesis, null, 2), written in pieces;
- * watchMemoryChain: the in-memory dev chain's size warnings.
+ * watchMemoryChain: the in-memory dev chain's size warnings; txpoolOptions: the pool limits of `--txpool.*`.
  */
 import { buildDevGenesis, type GenesisJson } from "../../../lib/execution/mod.ts";
 import type { Logger } from "../../../lib/common/mod.ts";
 import { SqliteStore } from "../../../lib/db/mod.ts";
-import { watchMemoryChain, writeGenesisFile } from "../../../lib/node/execution_role.ts";
+import { txpoolOptions, watchMemoryChain, writeGenesisFile } from "../../../lib/node/execution_role.ts";
+import { parseArgs } from "../../../lib/config/mod.ts";
 import { assertEquals, assertStringIncludes } from "../../assert.ts";
 
 async function roundTrip(genesis: GenesisJson): Promise<void> {
@@ -59,4 +60,45 @@ Deno.test("watchMemoryChain: a warning each time the in-memory chain holds anoth
     stop();
     store.close();
   }
+});
+
+Deno.test("--txpool.* options set the pool's limits; dev mode has no minimum tip unless one is given", () => {
+  const of = (argv: string[], env: Record<string, string> = {}) => {
+    const p = parseArgs(["execution", ...argv], env);
+    if (p.command !== "execution") throw new Error(p.command);
+    return txpoolOptions(p.options, p.sources);
+  };
+  const plain = of([]);
+  assertEquals(plain, {
+    minTip: 1n,
+    priceBump: 10n,
+    accountSlots: 16,
+    globalSlots: 5120,
+    accountQueue: 64,
+    globalQueue: 1024,
+    lifetimeMs: 3 * 60 * 60 * 1000,
+    allowUnprotectedTxs: false,
+  });
+  assertEquals(of(["--dev"]).minTip, 0n);
+  assertEquals(of(["--dev", "--txpool.pricelimit=7"]).minTip, 7n);
+  assertEquals(of(["--dev"], { KEEL_TXPOOL_PRICELIMIT: "9" }).minTip, 9n);
+  const tuned = of([
+    "--txpool.pricebump=25",
+    "--txpool.accountslots=4",
+    "--txpool.globalslots=100",
+    "--txpool.accountqueue=2",
+    "--txpool.globalqueue=10",
+    "--txpool.lifetime=1m30s",
+    "--rpc.allow-unprotected-txs",
+  ]);
+  assertEquals(tuned, {
+    minTip: 1n,
+    priceBump: 25n,
+    accountSlots: 4,
+    globalSlots: 100,
+    accountQueue: 2,
+    globalQueue: 10,
+    lifetimeMs: 90_000,
+    allowUnprotectedTxs: true,
+  });
 });
