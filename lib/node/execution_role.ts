@@ -254,6 +254,8 @@ export async function startExecutionRole(
         gasCap: options.rpcGasCap,
         evmTimeoutMs: options.rpcEvmTimeoutMs,
         txFeeCap: BigInt(Math.round(options.rpcTxFeeCap * 1e9)) * 10n ** 9n,
+        minSuggestedPriorityFee: options.gpoMinSuggestedPriorityFee,
+        maxPrice: options.gpoMaxPrice,
       },
     };
     const filters = new FilterManager({}, { backend });

@@ -3,7 +3,8 @@
  * the block builder (a transaction over the per-transaction DA limit waits in the pool until the limit is
  * lifted); admin_nodeInfo, admin_peers and admin_datadir answer geth's shapes and adding a peer is refused
  * (no devp2p); neither namespace is served unless asked for, nor eth_sendRawTransactionConditional
- * unless enabled; `--txpool.pricelimit` holds in dev mode too.
+ * unless enabled; `--txpool.pricelimit` holds in dev mode too, and `--gpo.minsuggestedpriorityfee` sets the
+ * suggested tip.
  */
 import { assertEquals } from "../assert.ts";
 import { DEV_ADDRESS, rpcCall, rpcResult, startKeelExecution } from "./helpers/mod.ts";
@@ -15,7 +16,11 @@ Deno.test({
   fn: async () => {
     const node = await startKeelExecution({
       ws: false,
-      args: ["--http.api=eth,net,web3,miner,admin", "--txpool.pricelimit=3000000000"],
+      args: [
+        "--http.api=eth,net,web3,miner,admin",
+        "--txpool.pricelimit=3000000000",
+        "--gpo.minsuggestedpriorityfee=5000000",
+      ],
     });
     try {
       const url = node.httpUrl;
@@ -49,6 +54,8 @@ Deno.test({
         cheap.error.message,
         "transaction gas price below minimum: gas tip cap 1000000000, minimum needed 3000000000",
       );
+      // --gpo.minsuggestedpriorityfee: the tip suggested on a chain whose blocks are not full.
+      assertEquals(await rpcResult(url, "eth_maxPriorityFeePerGas"), "0x4c4b40");
       const info = await rpcResult(url, "admin_nodeInfo");
       assertEquals(info.protocols.eth.network, 901);
       assertEquals(

@@ -264,6 +264,22 @@ export const EXECUTION_OPTIONS = {
     group: poolGroup,
     description: "accept legacy transactions without EIP-155 replay protection",
   }),
+  gpoMinSuggestedPriorityFee: option({
+    ...named("gpo.minsuggestedpriorityfee"),
+    kind: uint64,
+    default: 1_000_000n,
+    origin: OP_GETH,
+    group: rpcGroup,
+    description: "the smallest tip (wei) eth_maxPriorityFeePerGas and eth_gasPrice suggest",
+  }),
+  gpoMaxPrice: option({
+    ...named("gpo.maxprice"),
+    kind: uint64,
+    default: 500_000_000_000n,
+    origin: OP_GETH,
+    group: rpcGroup,
+    description: "the largest tip (wei) the gas price oracle suggests",
+  }),
   rollupSequencerHttp: optional({
     ...named("rollup.sequencerhttp"),
     kind: url(HTTP_SCHEMES),
