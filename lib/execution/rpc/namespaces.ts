@@ -42,6 +42,7 @@ import { ethGetProof } from "./eth/get_proof.ts";
 import { ethGetStorageAt, ethGetStorageValues } from "./eth/get_storage_at.ts";
 import { findErc20Slot } from "./erc20_slot.ts";
 import { ethSendRawTransactionConditional } from "./eth/send_conditional.ts";
+import { ethCallMany } from "./eth/call_many.ts";
 import {
   ethGetTransactionByBlockHashAndIndex,
   ethGetTransactionByBlockNumberAndIndex,
@@ -116,6 +117,7 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethCreateAccessList(ctx),
     ethSendRawTransaction(ctx),
     ethSendRawTransactionSync(ctx),
+    ethCallMany(ctx),
     ...(backend.txConditionals === undefined ? [] : [ethSendRawTransactionConditional(ctx)]),
     ethGasPrice(ctx),
     ethMaxPriorityFeePerGas(ctx),
