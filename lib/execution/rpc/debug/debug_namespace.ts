@@ -5,6 +5,7 @@ import { getRawBlock, getRawHeader, getRawReceipts, getRawTransaction, getRawTra
 import { codeByHash, dbGet, setHead } from "./db.ts";
 import { traceBlockByHash, traceBlockByNumber } from "./trace_block.ts";
 import { getBadBlocks, intermediateRoots, traceBadBlock, traceBlockRlp } from "./bad_blocks.ts";
+import { getModifiedAccountsByHash, getModifiedAccountsByNumber } from "./modified_accounts.ts";
 import { traceCall } from "./trace_call.ts";
 import { traceTransaction } from "./trace_transaction.ts";
 import { type SlotPreimages, storageRangeAt } from "./storage_range.ts";
@@ -19,6 +20,8 @@ export function debugNamespace(backend: TraceBackend & { slotPreimages?: SlotPre
     traceBadBlock: traceBadBlock(backend),
     getBadBlocks: getBadBlocks(backend),
     intermediateRoots: intermediateRoots(backend),
+    getModifiedAccountsByNumber: getModifiedAccountsByNumber(backend),
+    getModifiedAccountsByHash: getModifiedAccountsByHash(backend),
     getRawHeader: getRawHeader(backend),
     getRawBlock: getRawBlock(backend),
     getRawReceipts: getRawReceipts(backend),
