@@ -39,6 +39,7 @@ import type { EngineApi } from "../protocol/engine.ts";
 import type { ExecutionEngine } from "../execution/engine/mod.ts";
 import type { L2Chain } from "../rollup/driver/mod.ts";
 import {
+  aliasNamespace,
   DEFAULT_RPC_LIMITS,
   ListenerPool,
   loadOrCreateJwtSecret,
@@ -288,9 +289,11 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
       // op-node's own names, for op-batcher, op-proposer and op-challenger pointed at this node.
       optimismNamespace({ version, rollupConfig, driver, safeDb }),
       nodep2pNamespace(() => host),
+      // op-node's own name of the p2p namespace, for its tooling.
+      aliasNamespace(nodep2pNamespace(() => host), "nodep2p", "opp2p"),
     ];
     if (options.rpcEnableAdmin) namespaces.push(adminNamespace({ sequencer, driver }));
-    const served = ["rollupnode", "optimism", "nodep2p"];
+    const served = ["rollupnode", "optimism", "nodep2p", "opp2p"];
     if (options.rpcEnableAdmin) served.push("admin");
     if (options.experimentalSequencerApi && driver !== undefined && engineApi !== undefined) {
       // --experimental.sequencer-api: op-node's opstack namespace for an external test sequencer.

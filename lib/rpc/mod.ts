@@ -13,6 +13,7 @@ export {
   SchemaError,
 } from "./schema.ts";
 export {
+  aliasNamespace,
   type AnyMethodDef,
   type AnySubscriptionDef,
   defineMethod,

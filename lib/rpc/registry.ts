@@ -101,6 +101,19 @@ export function defineMethod<const P extends readonly AnySchema[], R>(def: {
   };
 }
 
+/**
+ * The methods of `ns` again under another namespace name (`from_x` served as `to_x` too): the same
+ * handlers, for clients that know a service by another name (op-node's opp2p_ for keel's nodep2p_).
+ */
+export function aliasNamespace(ns: Namespace, from: string, to: string): Namespace {
+  const out: Record<string, AnyMethodDef> = {};
+  for (const [key, def] of Object.entries(ns)) {
+    if (def.kind !== "method" || !def.name.startsWith(`${from}_`)) continue;
+    out[key] = { ...def, name: `${to}_${def.name.slice(from.length + 1)}` };
+  }
+  return out;
+}
+
 /** Define a subscription kind served by `<namespace>_subscribe(["<name>", ...params])`. */
 export function defineSubscription<const P extends readonly AnySchema[]>(def: {
   namespace: string;

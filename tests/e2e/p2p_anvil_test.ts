@@ -119,6 +119,9 @@ Deno.test({
       assert(info !== undefined, JSON.stringify(peers));
       assertEquals([info.direction, info.connectedness, info.chainID, info.gossipBlocks], [1, 1, 901, true]);
       assertEquals((await call(verUrl, "nodep2p_peerStats")).result.connected, 1);
+      // op-node's own name of the namespace answers the same.
+      assertEquals((await call(verUrl, "opp2p_self")).result.peerID, verSelf.peerID);
+      assertEquals((await call(verUrl, "opp2p_peerStats")).result.connected, 1);
       assertEquals((await call(verUrl, "nodep2p_protectPeer", [self.peerID])).result, null);
       assertEquals((await call(verUrl, "nodep2p_peers", [true])).result.peers[self.peerID].protected, true);
       // Discovery: on by default (no bootnodes here: an empty table), off with --p2p.no-discovery.

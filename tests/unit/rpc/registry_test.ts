@@ -1,6 +1,7 @@
 import { assertEquals, assertThrows } from "../../assert.ts";
 import { BaseError } from "../../../lib/common/mod.ts";
 import {
+  aliasNamespace,
   defineMethod,
   defineSubscription,
   MethodRegistry,
@@ -116,4 +117,18 @@ Deno.test("handler params are inferred from the schemas (checked by deno check)"
   });
   const params = parseParams(m.params, m.required, [{ to: "0x" + "22".repeat(20), value: "0x10" }, "latest"]);
   assertEquals(await m.handler(params as never, {}), [20, "0x10", "tag", "bigint"]);
+});
+
+Deno.test("aliasNamespace: the same handlers under another namespace name; other namespaces left out", async () => {
+  const ns = {
+    self: defineMethod({ name: "nodep2p_self", params: [], handler: () => "me" }),
+    add: defineMethod({ name: "nodep2p_add", params: [s.uint64()], handler: ([n]) => n + 1n }),
+    other: defineMethod({ name: "other_x", params: [], handler: () => 0 }),
+  };
+  const alias = aliasNamespace(ns, "nodep2p", "opp2p");
+  assertEquals(Object.values(alias).map((d) => d.name).sort(), ["opp2p_add", "opp2p_self"]);
+  const registry = new MethodRegistry([ns, alias]);
+  assertEquals(registry.select(["opp2p"]).methodNames().sort(), ["opp2p_add", "opp2p_self"]);
+  assertEquals(registry.method("nodep2p_self")?.name, "nodep2p_self");
+  assertEquals(await registry.method("opp2p_add")?.handler([2n] as never, {} as never), 3n);
 });
