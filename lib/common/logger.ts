@@ -290,6 +290,7 @@ function routeDebugPackage(enabled: boolean): void {
  */
 export function configureLogging(options: Partial<LoggingOptions> = {}, sink: LogSink = stderrSink): void {
   const opts = { ...DEFAULT_LOGGING_OPTIONS, ...options };
+  current = { options: opts, sink };
   const level = parseLogLevel(opts.level);
   const format = parseLogFormat(opts.format);
   const pid = opts.pid ? Deno.pid : undefined;
@@ -308,6 +309,19 @@ export function configureLogging(options: Partial<LoggingOptions> = {}, sink: Lo
     ],
   });
   routeDebugPackage(level === "detail");
+}
+
+/** The options and sink of the last configureLogging, for setLogLevel. */
+let current: { options: LoggingOptions; sink: LogSink } | undefined;
+
+/**
+ * Changes the level of the running configuration (op-node admin_setLogLevel, geth debug_verbosity); the
+ * format, colours and sink stay. Throws LOG_LEVEL_INVALID for a level parseLogLevel refuses.
+ */
+export function setLogLevel(level: string | number): LogLevelName {
+  const parsed = parseLogLevel(level);
+  configureLogging({ ...current?.options, level: parsed }, current?.sink);
+  return parsed;
 }
 
 /** Removes the logging configuration (records are dropped) and silences the `debug` package. */

@@ -1,11 +1,12 @@
 /**
  * The rollup node's `admin` namespace (interfaces.md 4.4; registered only with --rpc.enable-admin):
  * admin_startSequencer, admin_stopSequencer, admin_sequencerActive (3.1 "Sequencer"),
- * admin_resetDerivationPipeline, and op-node's admin_setRecoverMode (the sequencer's recover mode, as
+ * admin_resetDerivationPipeline, admin_setLogLevel (the running log level), and op-node's admin_setRecoverMode (the sequencer's recover mode, as
  * --sequencer.recover), admin_conductorEnabled and admin_overrideLeader (op-conductor, --conductor.enabled). Without a sequencer (--sequencer.enabled false) the sequencer methods
  * answer -32000, as op-node's do on a verifier.
  */
 import { BaseError } from "../../common/errors.ts";
+import { setLogLevel } from "../../common/logger.ts";
 import type { Namespace } from "../../rpc/mod.ts";
 import { defineMethod, RpcError, s } from "../../rpc/mod.ts";
 
@@ -84,6 +85,19 @@ export function adminNamespace(backend: AdminBackend): Namespace {
           throw RpcError.server("derivation is not running: start the node with --l1");
         }
         backend.driver.requestReset();
+        return null;
+      },
+    }),
+    setLogLevel: defineMethod({
+      name: "admin_setLogLevel",
+      params: [s.string()],
+      handler: ([level]) => {
+        // op-node: trace, debug, info, warn, error, crit (and keel's names and 0-5).
+        try {
+          setLogLevel(level);
+        } catch (e) {
+          fail(e);
+        }
         return null;
       },
     }),

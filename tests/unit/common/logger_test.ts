@@ -8,6 +8,7 @@ import {
   parseLogLevel,
   renderLogValue,
   resetLogging,
+  setLogLevel,
 } from "../../../lib/common/logger.ts";
 import { BaseError } from "../../../lib/common/errors.ts";
 import { assert, assertEquals, assertMatch, assertThrows } from "../../assert.ts";
@@ -156,6 +157,45 @@ Deno.test("configureLogging: level filter, sink capture, silent and numeric leve
     assertEquals(lines.length, 1);
     const obj = JSON.parse(lines[0]);
     assertEquals([obj.lvl, obj.msg, obj.pid, obj.x], ["trace", "Fine detail", Deno.pid, "0x0102"]);
+  } finally {
+    resetLogging();
+  }
+});
+
+Deno.test("setLogLevel (admin_setLogLevel, debug_verbosity): the running level changes, format and sink stay", async () => {
+  const lines: string[] = [];
+  try {
+    configureLogging({ level: "info", format: "logfmt" }, (l) => lines.push(l));
+    const log = getLogger(["test"]);
+    log.debug("Hidden at info");
+    assertEquals(lines.length, 0);
+    assertEquals(setLogLevel("debug"), "debug");
+    log.debug("Shown at debug");
+    assertEquals(lines.length, 1);
+    assertMatch(lines[0], /lvl=debug msg="Shown at debug"/);
+    assertEquals(setLogLevel(2), "warn");
+    log.info("Hidden at warn");
+    assertEquals(lines.length, 1);
+    assertThrows(() => setLogLevel("loud"), BaseError, "Cannot parse log level");
+    // Through the RPC methods.
+    const { adminNamespace } = await import("../../../lib/rollup/rpc/mod.ts");
+    const { debugNamespace } = await import("../../../lib/execution/rpc/debug/mod.ts");
+    const admin = adminNamespace({}).setLogLevel;
+    const verbosity = debugNamespace({} as never).verbosity;
+    if (admin.kind !== "method" || verbosity.kind !== "method") throw new Error("not methods");
+    assertEquals(await admin.handler(["debug"] as never, {} as never), null);
+    log.debug("Shown again");
+    assertEquals(lines.length, 2);
+    assertEquals(await verbosity.handler([1] as never, {} as never), null);
+    log.warn("Hidden at error");
+    assertEquals(lines.length, 2);
+    let refused = "";
+    try {
+      await admin.handler(["loud"] as never, {} as never);
+    } catch (e) {
+      refused = (e as Error).message;
+    }
+    assert(refused.includes("Cannot parse log level"), refused);
   } finally {
     resetLogging();
   }

@@ -1,5 +1,5 @@
 /**
- * debug_dbGet, debug_codeByHash and debug_setHead, as geth serves them.
+ * debug_dbGet, debug_codeByHash, debug_setHead and debug_verbosity, as geth serves them.
  *
  * debug_dbGet reads the database by a geth key (hash scheme, core/rawdb/schema.go): a 32-byte key is a
  * state trie node by its hash, `c` (0x63) ‖ code hash is contract code. These are the preimages the
@@ -9,7 +9,7 @@
  * debug_setHead rewinds the canonical chain to a block (geth BlockChain.SetHead, for operators).
  */
 import { KECCAK256_NULL } from "@ethereumjs/util";
-import { bytesToHex, equalBytes } from "../../../common/mod.ts";
+import { bytesToHex, equalBytes, setLogLevel } from "../../../common/mod.ts";
 import { prefixedKey, PREFIXES } from "../../../db/mod.ts";
 import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
 import { resolveBlock, type TraceBackend } from "./backend.ts";
@@ -58,6 +58,28 @@ export function setHead(backend: TraceBackend) {
     handler: async ([number]) => {
       if (backend.setHead === undefined) throw RpcError.server("debug_setHead is not available on this node");
       await backend.setHead(number);
+      return null;
+    },
+  });
+}
+
+/**
+ * debug_verbosity [level] (geth): the running log level, 0 (silent) to 5 (trace), as `--log.level` takes
+ * them (also the level names). Answers null.
+ */
+export function verbosity() {
+  return defineMethod({
+    name: "debug_verbosity",
+    params: [s.unknown()],
+    handler: ([level]) => {
+      if (typeof level !== "number" && typeof level !== "string") {
+        throw RpcError.invalidParams("invalid argument 0: want a level 0-5 or a level name");
+      }
+      try {
+        setLogLevel(level);
+      } catch (e) {
+        throw RpcError.invalidParams(`invalid argument 0: ${(e as Error).message}`);
+      }
       return null;
     },
   });

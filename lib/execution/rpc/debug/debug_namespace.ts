@@ -2,7 +2,7 @@
 import type { Namespace } from "../../../rpc/mod.ts";
 import type { TraceBackend } from "./backend.ts";
 import { getRawBlock, getRawHeader, getRawReceipts, getRawTransaction, getRawTransactions } from "./raw.ts";
-import { codeByHash, dbGet, setHead } from "./db.ts";
+import { codeByHash, dbGet, setHead, verbosity } from "./db.ts";
 import { traceBlockByHash, traceBlockByNumber } from "./trace_block.ts";
 import { getBadBlocks, intermediateRoots, traceBadBlock, traceBlockRlp } from "./bad_blocks.ts";
 import { getModifiedAccountsByHash, getModifiedAccountsByNumber } from "./modified_accounts.ts";
@@ -30,6 +30,7 @@ export function debugNamespace(backend: TraceBackend & { slotPreimages?: SlotPre
     dbGet: dbGet(backend),
     codeByHash: codeByHash(backend),
     setHead: setHead(backend),
+    verbosity: verbosity(),
     storageRangeAt: storageRangeAt(backend),
   };
 }
