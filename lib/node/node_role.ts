@@ -31,11 +31,13 @@ import { opstackNamespace } from "./opstack_api.ts";
 import type { P2pHost } from "../rollup/p2p/mod.ts";
 import { Sequencer } from "../rollup/sequencer/mod.ts";
 import { Driver, SafeDb } from "../rollup/driver/mod.ts";
+import { insertUnsafeBlock } from "../rollup/p2p/mod.ts";
+import { parseExecutionPayload } from "../execution/engine/wire.ts";
 import { SnapshotLog } from "./snapshot_log.ts";
 import { BeaconClient, L1Client } from "../rollup/l1/mod.ts";
 import { embeddedL2, embeddedPayloads, engineBatcherSource } from "./embedded_l2.ts";
 import { engineRpcClient, externalL2, HttpEngineApi } from "./external_engine.ts";
-import type { EngineApi } from "../protocol/engine.ts";
+import type { EngineApi, ExecutionPayload } from "../protocol/engine.ts";
 import type { ExecutionEngine } from "../execution/engine/mod.ts";
 import type { L2Chain } from "../rollup/driver/mod.ts";
 import {
@@ -120,6 +122,8 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
   const endpoints: Record<string, string> = { ...shared.endpoints };
   try {
     let driver: Driver | undefined;
+    /** admin_postUnsafePayload, once derivation runs (an unsafe block inserted as a gossiped one is). */
+    let postUnsafePayload: ((envelope: unknown) => Promise<void>) | undefined;
     let safeDb: SafeDb | undefined;
     let sequencer: Sequencer | undefined;
     let p2p: P2pHost | undefined;
@@ -211,6 +215,24 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
       const running = driver;
       stops.push(() => running.stop());
       const heads = () => ({ safe: running.safeHead, finalized: running.finalizedHead });
+      const api = engineApi;
+      postUnsafePayload = async (json) => {
+        const { payload, parentBeaconBlockRoot } = parseUnsafeEnvelope(json);
+        const block = { payload, parentBeaconBlockRoot, signature: new Uint8Array(65) };
+        const result = await insertUnsafeBlock(rollupConfig, api, chain, heads, block);
+        if (result === "invalid") {
+          throw new BaseError(
+            "UNSAFE_PAYLOAD_INVALID",
+            `the engine refused block ${payload.blockNumber} as invalid`,
+          );
+        }
+        if (result === "not-next") {
+          throw new BaseError(
+            "UNSAFE_PAYLOAD_NOT_NEXT",
+            `block ${payload.blockNumber} does not extend the unsafe head (${await chain.headNumber()})`,
+          );
+        }
+      };
       if (!options.p2pDisable) {
         const service = await startP2p(
           rollupConfig,
@@ -292,7 +314,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
       // op-node's own name of the p2p namespace, for its tooling.
       aliasNamespace(nodep2pNamespace(() => host), "nodep2p", "opp2p"),
     ];
-    if (options.rpcEnableAdmin) namespaces.push(adminNamespace({ sequencer, driver }));
+    if (options.rpcEnableAdmin) namespaces.push(adminNamespace({ sequencer, driver, postUnsafePayload }));
     const served = ["rollupnode", "optimism", "nodep2p", "opp2p"];
     if (options.rpcEnableAdmin) served.push("admin");
     if (options.experimentalSequencerApi && driver !== undefined && engineApi !== undefined) {
@@ -370,4 +392,29 @@ async function checkBeacon(
       error: (e as Error).message,
     });
   }
+}
+
+/** op-node's ExecutionPayloadEnvelope JSON ({executionPayload, parentBeaconBlockRoot?}) for admin_postUnsafePayload. */
+export function parseUnsafeEnvelope(
+  json: unknown,
+): { payload: ExecutionPayload; parentBeaconBlockRoot?: Uint8Array } {
+  if (typeof json !== "object" || json === null || !("executionPayload" in json)) {
+    throw new BaseError(
+      "UNSAFE_PAYLOAD_MALFORMED",
+      "want an execution payload envelope {executionPayload, parentBeaconBlockRoot?}",
+    );
+  }
+  const e = json as { executionPayload: unknown; parentBeaconBlockRoot?: unknown };
+  let payload: ExecutionPayload;
+  try {
+    payload = parseExecutionPayload(e.executionPayload);
+  } catch (err) {
+    throw new BaseError("UNSAFE_PAYLOAD_MALFORMED", `invalid execution payload: ${(err as Error).message}`);
+  }
+  const root = e.parentBeaconBlockRoot;
+  if (root === undefined || root === null) return { payload };
+  if (typeof root !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(root)) {
+    throw new BaseError("UNSAFE_PAYLOAD_MALFORMED", "parentBeaconBlockRoot: want a 32-byte hex string");
+  }
+  return { payload, parentBeaconBlockRoot: hexToBytes(root) };
 }

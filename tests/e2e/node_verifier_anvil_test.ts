@@ -7,6 +7,7 @@
  */
 import { bytesToHex } from "../../lib/common/bytes.ts";
 import { keccak256 } from "../../lib/common/hash.ts";
+import { executionPayloadToJson } from "../../lib/execution/engine/wire.ts";
 import { JsonRpcClient } from "../../lib/common/json_rpc_client.ts";
 import { rollupConfigToJson } from "../../lib/protocol/rollup_config_json.ts";
 import { L1Client } from "../../lib/rollup/l1/mod.ts";
@@ -68,6 +69,7 @@ Deno.test({
             `--p2p.listen.tcp=${freePort()}`,
             `--safedb.path=${dir}/safe.db`,
             `--snapshotlog.file=${dir}/snapshot.log`,
+            "--rpc.enable-admin",
           ],
           cwd: ROOT,
           stdin: "null",
@@ -190,6 +192,24 @@ Deno.test({
       assertEquals(later, atL1);
       const early = ((await rpcCall(url, "optimism_safeHeadAtL1Block", ["0x0"])) as Answer).error;
       assertEquals(early?.message, "not found");
+      // admin_postUnsafePayload: a block the node has answers null; one that does not extend the unsafe
+      // head is refused; a malformed envelope too.
+      const envelope = (p: typeof last) => ({
+        executionPayload: executionPayloadToJson(p),
+        parentBeaconBlockRoot: bytesToHex(new Uint8Array(32)),
+      });
+      const known = (await rpcCall(url, "admin_postUnsafePayload", [envelope(last)])) as Answer;
+      assertEquals(known.result, null, JSON.stringify(known.error));
+      const far = (await rpcCall(url, "admin_postUnsafePayload", [
+        envelope({ ...last, blockNumber: last.blockNumber + 5n }),
+      ])) as Answer;
+      assert(String(far.error?.message).includes("does not extend the unsafe head"), JSON.stringify(far));
+      const malformed =
+        (await rpcCall(url, "admin_postUnsafePayload", [{ executionPayload: { x: 1 } }])) as Answer;
+      assert(
+        String(malformed.error?.message).startsWith("invalid execution payload"),
+        JSON.stringify(malformed),
+      );
       // --snapshotlog.file: op-node's JSON lines, the last safe head among them.
       const lines = (await Deno.readTextFile(`${dir}/snapshot.log`)).trim().split("\n").map((l) =>
         JSON.parse(l)

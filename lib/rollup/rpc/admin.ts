@@ -1,7 +1,9 @@
 /**
  * The rollup node's `admin` namespace (interfaces.md 4.4; registered only with --rpc.enable-admin):
  * admin_startSequencer, admin_stopSequencer, admin_sequencerActive (3.1 "Sequencer"),
- * admin_resetDerivationPipeline, admin_setLogLevel (the running log level), and op-node's admin_setRecoverMode (the sequencer's recover mode, as
+ * admin_resetDerivationPipeline, admin_setLogLevel (the running log level), admin_postUnsafePayload (an
+ * execution payload envelope inserted as the next unsafe block, as a gossiped one; one that does not extend
+ * the unsafe head is refused, where op-node queues it), and op-node's admin_setRecoverMode (the sequencer's recover mode, as
  * --sequencer.recover), admin_conductorEnabled and admin_overrideLeader (op-conductor, --conductor.enabled). Without a sequencer (--sequencer.enabled false) the sequencer methods
  * answer -32000, as op-node's do on a verifier.
  */
@@ -20,6 +22,8 @@ export interface AdminBackend {
     overrideLeader(): void;
   };
   driver?: { requestReset(): void };
+  /** Inserts an execution payload envelope as an unsafe block (admin_postUnsafePayload); throws why not. */
+  postUnsafePayload?: (envelope: unknown) => Promise<void>;
 }
 
 function fail(e: unknown): never {
@@ -85,6 +89,21 @@ export function adminNamespace(backend: AdminBackend): Namespace {
           throw RpcError.server("derivation is not running: start the node with --l1");
         }
         backend.driver.requestReset();
+        return null;
+      },
+    }),
+    postUnsafePayload: defineMethod({
+      name: "admin_postUnsafePayload",
+      params: [s.unknown()],
+      handler: async ([envelope]) => {
+        if (backend.postUnsafePayload === undefined) {
+          throw RpcError.server("derivation is not running: start the node with --l1");
+        }
+        try {
+          await backend.postUnsafePayload(envelope);
+        } catch (e) {
+          fail(e);
+        }
         return null;
       },
     }),
