@@ -61,6 +61,8 @@ export function estimatedTxDaSize(tx: TypedTransaction): bigint {
  * With DA `limits` (op-geth miner commitTransactions and its pool's MaxDATxSize filter): a transaction
  * over the per-transaction limit holds back its account; one that would take the block over the block
  * limit skips its account, and filling stops once less than the smallest transaction's estimate is left.
+ * With `conditionals` (eth_sendRawTransactionConditional), a conditional transaction whose conditional
+ * fails on the block being built leaves the pool and skips its account.
  */
 export async function fillFromPool(
   builder: BlockBuilder,

@@ -161,6 +161,16 @@ export function miningMethods(ctx: DevContext) {
     evmMineDetailed(ctx, "anvil_mine_detailed"),
     mine("anvil_mine", ctx),
     mine("hardhat_mine", ctx),
+    defineMethod({
+      // hardhat: one block as interval mining would seal it (the pool's transactions), answering true.
+      name: "hardhat_intervalMine",
+      params: [],
+      handler: () =>
+        timed(async () => {
+          await ctx.miner.mineBlocks(1n);
+          return true;
+        }),
+    }),
     setAutomine("evm_setAutomine", ctx),
     setAutomine("anvil_setAutomine", ctx),
     getAutomine("anvil_getAutomine", ctx),

@@ -132,7 +132,7 @@ Deno.test("evm_mine, anvil_mine, evm_setNextBlockTimestamp, evm_increaseTime: ti
     assertEquals(pastMine.code, -32602);
   }));
 
-Deno.test("evm_setAutomine and evm_setIntervalMining switch how transactions are sealed", () =>
+Deno.test("evm_setAutomine, evm_setIntervalMining and hardhat_intervalMine: how transactions are sealed", () =>
   withNode(async (node) => {
     assertEquals(await node.call("anvil_getAutomine"), true);
     assertEquals(await node.call("evm_setAutomine", [false]), null);
@@ -147,6 +147,13 @@ Deno.test("evm_setAutomine and evm_setIntervalMining switch how transactions are
       await new Promise((r) => setTimeout(r, 10));
     }
     assertEquals(node.engine.head().header.number, 1n);
+    // hardhat_intervalMine: one block as interval mining seals it, with what the pool holds.
+    assertEquals(await node.call("evm_setAutomine", [false]), null);
+    await node.call("eth_sendRawTransaction", [bytesToHex(transfer(node, 1n))]);
+    assertEquals(await node.call("hardhat_intervalMine"), true);
+    assertEquals(node.engine.head().header.number, 2n);
+    const sealed = await node.call<{ transactions: string[] }>("eth_getBlockByNumber", ["0x2", false]);
+    assertEquals(sealed.transactions.length, 2, "the L1-info deposit and the transfer");
     assertEquals(await node.call("evm_setIntervalMining", [1]), null);
     assertEquals(await node.call("anvil_getAutomine"), false);
     assertEquals(node.miner.period, 1);
