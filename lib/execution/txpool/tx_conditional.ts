@@ -109,20 +109,31 @@ export async function stateConditionalError(
   return undefined;
 }
 
-/** The conditionals of the pool's conditional transactions, by hash (lowercase hex). */
+/** How many conditionals of transactions that left the pool are kept for a reorg to bring them back. */
+export const LEFT_CONDITIONALS_KEPT = 4096;
+
+/**
+ * The conditionals of the pool's conditional transactions, by hash (lowercase hex). Those of transactions
+ * that left the pool (included, replaced, evicted) are kept a while: a reorg that puts an included one back
+ * in the pool puts its conditional back too (op-geth keeps it on the transaction).
+ */
 export class TxConditionals {
   readonly #map = new Map<Hex, TxConditional>();
+  /** Conditionals of transactions no longer in the pool, oldest first. */
+  readonly #left = new Map<Hex, TxConditional>();
   readonly #pool: { has(hash: Hex): boolean; remove(hash: Hex): boolean };
 
   constructor(pool: { has(hash: Hex): boolean; remove(hash: Hex): boolean }) {
     this.#pool = pool;
   }
 
+  /** Conditional transactions in the pool. */
   get size(): number {
     return this.#map.size;
   }
 
   set(hash: Hex, c: TxConditional): void {
+    this.#left.delete(hash);
     this.#map.set(hash, c);
   }
 
@@ -134,14 +145,30 @@ export class TxConditionals {
     this.#map.delete(hash);
   }
 
-  /** The transaction failed its conditional in a block being built: it leaves the pool. */
+  /** The transaction failed its conditional in a block being built: it leaves the pool, for good. */
   reject(hash: Hex): void {
     this.#map.delete(hash);
     this.#pool.remove(hash);
   }
 
-  /** Forgets the transactions no longer in the pool (included, replaced, evicted). */
+  /**
+   * Follows the pool: the conditionals of transactions that left it move aside (the oldest beyond
+   * LEFT_CONDITIONALS_KEPT forgotten), those of transactions back in it (a reorg) return.
+   */
   prune(): void {
-    for (const hash of this.#map.keys()) if (!this.#pool.has(hash)) this.#map.delete(hash);
+    for (const [hash, c] of this.#left) {
+      if (!this.#pool.has(hash)) continue;
+      this.#left.delete(hash);
+      this.#map.set(hash, c);
+    }
+    for (const [hash, c] of this.#map) {
+      if (this.#pool.has(hash)) continue;
+      this.#map.delete(hash);
+      this.#left.set(hash, c);
+    }
+    for (const hash of this.#left.keys()) {
+      if (this.#left.size <= LEFT_CONDITIONALS_KEPT) break;
+      this.#left.delete(hash);
+    }
   }
 }
