@@ -5,6 +5,7 @@ import { getRawBlock, getRawHeader, getRawReceipts, getRawTransaction, getRawTra
 import { codeByHash, dbGet, setHead, verbosity } from "./db.ts";
 import { traceBlockByHash, traceBlockByNumber } from "./trace_block.ts";
 import { getBadBlocks, intermediateRoots, traceBadBlock, traceBlockRlp } from "./bad_blocks.ts";
+import { executionWitnessByBlockHash, executionWitnessMethod } from "./execution_witness.ts";
 import { getModifiedAccountsByHash, getModifiedAccountsByNumber } from "./modified_accounts.ts";
 import { traceCall } from "./trace_call.ts";
 import { traceTransaction } from "./trace_transaction.ts";
@@ -22,6 +23,8 @@ export function debugNamespace(backend: TraceBackend & { slotPreimages?: SlotPre
     intermediateRoots: intermediateRoots(backend),
     getModifiedAccountsByNumber: getModifiedAccountsByNumber(backend),
     getModifiedAccountsByHash: getModifiedAccountsByHash(backend),
+    executionWitness: executionWitnessMethod(backend),
+    executionWitnessByBlockHash: executionWitnessByBlockHash(backend),
     getRawHeader: getRawHeader(backend),
     getRawBlock: getRawBlock(backend),
     getRawReceipts: getRawReceipts(backend),
