@@ -10,4 +10,10 @@ export {
   parseJsonExact,
 } from "./genesis/mod.ts";
 export { createStateManager } from "./state/mod.ts";
-export { DEFAULT_TXPOOL_OPTIONS, DEV_TXPOOL_OPTIONS, TxPool, type TxPoolOptions } from "./txpool/mod.ts";
+export {
+  DEFAULT_TXPOOL_OPTIONS,
+  DEV_TXPOOL_OPTIONS,
+  TxJournal,
+  TxPool,
+  type TxPoolOptions,
+} from "./txpool/mod.ts";

@@ -3,7 +3,7 @@
  * eth/net/web3/txpool (and debug/trace when named) over HTTP and WebSocket, the Engine API on
  * the authrpc listener behind the JWT, and with `--dev` seals blocks as transactions arrive.
  */
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { getLogger, type Logger, pathExists } from "../common/mod.ts";
 import { devChainInMemory, type ExecutionOptions, keelVersion, type ValueSource } from "../config/mod.ts";
 import { SqliteStore } from "../db/mod.ts";
@@ -19,6 +19,7 @@ import {
   ExecutionEngineApi,
   type GenesisJson,
   parseJsonExact,
+  TxJournal,
   type TxPoolOptions,
 } from "../execution/mod.ts";
 import {
@@ -178,7 +179,30 @@ export function txpoolOptions(
     globalQueue: options.txpoolGlobalQueue,
     lifetimeMs: options.txpoolLifetime,
     allowUnprotectedTxs: options.rpcAllowUnprotectedTxs,
+    noLocals: options.txpoolNoLocals,
   };
+}
+
+/** geth legacypool: the journal is rewritten at most once a second. */
+const MIN_REJOURNAL_MS = 1000;
+
+/**
+ * The local transaction journal of `--txpool.journal` (relative to the data directory), unless the chain
+ * lives in memory, the path is empty or `--txpool.nolocals` is given (geth keeps no locals then).
+ */
+function txJournal(
+  options: ExecutionOptions,
+  inMemory: boolean,
+  engine: ExecutionEngine,
+  log: Logger,
+): TxJournal | undefined {
+  if (inMemory || options.datadir === undefined || options.txpoolJournal === "" || options.txpoolNoLocals) {
+    return undefined;
+  }
+  const path = isAbsolute(options.txpoolJournal)
+    ? options.txpoolJournal
+    : join(options.datadir, options.txpoolJournal);
+  return new TxJournal(path, engine.pool, log);
 }
 
 function httpEnabled(options: ExecutionOptions, sources: Record<string, ValueSource>): boolean {
@@ -233,6 +257,15 @@ export async function startExecutionRole(
     });
     stops.push(() => engine.close());
     chainId = engine.config.chainId;
+    const journal = txJournal(options, inMemory, engine, log);
+    let rejournal: ReturnType<typeof setInterval> | undefined;
+    // Pushed here, it runs after the server and the miner stopped: nothing arrives after the last write.
+    stops.push(async () => {
+      clearInterval(rejournal);
+      await journal?.rotate().catch((e) =>
+        log.error("Cannot write the transaction journal", { path: journal.path, error: (e as Error).message })
+      );
+    });
 
     const backend: EthBackend = {
       config: engine.config,
@@ -395,6 +428,25 @@ export async function startExecutionRole(
         period: options.devPeriod === 0 ? "on demand" : options.devPeriod,
         chain: inMemory ? "in memory (give --datadir to keep it)" : options.datadir,
       });
+    }
+    if (journal !== undefined) {
+      // After the miner started: in dev mode the transactions put back are sealed as any others.
+      await journal.load();
+      const every = Math.max(MIN_REJOURNAL_MS, options.txpoolRejournal);
+      if (every !== options.txpoolRejournal) {
+        log.warn("Sanitizing invalid txpool journal time", {
+          provided: options.txpoolRejournal,
+          updated: every,
+        });
+      }
+      rejournal = setInterval(() => {
+        journal.rotate().catch((e) =>
+          log.error("Cannot write the transaction journal", {
+            path: journal.path,
+            error: (e as Error).message,
+          })
+        );
+      }, every);
     }
   } catch (err) {
     await stopAll();

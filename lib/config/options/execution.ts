@@ -256,6 +256,32 @@ export const EXECUTION_OPTIONS = {
     group: poolGroup,
     description: "how long an account's non-executable transactions are kept without activity",
   }),
+  txpoolJournal: option({
+    ...named("txpool.journal"),
+    kind: text,
+    default: "transactions.rlp",
+    origin: OP_GETH,
+    group: poolGroup,
+    description:
+      "file (in the data directory unless absolute) keeping the local transactions across restarts; empty: none",
+  }),
+  txpoolRejournal: option({
+    ...named("txpool.rejournal"),
+    kind: duration,
+    default: 60 * 60 * 1000,
+    origin: OP_GETH,
+    group: poolGroup,
+    description: "how often the local transaction journal is rewritten (at least 1s; also at shutdown)",
+  }),
+  txpoolNoLocals: option({
+    ...named("txpool.nolocals"),
+    kind: bool,
+    default: false,
+    origin: OP_GETH,
+    group: poolGroup,
+    description:
+      "treat transactions sent through this node's RPC as remote: no eviction exemptions, no journal",
+  }),
   rpcAllowUnprotectedTxs: option({
     ...named("rpc.allow-unprotected-txs"),
     kind: bool,

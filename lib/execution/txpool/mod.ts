@@ -32,6 +32,13 @@ export {
   type TxPoolStatus,
 } from "./options.ts";
 export { TxPool } from "./txpool.ts";
+export {
+  decodeJournal,
+  encodeJournal,
+  type JournalContents,
+  type JournalPool,
+  TxJournal,
+} from "./journal.ts";
 export { refuseType, validateBlobTx, validateStateless } from "./admission.ts";
 export {
   type BlobAndProof,

@@ -80,6 +80,8 @@ export interface TxPoolOptions {
   rejectFeeCapBelowBaseFee: boolean;
   /** Blobs of included transactions kept so a reorg can return them to the pool (plain chains). */
   blobLimbo: number;
+  /** geth --txpool.nolocals: transactions sent through this node's RPC are not treated as local. */
+  noLocals: boolean;
 }
 
 /** One transaction slot is 32 KiB (geth legacypool `txSlotSize`). */
@@ -98,6 +100,7 @@ export const DEFAULT_TXPOOL_OPTIONS: Readonly<TxPoolOptions> = {
   allowUnprotectedTxs: false, // geth --rpc.allow-unprotected-txs
   rejectFeeCapBelowBaseFee: true, // anvil's rule; geth keeps such txs queued for a lower base fee
   blobLimbo: 64, // 8 MiB of blobs, about seven full Prague blocks (geth's blobpool limbo keeps them to finality)
+  noLocals: false, // geth legacypool DefaultConfig.NoLocals
 };
 
 /** The dev chain's pool: as the default, with no minimum tip (`keel execution --dev`). */

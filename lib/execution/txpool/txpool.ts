@@ -97,7 +97,8 @@ export class TxPool {
    * TXPOOL_ERROR_CODES and whose message is geth's.
    */
   add(input: Uint8Array | TypedTransaction, options: AddOptions = {}): Promise<Hex> {
-    return this.#add(input, options.local ?? false, false);
+    // geth --txpool.nolocals: transactions sent here get no exemptions (and are not journaled).
+    return this.#add(input, (options.local ?? false) && !this.options.noLocals, false);
   }
 
   /** Subscribe to transactions becoming executable (eth_subscribe newPendingTransactions). */
@@ -126,6 +127,20 @@ export class TxPool {
       }
     }
     return { pending, queued };
+  }
+
+  /**
+   * The local transactions (sent through this node's RPC), by sender and then nonce: what the journal
+   * keeps across restarts (journal.ts; geth legacypool `local()`).
+   */
+  locals(): TypedTransaction[] {
+    const out: TypedTransaction[] = [];
+    for (const account of this.#accounts.values()) {
+      const mine = [...account.txs.values()].filter((e) => e.local);
+      mine.sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0));
+      for (const e of mine) out.push(e.tx);
+    }
+    return out;
   }
 
   /** A pooled transaction by hash. */

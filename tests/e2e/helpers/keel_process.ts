@@ -55,6 +55,8 @@ export interface StartKeelOptions {
   inMemory?: boolean;
   /** More flags, e.g. `--http.api=eth,net,web3,debug`. */
   args?: string[];
+  /** Run on this data dir (a restart), which stop() then leaves in place; default: a new temp dir, removed. */
+  dataDir?: string;
   /** How long to wait for the first answer (default 120 s: the first run type-checks nothing but loads npm modules). */
   readyTimeoutMs?: number;
 }
@@ -88,7 +90,7 @@ async function pump(stream: ReadableStream<Uint8Array>, sink: (text: string) => 
  */
 export async function startKeelExecution(options: StartKeelOptions = {}): Promise<KeelNode> {
   const ws = options.ws ?? true;
-  const dataDir = await Deno.makeTempDir({ prefix: "keel-e2e-" });
+  const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "keel-e2e-" });
   const httpPort = freePort();
   const wsPort = ws ? freePort() : 0;
   const authPort = freePort();
@@ -151,7 +153,7 @@ export async function startKeelExecution(options: StartKeelOptions = {}): Promis
           clearTimeout(timer);
         }
         await pumps;
-        await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+        if (options.dataDir === undefined) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
       })();
       return stopping;
     },

@@ -78,6 +78,7 @@ Deno.test("--txpool.* options set the pool's limits; dev mode has no minimum tip
     globalQueue: 1024,
     lifetimeMs: 3 * 60 * 60 * 1000,
     allowUnprotectedTxs: false,
+    noLocals: false,
   });
   assertEquals(of(["--dev"]).minTip, 0n);
   assertEquals(of(["--dev", "--txpool.pricelimit=7"]).minTip, 7n);
@@ -90,6 +91,7 @@ Deno.test("--txpool.* options set the pool's limits; dev mode has no minimum tip
     "--txpool.globalqueue=10",
     "--txpool.lifetime=1m30s",
     "--rpc.allow-unprotected-txs",
+    "--txpool.nolocals",
   ]);
   assertEquals(tuned, {
     minTip: 1n,
@@ -100,5 +102,6 @@ Deno.test("--txpool.* options set the pool's limits; dev mode has no minimum tip
     globalQueue: 10,
     lifetimeMs: 90_000,
     allowUnprotectedTxs: true,
+    noLocals: true,
   });
 });
