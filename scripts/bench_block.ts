@@ -69,6 +69,7 @@ import {
   EMPTY_TRIE_ROOT,
   type Header,
 } from "../lib/protocol/block.ts";
+import { forksAtGenesis } from "../lib/protocol/hardforks.ts";
 import type { ChainConfig } from "../lib/protocol/chain_config.ts";
 import { encodeHoloceneExtraData } from "../lib/protocol/eip1559.ts";
 import { L1_BLOCK_ADDRESS, SEQUENCER_FEE_VAULT_ADDRESS } from "../lib/protocol/predeploys.ts";
@@ -107,16 +108,7 @@ const CONFIG: ChainConfig = {
   chainId: 901n,
   l1: {},
   op: {
-    forks: {
-      regolith: 0n,
-      canyon: 0n,
-      delta: 0n,
-      ecotone: 0n,
-      fjord: 0n,
-      granite: 0n,
-      holocene: 0n,
-      isthmus: 0n,
-    },
+    forks: forksAtGenesis("isthmus"),
     eip1559: { elasticity: 6n, denominator: 50n, denominatorCanyon: 250n },
   },
 };

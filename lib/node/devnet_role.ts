@@ -30,6 +30,7 @@ import {
   deriveDevAccounts,
   preinstalls,
 } from "../execution/genesis/mod.ts";
+import { forksAtGenesis } from "../protocol/hardforks.ts";
 import type { RollupConfig } from "../protocol/rollup_config.ts";
 import { rollupConfigToJson } from "../protocol/rollup_config_json.ts";
 import { encodeEcotoneScalar } from "../protocol/system_config.ts";
@@ -181,16 +182,7 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
         channelTimeoutBedrock: 300n,
         l1ChainId: DEVNET_L1_CHAIN_ID,
         l2ChainId: DEVNET_L2_CHAIN_ID,
-        forks: {
-          regolith: 0n,
-          canyon: 0n,
-          delta: 0n,
-          ecotone: 0n,
-          fjord: 0n,
-          granite: 0n,
-          holocene: 0n,
-          isthmus: 0n,
-        },
+        forks: forksAtGenesis("isthmus"),
         batchInboxAddress: DEVNET_BATCH_INBOX,
         depositContractAddress: deployment.optimismPortal,
         l1SystemConfigAddress: deployment.systemConfig,

@@ -4,12 +4,13 @@
  * The rollup RPC and the execution client's HTTP share one listener when they are given the
  * same address and port.
  */
-import { BaseError, getLogger, hexToBytes } from "../common/mod.ts";
+import { BaseError, bytesToHex, equalBytes, getLogger, hexToBytes } from "../common/mod.ts";
 import { Batcher, Proposer } from "../batcher/mod.ts";
 import { keelVersion, type NodeOptions } from "../config/mod.ts";
 import {
   applyForkOverrides,
   type ForkOverrides,
+  hashHeader,
   l1BlobFeeScheduleFor,
   parseRollupConfigJson,
   type RollupConfig,
@@ -30,9 +31,10 @@ import { ProtocolVersionsWatch } from "./protocol_versions.ts";
 import { opstackNamespace } from "./opstack_api.ts";
 import type { P2pHost } from "../rollup/p2p/mod.ts";
 import { Sequencer } from "../rollup/sequencer/mod.ts";
-import { Driver, SafeDb } from "../rollup/driver/mod.ts";
-import { insertUnsafeBlock } from "../rollup/p2p/mod.ts";
+import { Driver, engineVersions, SafeDb } from "../rollup/driver/mod.ts";
+import { unsafePayloadQueue } from "../rollup/p2p/mod.ts";
 import { parseExecutionPayload } from "../execution/engine/wire.ts";
+import { payloadToBlock } from "../execution/engine/payload.ts";
 import { SnapshotLog } from "./snapshot_log.ts";
 import { BeaconClient, L1Client } from "../rollup/l1/mod.ts";
 import { embeddedL2, embeddedPayloads, engineBatcherSource } from "./embedded_l2.ts";
@@ -216,21 +218,32 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
       stops.push(() => running.stop());
       const heads = () => ({ safe: running.safeHead, finalized: running.finalizedHead });
       const api = engineApi;
+      // Blocks above the unsafe head's successor wait here for their parent (gossip, req-resp, admin).
+      const unsafe = unsafePayloadQueue(rollupConfig, api, chain, heads);
+      // Derivation moves the unsafe head too: what waits may now extend it (op-node checks each step).
+      const drainTimer = setInterval(() => {
+        if (unsafe.size > 0) void unsafe.drain().catch(() => {});
+      }, UNSAFE_QUEUE_DRAIN_MS);
+      stops.push(() => Promise.resolve(clearInterval(drainTimer)));
       postUnsafePayload = async (json) => {
         const { payload, parentBeaconBlockRoot } = parseUnsafeEnvelope(json);
+        checkPayloadHash(rollupConfig, payload, parentBeaconBlockRoot);
         const block = { payload, parentBeaconBlockRoot, signature: new Uint8Array(65) };
-        const result = await insertUnsafeBlock(rollupConfig, api, chain, heads, block);
-        if (result === "invalid") {
-          throw new BaseError(
-            "UNSAFE_PAYLOAD_INVALID",
-            `the engine refused block ${payload.blockNumber} as invalid`,
-          );
-        }
-        if (result === "not-next") {
+        const head = await chain.headNumber();
+        if (payload.blockNumber <= head) {
+          const have = await chain.payloadByNumber(payload.blockNumber);
+          if (have !== undefined && equalBytes(have.blockHash, payload.blockHash)) return;
           throw new BaseError(
             "UNSAFE_PAYLOAD_NOT_NEXT",
-            `block ${payload.blockNumber} does not extend the unsafe head (${await chain.headNumber()})`,
+            `block ${payload.blockNumber} is not the node's and is at or below the unsafe head (${head})`,
           );
+        }
+        // As op-node: into the unsafe payload queue, inserted now if it extends the head, else later.
+        unsafe.push(block);
+        const { dropped } = await unsafe.drain();
+        const mine = dropped.find((d) => d.block === block);
+        if (mine !== undefined) {
+          throw new BaseError("UNSAFE_PAYLOAD_REFUSED", `block ${payload.blockNumber}: ${mine.why}`);
         }
       };
       if (!options.p2pDisable) {
@@ -240,6 +253,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
           engineApi,
           chain,
           heads,
+          unsafe,
           embedded === undefined ? undefined : embeddedPayloads(embedded),
         );
         p2p = service.host;
@@ -391,6 +405,32 @@ async function checkBeacon(
     log.warn("The beacon node does not answer; starting anyway (--l1.beacon.ignore)", {
       error: (e as Error).message,
     });
+  }
+}
+
+/** How often the unsafe payload queue is checked against a head derivation moved. */
+const UNSAFE_QUEUE_DRAIN_MS = 1000;
+
+/** op-node PostUnsafePayload: the payload's block hash must be the hash of its contents. */
+function checkPayloadHash(
+  cfg: RollupConfig,
+  payload: ExecutionPayload,
+  parentBeaconBlockRoot: Uint8Array | undefined,
+): void {
+  const v = engineVersions(cfg, payload.timestamp);
+  const actual = hashHeader(
+    payloadToBlock(payload, {
+      parentBeaconBlockRoot,
+      executionRequests: v.newPayload === 4 ? [] : undefined,
+    }).header,
+  );
+  if (!equalBytes(actual, payload.blockHash)) {
+    throw new BaseError(
+      "UNSAFE_PAYLOAD_BAD_HASH",
+      `payload has bad block hash: ${bytesToHex(payload.blockHash)}, actual block hash is: ${
+        bytesToHex(actual)
+      }`,
+    );
   }
 }
 

@@ -19,6 +19,7 @@ import {
   P2pHost,
   type PayloadWithRoot,
   readUnsafeBlockSigner,
+  type UnsafePayloadQueue,
 } from "../rollup/p2p/mod.ts";
 import { type BlockSigner, LocalBlockSigner, RemoteBlockSigner } from "../rollup/p2p/block_signer.ts";
 
@@ -69,6 +70,7 @@ export async function startP2p(
   engine: EngineApi,
   l2: L2Chain,
   heads: () => { safe: L2BlockRef; finalized: L2BlockRef },
+  unsafe: UnsafePayloadQueue,
   payloadByNumber?: (number: bigint) => Promise<PayloadWithRoot | undefined>,
 ): Promise<{ host: P2pHost; stop(): Promise<void> }> {
   const log = getLogger(["rollup", "p2p"]);
@@ -162,19 +164,30 @@ export async function startP2p(
     unsafeBlockSigner: () => signer,
     onBlock: (block, from) => {
       queue = queue.then(async () => {
-        let result = await insertUnsafeBlock(cfg, engine, l2, heads, block);
-        if (result === "not-next") {
+        // Into the unsafe payload queue: inserted once its parent is the head (op-node's queue).
+        unsafe.push(block);
+        let drained = await unsafe.drain();
+        if (unsafe.has(block.payload.blockHash)) {
+          // Still waiting for the blocks between: asked of the peer (req-resp), then inserted.
           const filled = await fillGap(block, from);
           if (filled > 0) {
             log.info("Synced unsafe blocks from a peer", { count: filled, peer: from });
-            result = await insertUnsafeBlock(cfg, engine, l2, heads, block);
+            drained = await unsafe.drain();
           }
         }
+        const hash = bytesToHex(block.payload.blockHash);
+        const dropped = drained.dropped.find((d) => bytesToHex(d.block.payload.blockHash) === hash);
         log.info("Received unsafe block", {
           number: Number(block.payload.blockNumber),
-          hash: bytesToHex(block.payload.blockHash),
+          hash,
           peer: from,
-          result,
+          result: drained.inserted.includes(block)
+            ? "inserted"
+            : dropped !== undefined
+            ? `dropped: ${dropped.why}`
+            : unsafe.has(block.payload.blockHash)
+            ? `queued (${unsafe.size} waiting)`
+            : "ignored",
         });
       }).catch((e) => log.warn("Cannot insert a gossiped block", { error: (e as Error).message }));
     },

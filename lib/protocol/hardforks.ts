@@ -23,6 +23,15 @@ export type OpFork = typeof OP_FORKS[number];
 /** Activation times in seconds (L2 block timestamp) for each fork after Bedrock. */
 export type ForkSchedule = Partial<Record<Exclude<OpFork, "bedrock">, bigint>>;
 
+/** Every fork from Regolith through `last` active at genesis (time 0), the later ones not scheduled. */
+export function forksAtGenesis(last: Exclude<OpFork, "bedrock">): ForkSchedule {
+  const schedule: ForkSchedule = {};
+  for (const fork of OP_FORKS.slice(1, OP_FORKS.indexOf(last) + 1)) {
+    schedule[fork as Exclude<OpFork, "bedrock">] = 0n;
+  }
+  return schedule;
+}
+
 /** True when `fork` is active at `timestamp` under `schedule`. */
 export function isForkActive(schedule: ForkSchedule, fork: OpFork, timestamp: bigint): boolean {
   if (fork === "bedrock") return true;

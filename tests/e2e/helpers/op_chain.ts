@@ -20,6 +20,7 @@ import { encodeBlobData } from "../../../lib/protocol/blob_data.ts";
 import type { BlobsBundle } from "../../../lib/execution/evm/kzg.ts";
 import { blobTx } from "../../unit/execution/txpool/fixtures.ts";
 import { Address } from "@ethereumjs/util";
+import { forksAtGenesis } from "../../../lib/protocol/hardforks.ts";
 import type { RollupConfig } from "../../../lib/protocol/rollup_config.ts";
 import { encodeEcotoneScalar, systemConfigFromGenesis } from "../../../lib/protocol/system_config.ts";
 import { commitmentTxData } from "../../../lib/protocol/altda.ts";
@@ -110,16 +111,7 @@ export function anvilRollupConfig(
     channelTimeoutBedrock: 300n,
     l1ChainId,
     l2ChainId: 901n,
-    forks: {
-      regolith: 0n,
-      canyon: 0n,
-      delta: 0n,
-      ecotone: 0n,
-      fjord: 0n,
-      granite: 0n,
-      holocene: 0n,
-      isthmus: 0n,
-    },
+    forks: forksAtGenesis("isthmus"),
     batchInboxAddress: INBOX,
     depositContractAddress: hexToBytes("0xde00000000000000000000000000000000000901"),
     l1SystemConfigAddress: hexToBytes("0x5c00000000000000000000000000000000000901"),
