@@ -24,6 +24,7 @@ import {
   installDeadlineCheck,
   installFastOpcodes,
   opPrecompiles,
+  shareEmptyWarmSlotSets,
 } from "../evm/mod.ts";
 import type { EthContext } from "./backend.ts";
 import {
@@ -157,6 +158,8 @@ export class CallEnv {
     this.baseFee = block.header.baseFeePerGas ?? 0n;
     this.#forkCommon = forkCommon;
     this.#precompiles = [...vm.evm.precompiles.keys()].map((a) => a.startsWith("0x") ? a.slice(2) : a);
+    // The precompiles' (empty) warm-slot sets shared, not ~18 new Sets a call.
+    shareEmptyWarmSlotSets(vm.evm.journal);
   }
 
   static async create(
@@ -270,7 +273,8 @@ export class CallEnv {
     }
     const noFee = namesNoFee(args);
     const block = noFee ? this.noBaseFeeBlock() : this.block;
-    const sender = toChecksumAddress(from.toString());
+    // Named in geth's error messages only: checksummed (a keccak256) when one is made.
+    const sender = () => toChecksumAddress(from.toString());
     // geth core.StateTransition.preCheck, in its order; the errors are its, as eth_call wraps them.
     const invalid = (reason: string) => new InvalidCallError(reason, gas);
     const { feeCap, price } = callFees(args, noFee ? 0n : this.baseFee, sender, invalid);
@@ -280,8 +284,10 @@ export class CallEnv {
     if (auths !== undefined) {
       // geth state_transition preCheck (set-code transactions).
       if (!common.isActivatedEIP(7702)) throw RpcError.server("transaction type not supported");
-      if (create) throw invalid(`EIP-7702 transaction cannot be used to create contract (sender ${sender})`);
-      if (auths.length === 0) throw invalid(`EIP-7702 transaction with empty auth list (sender ${sender})`);
+      if (create) {
+        throw invalid(`EIP-7702 transaction cannot be used to create contract (sender ${sender()})`);
+      }
+      if (auths.length === 0) throw invalid(`EIP-7702 transaction with empty auth list (sender ${sender()})`);
     }
     // Intrinsic gas (geth core.IntrinsicGas) and the EIP-7623 calldata floor, checked after the gas is
     // bought (below).
@@ -298,7 +304,7 @@ export class CallEnv {
       const want = gas * feeCap + value;
       if (account.balance < want) {
         throw invalid(
-          `insufficient funds for gas * price + value: address ${sender} have ${account.balance} want ${want}`,
+          `insufficient funds for gas * price + value: address ${sender()} have ${account.balance} want ${want}`,
         );
       }
       if (gas < intrinsic) throw invalid(`intrinsic gas too low: have ${gas}, want ${intrinsic}`);
@@ -310,9 +316,7 @@ export class CallEnv {
       // A fresh journal; the EIP-2929 warm set: precompiles, sender, recipient, coinbase
       // (EIP-3651), the access list.
       evm.journal.cleanJournal();
-      const warm =
-        (evm.journal as unknown as { alwaysWarmJournal: Map<string, Set<string>> }).alwaysWarmJournal;
-      for (const a of this.#precompiles) warm.set(a, new Set());
+      for (const a of this.#precompiles) evm.journal.addAlwaysWarmAddress(a);
       evm.journal.addAlwaysWarmAddress(from.toString().slice(2));
       if (args.to !== undefined) evm.journal.addAlwaysWarmAddress(bytesToHex(args.to).slice(2));
       if (common.isActivatedEIP(3651)) {

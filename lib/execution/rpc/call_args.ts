@@ -267,12 +267,13 @@ export function namesNoFee(f: FeeFields): boolean {
 /**
  * A call message's fee cap and effective gas price under `baseFee` (0 for a call naming no fee), after
  * geth's preCheck fee rules (ToMessage: a missing field is 0, so a tip alone fails), in its words;
- * `invalid` wraps the reason as the caller reports it.
+ * `invalid` wraps the reason as the caller reports it; `sender` names the sender in it (checksummed, so
+ * only computed for an error: a keccak256 per call otherwise).
  */
 export function callFees(
   f: FeeFields,
   baseFee: bigint,
-  sender: string,
+  sender: () => string,
   invalid: (reason: string) => Error,
 ): { feeCap: bigint; price: bigint } {
   const noFee = namesNoFee(f);
@@ -280,7 +281,7 @@ export function callFees(
     const price = f.gasPrice ?? 0n;
     if (!noFee && price < baseFee) {
       throw invalid(
-        `max fee per gas less than block base fee: address ${sender}, maxFeePerGas: ${price}, baseFee: ${baseFee}`,
+        `max fee per gas less than block base fee: address ${sender()}, maxFeePerGas: ${price}, baseFee: ${baseFee}`,
       );
     }
     return { feeCap: price, price };
@@ -289,12 +290,12 @@ export function callFees(
   const feeCap = f.maxFeePerGas ?? 0n;
   if (feeCap < tip) {
     throw invalid(
-      `max priority fee per gas higher than max fee per gas: address ${sender}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`,
+      `max priority fee per gas higher than max fee per gas: address ${sender()}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`,
     );
   }
   if (!noFee && feeCap < baseFee) {
     throw invalid(
-      `max fee per gas less than block base fee: address ${sender}, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`,
+      `max fee per gas less than block base fee: address ${sender()}, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`,
     );
   }
   return { feeCap, price: feeCap - baseFee < tip ? feeCap : baseFee + tip };

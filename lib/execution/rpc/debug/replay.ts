@@ -410,7 +410,7 @@ export async function replayCall(
   const { feeCap, price } = callFees(
     msg,
     baseFee,
-    toChecksumAddress(sender.toString()),
+    () => toChecksumAddress(sender.toString()),
     (reason) => new BaseError("TRACE_INVALID_MESSAGE", reason),
   );
   const balance = (await sm.getAccount(sender))?.balance ?? 0n;

@@ -68,3 +68,28 @@ Deno.test("overlay: writes before the first reset are pinned (state overrides)",
   o.reset();
   assertEquals((await o.getAccount(ADDR))?.nonce, 42n);
 });
+
+Deno.test("overlay: a layer dropped by revert, commit or reset is reused empty", async () => {
+  const o = new OverlayState(await base());
+  o.reset();
+  // A frame writes every kind of entry and reverts; the next frame's layer must not see them.
+  await o.checkpoint();
+  await o.modifyAccountFields(ADDR, { balance: 1n });
+  await o.putStorage(ADDR, SLOT2, new Uint8Array([3]));
+  await o.putCode(ADDR, new Uint8Array([0xfe]));
+  await o.clearStorage(ADDR);
+  await o.revert();
+  await o.checkpoint();
+  assertEquals((await o.getAccount(ADDR))?.balance, 100n);
+  assertEquals(bytesToHex(await o.getStorage(ADDR, SLOT)), "0x05");
+  assertEquals(bytesToHex(await o.getStorage(ADDR, SLOT2)), "0x");
+  assertEquals(bytesToHex(await o.getCode(ADDR)), "0x6000");
+  // A committed frame's writes reach the layer below and not the next frame's fresh layer after a reset.
+  await o.putStorage(ADDR, SLOT2, new Uint8Array([4]));
+  await o.commit();
+  assertEquals(bytesToHex(await o.getStorage(ADDR, SLOT2)), "0x04");
+  o.reset();
+  await o.checkpoint();
+  assertEquals(bytesToHex(await o.getStorage(ADDR, SLOT2)), "0x");
+  assertEquals((await o.getAccount(ADDR))?.balance, 100n);
+});
