@@ -14,7 +14,7 @@ export * from "./sender_cache.ts";
 export * from "./impersonation.ts";
 export * from "./fast_opcodes.ts";
 export * from "./words.ts";
-export { shareEmptyWarmSlotSets } from "./warm_journal.ts";
+export { shareEmptyWarmSlotSets, warmAddressTemplate } from "./warm_journal.ts";
 export { fastLoopStats } from "./fast_loop.ts";
 export * from "./requests.ts";
 export * from "./kzg.ts";

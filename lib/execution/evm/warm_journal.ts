@@ -53,3 +53,11 @@ export function shareEmptyWarmSlotSets(journal: object): void {
     if (addToAccessList && this.accessList !== undefined) this.accessList.get(address)!.add(slot);
   };
 }
+
+/**
+ * An always-warm journal map holding `addresses` (unprefixed hex) with the shared empty slot set: a call
+ * starts from a copy (`new Map(template)`) instead of adding each precompile again.
+ */
+export function warmAddressTemplate(addresses: readonly string[]): ReadonlyMap<string, Set<string>> {
+  return new Map(addresses.map((a) => [stripHexPrefix(a), NO_SLOTS]));
+}

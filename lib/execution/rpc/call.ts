@@ -25,6 +25,7 @@ import {
   installFastOpcodes,
   opPrecompiles,
   shareEmptyWarmSlotSets,
+  warmAddressTemplate,
 } from "../evm/mod.ts";
 import type { EthContext } from "./backend.ts";
 import {
@@ -148,7 +149,8 @@ export class CallEnv {
   busy = false;
 
   /** The precompile addresses as the journal keys them (hex without 0x). */
-  readonly #precompiles: string[];
+  /** The precompiles, always warm (EIP-2929), as the journal's map a call starts from. */
+  readonly #precompiles: ReadonlyMap<string, Set<string>>;
 
   private constructor(header: Header, sm: OverlayState, vm: VM, block: EjsBlock, forkCommon: Common) {
     this.header = header;
@@ -157,9 +159,9 @@ export class CallEnv {
     this.block = block;
     this.baseFee = block.header.baseFeePerGas ?? 0n;
     this.#forkCommon = forkCommon;
-    this.#precompiles = [...vm.evm.precompiles.keys()].map((a) => a.startsWith("0x") ? a.slice(2) : a);
     // The precompiles' (empty) warm-slot sets shared, not ~18 new Sets a call.
     shareEmptyWarmSlotSets(vm.evm.journal);
+    this.#precompiles = warmAddressTemplate([...vm.evm.precompiles.keys()]);
   }
 
   static async create(
@@ -316,7 +318,9 @@ export class CallEnv {
       // A fresh journal; the EIP-2929 warm set: precompiles, sender, recipient, coinbase
       // (EIP-3651), the access list.
       evm.journal.cleanJournal();
-      for (const a of this.#precompiles) evm.journal.addAlwaysWarmAddress(a);
+      (evm.journal as unknown as { alwaysWarmJournal: Map<string, Set<string>> }).alwaysWarmJournal = new Map(
+        this.#precompiles,
+      );
       evm.journal.addAlwaysWarmAddress(from.toString().slice(2));
       if (args.to !== undefined) evm.journal.addAlwaysWarmAddress(bytesToHex(args.to).slice(2));
       if (common.isActivatedEIP(3651)) {
