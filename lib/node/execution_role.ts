@@ -17,7 +17,9 @@ import {
   engineNamespace,
   ExecutionEngine,
   ExecutionEngineApi,
+  exportChain,
   type GenesisJson,
+  importChain,
   parseJsonExact,
   TxJournal,
   type TxPoolOptions,
@@ -53,6 +55,7 @@ import {
   RpcServer,
 } from "../rpc/mod.ts";
 import type { RunningRole } from "./role.ts";
+import { formatPermissionError } from "./permissions.ts";
 
 /** The running execution client: its endpoints, and the chain it serves. */
 export interface RunningExecution extends RunningRole {
@@ -348,6 +351,10 @@ export async function startExecutionRole(
         },
         headHash: () => engine.head().hash,
         datadir: inMemory ? undefined : options.datadir,
+        exportChain: (path, first, last) => exportChain(engine, path, first, last),
+        importChain: (path) => importChain(engine, path),
+        describeFileError: (e) =>
+          formatPermissionError(e, inMemory ? [] : [options.datadir]) ?? (e as Error).message,
       }),
       debugNamespace({
         ...backend,

@@ -2,7 +2,7 @@
  * `--http.api miner,admin` on `keel execution`: op-batcher's throttling call, miner_setMaxDASize, reaches
  * the block builder (a transaction over the per-transaction DA limit waits in the pool until the limit is
  * lifted); admin_nodeInfo, admin_peers and admin_datadir answer geth's shapes and adding a peer is refused
- * (no devp2p); neither namespace is served unless asked for, nor eth_sendRawTransactionConditional
+ * (no devp2p), admin_exportChain writes a chain file in the data dir and nowhere else; neither namespace is served unless asked for, nor eth_sendRawTransactionConditional
  * unless enabled; `--txpool.pricelimit` holds in dev mode too, and `--gpo.minsuggestedpriorityfee` sets the
  * suggested tip.
  */
@@ -74,6 +74,15 @@ Deno.test({
         error: { message: string };
       };
       assertEquals(add.error.message.includes("no devp2p network"), true);
+      // admin_exportChain: into the data dir; elsewhere the binary's permission set refuses, in keel's words.
+      assertEquals(await rpcResult(url, "admin_exportChain", [`${node.dataDir}/chain.rlp`]), true);
+      assertEquals((await Deno.stat(`${node.dataDir}/chain.rlp`)).size > 0, true);
+      const outside = await rpcCall(url, "admin_exportChain", ["/tmp/keel-outside-export.rlp"]) as {
+        error: { message: string };
+      };
+      assertEquals(outside.error.message.startsWith("keel: cannot"), true, outside.error.message);
+      assertEquals(outside.error.message.includes("outside the allowed paths"), true, outside.error.message);
+      assertEquals(await rpcResult(url, "admin_importChain", [`${node.dataDir}/chain.rlp`]), true);
     } catch (e) {
       console.error(node.output().slice(-4000));
       throw e;

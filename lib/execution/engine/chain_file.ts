@@ -4,8 +4,8 @@
  * `keel execution import`).
  *
  * Import validates every block as newPayload does (ExecutionEngine.importPayload: header, state root,
- * receipts, gas) and makes the last one the head; blocks the database has already are skipped, and the
- * first invalid block stops the import with the blocks before it kept.
+ * receipts, gas) and makes the last one imported the head; blocks the database has already are skipped
+ * (the head stays), and the first invalid block stops the import with the blocks before it kept.
  */
 import { BaseError } from "../../common/errors.ts";
 import { bytesToHex, equalBytes } from "../../common/bytes.ts";
@@ -122,7 +122,10 @@ export async function importChain(
     : file.readable;
   let imported = 0;
   let skipped = 0;
-  /** The last block imported or known: the head once the import ends, however it ends. */
+  /**
+   * The last block imported: the head once the import ends, however it ends. Known blocks leave the head
+   * where it is (geth skips a chain it has), so re-importing old blocks does not rewind it.
+   */
   let last: Uint8Array | undefined;
   let pending = 0;
   const advance = async () => {
@@ -142,7 +145,6 @@ export async function importChain(
       const n = block.header.number;
       if (engine.chain.getHeaderByHash(hash) !== undefined) {
         skipped++;
-        last = hash;
         continue;
       }
       try {

@@ -8,9 +8,13 @@
  * - admin_peers: [].
  * - admin_datadir: the data dir (null for a chain kept in memory).
  * - admin_addPeer, admin_removePeer, admin_addTrustedPeer, admin_removeTrustedPeer: refused with why.
+ * - admin_exportChain [file, first?, last?] and admin_importChain [file]: geth's chain files (the canonical
+ *   blocks' RLP, gzip for `.gz`), as `keel execution export` / `import` write and read them; true when done.
+ *   An export never overwrites a file; an import validates every block and moves the head to the last.
+ *   The file is the node's own path: under the binary's permission set, inside its data dir.
  */
 import { bytesToHex } from "../../common/mod.ts";
-import { defineMethod, type Namespace, RpcError, s } from "../../rpc/mod.ts";
+import { type AnyMethodDef, defineMethod, type Namespace, RpcError, s } from "../../rpc/mod.ts";
 
 export interface AdminBackend {
   clientVersion: string;
@@ -20,6 +24,12 @@ export interface AdminBackend {
   chainConfigJson(): unknown;
   headHash(): Uint8Array;
   datadir: string | undefined;
+  /** Writes canonical blocks first..last (default: to the head) to `path`; how many. */
+  exportChain?(path: string, first?: bigint, last?: bigint): Promise<number>;
+  /** Imports the blocks of `path`. */
+  importChain?(path: string): Promise<unknown>;
+  /** How a file operation's error reads (the role names a sandbox refusal in keel's words). */
+  describeFileError?(e: unknown): string;
 }
 
 const NO_DEVP2P =
@@ -34,7 +44,8 @@ export function adminNamespace(backend: AdminBackend): Namespace {
         throw RpcError.server(NO_DEVP2P);
       },
     });
-  const defs = [
+  const fileError = (e: unknown) => RpcError.server(backend.describeFileError?.(e) ?? (e as Error).message);
+  const defs: AnyMethodDef[] = [
     defineMethod({
       name: "admin_nodeInfo",
       params: [] as const,
@@ -60,5 +71,43 @@ export function adminNamespace(backend: AdminBackend): Namespace {
     defineMethod({ name: "admin_datadir", params: [] as const, handler: () => backend.datadir ?? null }),
     ...["admin_addPeer", "admin_removePeer", "admin_addTrustedPeer", "admin_removeTrustedPeer"].map(refused),
   ];
+  const { exportChain, importChain } = backend;
+  if (exportChain !== undefined) {
+    defs.push(defineMethod({
+      name: "admin_exportChain",
+      params: [s.string(), s.optional(s.uint64()), s.optional(s.uint64())] as const,
+      handler: async ([file, first, last]) => {
+        // geth AdminAPI.ExportChain's rules and words.
+        if (first === undefined && last !== undefined) {
+          throw RpcError.server("last cannot be specified without first");
+        }
+        const exists = await Deno.lstat(file).then(() => true, (e) => {
+          if (e instanceof Deno.errors.NotFound) return false;
+          throw fileError(e);
+        });
+        if (exists) throw RpcError.server("location would overwrite an existing export");
+        try {
+          await exportChain(file, first, last);
+        } catch (e) {
+          throw fileError(e);
+        }
+        return true;
+      },
+    }));
+  }
+  if (importChain !== undefined) {
+    defs.push(defineMethod({
+      name: "admin_importChain",
+      params: [s.string()] as const,
+      handler: async ([file]) => {
+        try {
+          await importChain(file);
+        } catch (e) {
+          throw fileError(e);
+        }
+        return true;
+      },
+    }));
+  }
   return Object.fromEntries(defs.map((d) => [d.name, d]));
 }
