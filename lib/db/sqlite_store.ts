@@ -52,6 +52,33 @@ export const DEFAULT_SQLITE_STORE_OPTIONS: SqliteStoreOptions = {
   walCheckpointPages: 10_000,
 };
 
+/**
+ * One writer per database file (geth's datadir LOCK): an exclusive flock on `<path>.lock`, held while
+ * the store is open and released by the operating system when the process ends however it ends, so a
+ * second node on the same data dir (in this process or another) stops with a clear error instead of
+ * writing the same chain at once. Read-only opens (the state-root worker) take no lock.
+ */
+function lockDatabase(path: string): Deno.FsFile {
+  let file: Deno.FsFile;
+  try {
+    file = Deno.openSync(`${path}.lock`, { write: true, create: true });
+  } catch (cause) {
+    throw new BaseError("DB_OPEN_FAILED", `Cannot open database ${path}: ${(cause as Error).message}`, {
+      cause,
+      meta: { path },
+    });
+  }
+  if (!file.tryLockSync(true)) {
+    file.close();
+    throw new BaseError(
+      "DB_IN_USE",
+      `Cannot open database ${path}: it is in use by another keel (one node per data dir; stop the other first)`,
+      { meta: { path } },
+    );
+  }
+  return file;
+}
+
 /** The WAL file is cut back to this size after a checkpoint resets it (sqlite's journal_size_limit). */
 const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
@@ -64,6 +91,8 @@ export class SqliteStore extends BaseKvStore {
   #put: StatementSync;
   #del: StatementSync;
   #iter = new Map<string, StatementSync>();
+  /** The open `<path>.lock` whose exclusive lock this writer holds (lockDatabase). */
+  #lock: Deno.FsFile | undefined;
 
   private constructor(path: string, db: DatabaseSync) {
     super();
@@ -78,6 +107,7 @@ export class SqliteStore extends BaseKvStore {
   /** Opens (creating if needed, unless read-only) the database file at `path`. */
   static open(path: string, options: Partial<SqliteStoreOptions> = {}): SqliteStore {
     const opts = { ...DEFAULT_SQLITE_STORE_OPTIONS, ...options };
+    const lock = opts.readOnly || path === ":memory:" ? undefined : lockDatabase(path);
     let db: DatabaseSync;
     try {
       // Typed loosely on purpose: when an npm package brings its own @types/node, `deno check` of the
@@ -87,6 +117,7 @@ export class SqliteStore extends BaseKvStore {
         { readOnly: opts.readOnly } as ConstructorParameters<typeof DatabaseSync>[1],
       );
     } catch (cause) {
+      lock?.close();
       throw new BaseError("DB_OPEN_FAILED", `Cannot open database ${path}: ${(cause as Error).message}`, {
         cause,
         meta: { path },
@@ -103,10 +134,12 @@ export class SqliteStore extends BaseKvStore {
       }
       db.exec(`PRAGMA cache_size = -${Math.trunc(opts.cacheSizeKiB)}`);
       const store = new SqliteStore(path, db);
+      store.#lock = lock;
       store.#checkSchema(opts.readOnly);
       return store;
     } catch (err) {
       db.close();
+      lock?.close();
       if (err instanceof BaseError) throw err;
       throw new BaseError("DB_OPEN_FAILED", `Cannot open database ${path}: ${(err as Error).message}`, {
         cause: err,
@@ -203,6 +236,9 @@ export class SqliteStore extends BaseKvStore {
 
   protected rawClose(): void {
     this.#db.close();
+    // Closing the lock file releases the lock: another process may open the database now.
+    this.#lock?.close();
+    this.#lock = undefined;
   }
 }
 

@@ -115,3 +115,30 @@ Deno.test("SqliteStore: commits are not checkpointed until the WAL holds walChec
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("SqliteStore: one writer per file: a second one is refused, in this process and another", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/keel.sqlite`;
+    const first = SqliteStore.open(path);
+    const err = assertThrows(() => SqliteStore.open(path)) as BaseError;
+    assertEquals(err.code, "DB_IN_USE");
+    assertStringIncludes(err.message, "in use by another keel");
+    // Readers take no lock (the state-root worker reads the file beside the node).
+    SqliteStore.open(path, { readOnly: true }).close();
+    // Another process is refused too (flock on keel.sqlite.lock).
+    const probe = `const f = Deno.openSync(${JSON.stringify(`${path}.lock`)}, { write: true });` +
+      "console.log(f.tryLockSync(true));";
+    const other = async () =>
+      new TextDecoder().decode(
+        (await new Deno.Command(Deno.execPath(), { args: ["eval", probe], stdout: "piped" }).output()).stdout,
+      ).trim();
+    assertEquals(await other(), "false");
+    first.close();
+    assertEquals(await other(), "true");
+    // Closed, the file opens again here.
+    SqliteStore.open(path).close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
