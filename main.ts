@@ -103,6 +103,11 @@ async function run(parsed: ParsedCommand): Promise<number> {
       await importExecution(parsed.datadir, parsed.files);
       return 0;
     }
+    case "execution-prune": {
+      const { pruneExecution } = await import("./lib/node/run.ts");
+      await pruneExecution(parsed.datadir, parsed.recent);
+      return 0;
+    }
   }
 }
 

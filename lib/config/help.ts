@@ -52,6 +52,7 @@ export function mainHelp(): string {
     "  keel execution init --datadir DIR genesis.json  write a chain's genesis into a data dir",
     "  keel execution export --datadir DIR FILE [FIRST [LAST]]  write the chain's blocks to a file (RLP; .gz)",
     "  keel execution import --datadir DIR FILE...   import blocks from such files, each one validated",
+    "  keel execution prune --datadir DIR [RECENT]   delete the state of all but the last RECENT (128) blocks",
     "  keel devnet [options]                         a local OP devnet: L1, sequencer with batcher, verifier",
     "  keel batcher [options]                        the batch submitter of a sequencer (as op-batcher)",
     "  keel da-server --file.path DIR [options]      an Alt-DA server for local chains (as op-alt-da's)",
@@ -79,6 +80,7 @@ export function executionHelp(): string {
     "       keel execution init --datadir DIR genesis.json",
     "       keel execution export --datadir DIR FILE [FIRST [LAST]]",
     "       keel execution import --datadir DIR FILE...",
+    "       keel execution prune --datadir DIR [RECENT]",
     optionsHelp(EXECUTION_OPTION_TABLE),
     COMMON_FOOTER,
   ].join("\n");

@@ -40,6 +40,7 @@ export {
   type ParsedExecutionExport,
   type ParsedExecutionImport,
   type ParsedExecutionInit,
+  type ParsedExecutionPrune,
   type ParsedHelp,
   type ParsedNetworks,
   type ParsedNode,

@@ -80,6 +80,14 @@ export interface ParsedExecutionImport {
   files: string[];
 }
 
+/** `keel execution prune [--datadir DIR] [RECENT]` (geth snapshot prune-state): states of the last RECENT blocks kept. */
+export interface ParsedExecutionPrune {
+  command: "execution-prune";
+  options: ExecutionOptions;
+  datadir: string;
+  recent: number;
+}
+
 export interface ParsedHelp {
   command: "help";
   /** Which help page: the overview or one command's. */
@@ -120,6 +128,7 @@ export type ParsedCommand =
   | ParsedExecutionInit
   | ParsedExecutionExport
   | ParsedExecutionImport
+  | ParsedExecutionPrune
   | ParsedHelp
   | ParsedVersion
   | ParsedNetworks
@@ -398,6 +407,9 @@ function parseNode(
   };
 }
 
+/** States kept by `keel execution prune` by default: the last 128 blocks', as geth keeps in memory (TriesInMemory). */
+export const DEFAULT_PRUNE_RECENT = 128;
+
 function parseExecution(
   argv: string[],
   env: Readonly<Record<string, string>>,
@@ -470,6 +482,25 @@ function parseExecution(
       });
     }
     return { command: "execution-import", options: r.values, datadir: r.values.datadir, files };
+  }
+  if (s.positionals[0] === "prune") {
+    const [recent, ...more] = s.positionals.slice(1);
+    noPositionals(more, "execution prune");
+    if (recent !== undefined && !/^[1-9][0-9]{0,6}$/.test(recent)) {
+      throw new ConfigError(
+        "CONFIG_INVALID_VALUE",
+        `invalid number of recent blocks ${
+          quote(recent)
+        }: expected keel execution prune --datadir DIR [RECENT]`,
+        { value: recent, form: "a whole number from 1 to 9999999" },
+      );
+    }
+    return {
+      command: "execution-prune",
+      options: r.values,
+      datadir: r.values.datadir,
+      recent: recent === undefined ? DEFAULT_PRUNE_RECENT : Number(recent),
+    };
   }
   noPositionals(s.positionals, "execution");
   checkDevState(r);

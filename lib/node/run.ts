@@ -157,3 +157,48 @@ export async function importExecution(datadir: string, files: string[]): Promise
     await engine.close();
   }
 }
+
+/**
+ * `keel execution prune`: the state of the last `recent` canonical blocks (and of the safe and finalized
+ * blocks) kept, every other trie node and code row deleted, the file compacted (state/prune.ts).
+ */
+export async function pruneExecution(datadir: string, recent: number): Promise<void> {
+  const [{ pruneState }, { SqliteStore }] = await Promise.all([
+    import("../execution/state/prune.ts"),
+    import("../db/mod.ts"),
+  ]);
+  const engine = await openExisting(datadir);
+  try {
+    const head = engine.head().header.number;
+    const roots: Uint8Array[] = [];
+    const keep = (hash: Uint8Array | undefined) => {
+      const header = hash === undefined ? undefined : engine.chain.getHeaderByHash(hash);
+      if (header !== undefined) roots.push(engine.irregular.rootOf(header, hash));
+    };
+    const from = head - BigInt(recent) + 1n;
+    for (let n = from < 0n ? 0n : from; n <= head; n++) keep(engine.chain.getCanonicalHash(n));
+    keep(engine.chain.getHead("safe")?.hash);
+    keep(engine.chain.getHead("finalized")?.hash);
+    const store = engine.store;
+    const before = store instanceof SqliteStore ? store.sizeBytes() : 0;
+    const started = performance.now();
+    const r = pruneState(store, roots);
+    const mib = (b: number) => (b / 1024 / 1024).toFixed(1);
+    let space = "";
+    if (store instanceof SqliteStore) {
+      space = store.vacuum()
+        ? `; the file ${mib(before)} -> ${mib(store.sizeBytes())} MiB`
+        : `; ${
+          mib(store.freeBytes())
+        } MiB free inside the file, reused by new blocks (sqlite cannot compact ` +
+          `under keel's permission set)`;
+    }
+    console.log(
+      `keel: pruned the state of ${datadir} to blocks ${from < 0n ? 0n : from}..${head}: ` +
+        `${r.deleted} trie nodes and ${r.codesDeleted} codes deleted, ${r.kept} nodes and ${r.codesKept} codes kept` +
+        `${space} (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+    );
+  } finally {
+    await engine.close();
+  }
+}

@@ -130,3 +130,34 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "keel execution prune: the last blocks' state kept, older ones gone, the chain intact",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "keel-prune-cli-" });
+    try {
+      const head = await devChain(dir);
+      const r = await keel(["execution", "prune", `--datadir=${dir}`, "2"]);
+      assertEquals(r.code, 0, r.out);
+      assertStringIncludes(r.out, `pruned the state of ${dir} to blocks ${head.number - 1n}..${head.number}`);
+      assertEquals(await headOf(dir), head);
+      const engine = await ExecutionEngine.open({ dataDir: dir });
+      try {
+        const at = (n: bigint) => engine.chain.getHeaderByHash(engine.chain.getCanonicalHash(n)!)!;
+        await engine.stateAt(at(head.number - 1n));
+        let refused = "";
+        await engine.stateAt(at(1n)).catch((e) => refused = (e as Error).message);
+        assertStringIncludes(refused, "not in the database");
+      } finally {
+        await engine.close();
+      }
+      const bad = await keel(["execution", "prune", `--datadir=${dir}`, "0"]);
+      assertEquals(bad.code === 0, false);
+      assertStringIncludes(bad.out, "invalid number of recent blocks");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

@@ -1,0 +1,134 @@
+/**
+ * Offline state pruning (`keel execution prune`, as `geth snapshot prune-state`): the database keeps
+ * every trie node of every block (archive), and each block rewrites the paths it changes, so a chain
+ * grows by those copies (~40 KB a block on an OP chain, whose every block writes the L1-info deposit's
+ * state). Pruning keeps the nodes reachable from the state roots asked for (the recent blocks'), with
+ * their storage tries and contract code, and deletes every other trie node and code row.
+ *
+ * Trie nodes are content-addressed and shared between roots: a node is kept when any kept root reaches
+ * it. The walk reads every kept node once; a node missing on the way stops the prune before anything is
+ * deleted. Run it while no node has the data dir open (the database lock sees to that).
+ */
+import { bytesToHex, equalBytes } from "../../common/bytes.ts";
+import { BaseError } from "../../common/errors.ts";
+import { rlpDecode } from "../../common/rlp.ts";
+import { type KvStore, PREFIXES } from "../../db/mod.ts";
+import { EMPTY_TRIE_ROOT } from "../../protocol/block.ts";
+import { decodeNode, type Node, type Raw } from "./trie_node.ts";
+
+/** keccak256 of empty code: an account without code. */
+const EMPTY_CODE_HASH = rlpHex("c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470");
+/** The code rows' key byte after the trie-node prefix (`c` ‖ code hash, as the state manager writes them). */
+const CODE_KEY = 0x63;
+/** Rows deleted per write group. */
+const DELETE_BATCH = 10_000;
+
+function rlpHex(hex: string): Uint8Array {
+  return Uint8Array.from(hex.match(/../g)!.map((b) => parseInt(b, 16)));
+}
+
+function nodeKey(hash: Uint8Array): Uint8Array {
+  const key = new Uint8Array(33);
+  key[0] = PREFIXES.trieNode;
+  key.set(hash, 1);
+  return key;
+}
+
+/** What the kept roots reach: trie node hashes and code hashes (unprefixed hex). */
+export interface Reachable {
+  nodes: Set<string>;
+  codes: Set<string>;
+}
+
+/**
+ * Every trie node and code hash reachable from the state `roots`: the state tries, the storage tries
+ * of their accounts and the accounts' code. Throws PRUNE_MISSING_NODE when a node is not in `store`.
+ */
+export function markReachable(store: KvStore, roots: readonly Uint8Array[]): Reachable {
+  const out: Reachable = { nodes: new Set(), codes: new Set() };
+  // [hash, true for a state trie (leaves are accounts)]
+  const stack: [Uint8Array, boolean][] = roots.map((r) => [r, true]);
+  const visit = (node: Node, state: boolean) => {
+    switch (node.t) {
+      case 3:
+        stack.push([node.hash, state]);
+        return;
+      case 2:
+        for (const child of node.children) if (child !== null) visit(child, state);
+        return;
+      case 1:
+        visit(node.child, state);
+        return;
+      case 0: {
+        if (!state) return;
+        const account = rlpDecode(node.value) as Uint8Array[];
+        if (!Array.isArray(account) || account.length !== 4) {
+          throw new BaseError("PRUNE_BAD_ACCOUNT", "Cannot prune: a state trie leaf is not an account");
+        }
+        const [, , storageRoot, codeHash] = account;
+        if (!equalBytes(storageRoot, EMPTY_TRIE_ROOT)) stack.push([storageRoot, false]);
+        if (!equalBytes(codeHash, EMPTY_CODE_HASH)) out.codes.add(bytesToHex(codeHash).slice(2));
+      }
+    }
+  };
+  while (stack.length > 0) {
+    const [hash, state] = stack.pop()!;
+    if (equalBytes(hash, EMPTY_TRIE_ROOT)) continue;
+    const hex = bytesToHex(hash).slice(2);
+    if (out.nodes.has(hex)) continue;
+    const rlp = store.get(nodeKey(hash));
+    if (rlp === undefined) {
+      throw new BaseError(
+        "PRUNE_MISSING_NODE",
+        `Cannot prune: trie node ${hex} of a kept state is not in the database (nothing was deleted)`,
+      );
+    }
+    out.nodes.add(hex);
+    visit(decodeNode(rlpDecode(rlp) as Raw[]), state);
+  }
+  return out;
+}
+
+export interface PruneResult {
+  /** Trie nodes kept and deleted. */
+  kept: number;
+  deleted: number;
+  /** Code rows kept and deleted. */
+  codesKept: number;
+  codesDeleted: number;
+}
+
+/** Deletes every trie node and code row the state `roots` do not reach (see the file comment). */
+export function pruneState(store: KvStore, roots: readonly Uint8Array[]): PruneResult {
+  const reach = markReachable(store, roots);
+  const result: PruneResult = { kept: 0, deleted: 0, codesKept: 0, codesDeleted: 0 };
+  const prefix = new Uint8Array([PREFIXES.trieNode]);
+  // In pages, deleting between them: rows are never deleted under an open iterator.
+  let start: Uint8Array | undefined;
+  while (true) {
+    const doomed: Uint8Array[] = [];
+    let last: Uint8Array | undefined;
+    for (const [key] of store.iterate(prefix, { start, limit: DELETE_BATCH })) {
+      last = key;
+      if (key.length === 33) {
+        if (reach.nodes.has(bytesToHex(key.subarray(1)).slice(2))) result.kept++;
+        else {
+          result.deleted++;
+          doomed.push(key);
+        }
+      } else if (key.length === 34 && key[1] === CODE_KEY) {
+        if (reach.codes.has(bytesToHex(key.subarray(2)).slice(2))) result.codesKept++;
+        else {
+          result.codesDeleted++;
+          doomed.push(key);
+        }
+      }
+    }
+    if (doomed.length > 0) store.batch(doomed.map((key) => ({ type: "del" as const, key })));
+    if (last === undefined) break;
+    // The smallest key after the page's last.
+    start = new Uint8Array(last.length + 1);
+    start.set(last);
+  }
+  return result;
+}
