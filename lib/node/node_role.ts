@@ -40,6 +40,7 @@ import { BeaconClient, L1Client } from "../rollup/l1/mod.ts";
 import { embeddedL2, embeddedPayloads, engineBatcherSource } from "./embedded_l2.ts";
 import { engineRpcClient, externalL2, HttpEngineApi } from "./external_engine.ts";
 import type { EngineApi, ExecutionPayload } from "../protocol/engine.ts";
+import type { GossipBlock } from "../protocol/gossip_block.ts";
 import type { ExecutionEngine } from "../execution/engine/mod.ts";
 import type { L2Chain } from "../rollup/driver/mod.ts";
 import {
@@ -219,7 +220,20 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
       const heads = () => ({ safe: running.safeHead, finalized: running.finalizedHead });
       const api = engineApi;
       // Blocks above the unsafe head's successor wait here for their parent (gossip, req-resp, admin).
-      const unsafe = unsafePayloadQueue(rollupConfig, api, chain, heads);
+      const metrics = shared.metrics;
+      const refOf = (b: GossipBlock) => ({
+        number: b.payload.blockNumber,
+        hash: b.payload.blockHash,
+        time: b.payload.timestamp,
+      });
+      const unsafe = unsafePayloadQueue(rollupConfig, api, chain, heads, {
+        // op-node's op_node_default_unsafe_payloads_* and its buffer gauges.
+        onPush: (b) => metrics.recordReceivedUnsafePayload(refOf(b)),
+        onChange: (q) => {
+          const next = q.peek();
+          metrics.recordUnsafePayloadsBuffer(q.size, q.bytes, next === undefined ? ZERO_REF : refOf(next));
+        },
+      });
       // Derivation moves the unsafe head too: what waits may now extend it (op-node checks each step).
       const drainTimer = setInterval(() => {
         if (unsafe.size > 0) void unsafe.drain().catch(() => {});
@@ -407,6 +421,9 @@ async function checkBeacon(
     });
   }
 }
+
+/** The buffer metric's block when nothing waits. */
+const ZERO_REF = { number: 0n, hash: new Uint8Array(32), time: 0n };
 
 /** How often the unsafe payload queue is checked against a head derivation moved. */
 const UNSAFE_QUEUE_DRAIN_MS = 1000;

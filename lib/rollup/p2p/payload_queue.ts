@@ -38,6 +38,10 @@ export interface PayloadQueueDeps {
   head(): Promise<{ number: bigint; hash: Uint8Array } | undefined>;
   /** Inserts a block that extends the unsafe head (insertUnsafeBlock). */
   insert(block: GossipBlock): Promise<UnsafeInsertResult>;
+  /** Hears each block pushed (op-node records received unsafe payloads there). */
+  onPush?(block: GossipBlock): void;
+  /** Hears the queue after each change: its size, bytes and lowest block (op-node's buffer metrics). */
+  onChange?(queue: UnsafePayloadQueue): void;
 }
 
 export interface DrainResult {
@@ -74,6 +78,11 @@ export class UnsafePayloadQueue {
     return this.#blocks[0]?.payload.blockNumber;
   }
 
+  /** The lowest block waiting, if any. */
+  peek(): GossipBlock | undefined {
+    return this.#blocks[0];
+  }
+
   /** True when a block with this hash waits. */
   has(hash: Uint8Array): boolean {
     return this.#hashes.has(bytesToHex(hash));
@@ -97,6 +106,8 @@ export class UnsafePayloadQueue {
     this.#hashes.add(key);
     this.#bytes += size;
     while (this.#bytes > this.maxBytes) this.#remove(0);
+    this.#deps.onPush?.(block);
+    this.#deps.onChange?.(this);
     return true;
   }
 
@@ -135,6 +146,7 @@ export class UnsafePayloadQueue {
     const [block] = this.#blocks.splice(i, 1);
     this.#hashes.delete(bytesToHex(block.payload.blockHash));
     this.#bytes -= payloadMemSize(block);
+    this.#deps.onChange?.(this);
   }
 }
 
@@ -144,8 +156,10 @@ export function unsafePayloadQueue(
   engine: EngineApi,
   l2: L2Chain,
   heads: () => { safe: L2BlockRef; finalized: L2BlockRef },
+  observe: Pick<PayloadQueueDeps, "onPush" | "onChange"> = {},
 ): UnsafePayloadQueue {
   return new UnsafePayloadQueue({
+    ...observe,
     head: async () => {
       const number = await l2.headNumber();
       const head = await l2.payloadByNumber(number);

@@ -121,3 +121,24 @@ Deno.test("unsafe payload queue: a block not on the head is dropped; the bound d
   assertEquals([queue.size, queue.lowest], [3, 11n]);
   assertThrows(() => queue.push(fake(20n, 19, 20, 20)), Error, "over the queue's");
 });
+
+Deno.test("unsafe payload queue: each push heard, and the size, bytes and lowest block after each change", async () => {
+  const pushed: bigint[] = [];
+  const seen: [number, number, bigint | undefined][] = [];
+  let head: { number: bigint; hash: Uint8Array } = { number: 5n, hash: new Uint8Array(32).fill(5) };
+  const queue = new UnsafePayloadQueue({
+    head: () => Promise.resolve(head),
+    insert: (b) => {
+      head = { number: b.payload.blockNumber, hash: b.payload.blockHash };
+      return Promise.resolve("inserted");
+    },
+    onPush: (b) => pushed.push(b.payload.blockNumber),
+    onChange: (q) => seen.push([q.size, q.bytes, q.peek()?.payload.blockNumber]),
+  });
+  const size = payloadMemSize(fake(7n, 6, 7));
+  queue.push(fake(7n, 6, 7));
+  queue.push(fake(6n, 5, 6));
+  await queue.drain();
+  assertEquals(pushed, [7n, 6n]);
+  assertEquals(seen, [[1, size, 7n], [2, 2 * size, 6n], [1, size, 7n], [0, 0, undefined]]);
+});
