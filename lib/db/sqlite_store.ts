@@ -52,6 +52,11 @@ export const DEFAULT_SQLITE_STORE_OPTIONS: SqliteStoreOptions = {
   walCheckpointPages: 10_000,
 };
 
+/** The lock file of the database at `path` (a writer's file grants name it with the database). */
+export function lockFileOf(path: string): string {
+  return `${path}.lock`;
+}
+
 /**
  * One writer per database file (geth's datadir LOCK): an exclusive flock on `<path>.lock`, held while
  * the store is open and released by the operating system when the process ends however it ends, so a
@@ -61,7 +66,7 @@ export const DEFAULT_SQLITE_STORE_OPTIONS: SqliteStoreOptions = {
 function lockDatabase(path: string): Deno.FsFile {
   let file: Deno.FsFile;
   try {
-    file = Deno.openSync(`${path}.lock`, { write: true, create: true });
+    file = Deno.openSync(lockFileOf(path), { write: true, create: true });
   } catch (cause) {
     throw new BaseError("DB_OPEN_FAILED", `Cannot open database ${path}: ${(cause as Error).message}`, {
       cause,

@@ -36,6 +36,7 @@ import { unsafePayloadQueue } from "../rollup/p2p/mod.ts";
 import { parseExecutionPayload } from "../execution/engine/wire.ts";
 import { payloadToBlock } from "../execution/engine/payload.ts";
 import { SnapshotLog } from "./snapshot_log.ts";
+import { recordSyncStatus } from "./node_metrics.ts";
 import { BeaconClient, L1Client } from "../rollup/l1/mod.ts";
 import { embeddedL2, embeddedPayloads, engineBatcherSource } from "./embedded_l2.ts";
 import { engineRpcClient, externalL2, HttpEngineApi } from "./external_engine.ts";
@@ -198,7 +199,11 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         l1BlobFeeSchedule: l1BlobFees,
         altda: altDaManagerFor(options, rollupConfig, l1),
         safeDb,
-        snapshot: snapshot === undefined ? undefined : (event, heads) => snapshot.write(event, heads),
+        snapshot: (event, heads) => {
+          // op-node's op_node_default_pipeline_resets_* (its snapshot log names the same moments).
+          if (event === "Pipeline reset") shared.metrics.recordPipelineReset();
+          snapshot?.write(event, heads);
+        },
       }, {
         pollIntervalMs: options.l1HttpPollIntervalMs,
         l1Confs: Number(options.verifierL1Confs),
@@ -206,6 +211,14 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         fetchWithdrawalRootFromState: options.fetchWithdrawalRootFromState,
       });
       driver.start();
+      if (options.metricsEnabled) {
+        // op-node's refs metrics, from the sync status (a scrape every 15 s reads them fresh enough).
+        const running = driver;
+        const refs = setInterval(() => {
+          running.syncStatus().then((st) => recordSyncStatus(shared.metrics, st), () => {});
+        }, REFS_METRICS_MS);
+        stops.push(() => Promise.resolve(clearInterval(refs)));
+      }
       if (options.rollupLoadProtocolVersions || (options.rollupHalt ?? "none") !== "none") {
         const watch = new ProtocolVersionsWatch({
           address: rollupConfig.protocolVersionsAddress,
@@ -372,7 +385,12 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
       }],
       limits: DEFAULT_RPC_LIMITS,
       version,
-    }, { registry, pool: listeners });
+    }, {
+      registry,
+      pool: listeners,
+      // op-node's op_node_default_rpc_server_requests_total / _request_duration_seconds.
+      onCall: (method, seconds) => shared.metrics.recordRpcServerRequest(method, seconds),
+    });
     await rpc.start();
     stops.push(() => rpc.stop());
     endpoints.rpc = rpc.url("rpc");
@@ -421,6 +439,9 @@ async function checkBeacon(
     });
   }
 }
+
+/** How often the refs metrics are read from the sync status. */
+const REFS_METRICS_MS = 2000;
 
 /** The buffer metric's block when nothing waits. */
 const ZERO_REF = { number: 0n, hash: new Uint8Array(32), time: 0n };

@@ -15,6 +15,7 @@ import {
 import { dirname } from "node:path";
 import { type LaunchHooks, launchRole } from "./launcher.ts";
 import { tempFileOf } from "./permissions.ts";
+import { lockFileOf } from "../db/sqlite_store.ts";
 
 function executionWrites(o: ExecutionOptions): (string | undefined)[] {
   // A state dump is written beside its file first, then renamed over it (dev_state_files.ts).
@@ -33,6 +34,8 @@ export async function runNode(parsed: ParsedNode, hooks?: LaunchHooks): Promise<
       options.pprofPath,
       options.rpcAdminState,
       options.safedbPath,
+      // Its writer's lock beside it (sqlite's own -wal and -shm are opened by sqlite, not checked).
+      options.safedbPath === undefined ? undefined : lockFileOf(options.safedbPath),
       options.snapshotLogFile,
       options.p2pPrivPath,
       options.p2pPeerstorePath === "memory" ? undefined : options.p2pPeerstorePath,

@@ -59,6 +59,8 @@ export interface ListenerConfig {
   readonly limits: RpcLimits;
   /** Reported by /healthz. */
   readonly version: string;
+  /** Hears each method call answered on this listener and its duration in seconds. */
+  readonly onCall?: (method: string, seconds: number) => void;
 }
 
 export interface RpcAppDeps {
@@ -325,6 +327,7 @@ export function createRpcApp(getConfig: () => ListenerConfig, deps: RpcAppDeps):
       registry,
       limits: config.limits,
       logger: deps.logger,
+      onCall: config.onCall,
       signal: conn.signal,
       connection: conn,
       subscriptions: conn.subscriptions,
@@ -410,6 +413,7 @@ export function createRpcApp(getConfig: () => ListenerConfig, deps: RpcAppDeps):
       registry: config.httpRegistry,
       limits: config.limits,
       logger: deps.logger,
+      onCall: config.onCall,
       // No request.signal here: Deno.serve aborts it after every successful response too
       // (legacy behaviour, with a warning), so it cannot mean "client went away".
     });

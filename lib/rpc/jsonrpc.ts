@@ -48,6 +48,8 @@ export interface DispatchContext {
    * `subscriptions.activatePending()` after writing the response.
    */
   readonly subscriptions?: ConnectionSubscriptions;
+  /** Hears each method call answered and its duration in seconds (the RPC server metrics). */
+  readonly onCall?: (method: string, seconds: number) => void;
 }
 
 const NULL_ID = "null";
@@ -186,6 +188,28 @@ function handleMessage(raw: unknown, ctx: DispatchContext): Answer | undefined |
     return { body: invalidRequest(idJson), resultBytes: 0 };
   }
 
+  const onCall = ctx.onCall;
+  if (onCall !== undefined) {
+    // Timed: the answer, however it ends, once it is known (a Promise's when it settles).
+    const started = performance.now();
+    const done = (answer: Answer | undefined) => {
+      onCall(method, (performance.now() - started) / 1000);
+      return answer;
+    };
+    const answer = dispatchMethod(raw, method, hasId, idJson, ctx);
+    return answer instanceof Promise ? answer.then(done) : done(answer);
+  }
+  return dispatchMethod(raw, method, hasId, idJson, ctx);
+}
+
+/** Calls the method of a well-formed request (handleMessage). */
+function dispatchMethod(
+  raw: Record<string, unknown>,
+  method: string,
+  hasId: boolean,
+  idJson: string,
+  ctx: DispatchContext,
+): Answer | undefined | Promise<Answer | undefined> {
   let result: unknown;
   try {
     const def = ctx.registry.method(method);

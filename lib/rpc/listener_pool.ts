@@ -72,6 +72,21 @@ function mergeConfig(mounts: readonly ListenerMount[]): ListenerConfig {
     wsOrigins: [...new Set(mounts.flatMap((m) => m.wsOrigins ?? []))],
     limits: first.limits,
     version: mounts.find((m) => m.version !== "")?.version ?? "",
+    onCall: mergeOnCall(mounts),
+  };
+}
+
+/** The mounts' call hooks, each hearing the calls of its own methods (roles sharing a port count apart). */
+function mergeOnCall(mounts: readonly ListenerMount[]): ListenerConfig["onCall"] {
+  const hooks = mounts.filter((m) => m.onCall !== undefined);
+  if (hooks.length === 0) return undefined;
+  if (hooks.length === 1 && mounts.length === 1) return hooks[0].onCall;
+  return (method, seconds) => {
+    for (const m of hooks) {
+      if (m.httpRegistry?.method(method) !== undefined || m.wsRegistry?.method(method) !== undefined) {
+        m.onCall!(method, seconds);
+      }
+    }
   };
 }
 

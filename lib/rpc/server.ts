@@ -65,6 +65,8 @@ export interface RpcServerDeps {
   readonly pool?: ListenerPool;
   /** Unix seconds (JWT `iat`); used only for a private pool. */
   readonly now?: () => number;
+  /** Hears each method call answered and its duration in seconds (op_node_default_rpc_server_*). */
+  readonly onCall?: (method: string, seconds: number) => void;
 }
 
 export class RpcServer {
@@ -142,6 +144,7 @@ export class RpcServer {
         wsOrigins: e.wsOrigins,
         limits: this.#options.limits,
         version: this.#options.version,
+        onCall: this.#deps.onCall,
       });
       this.#handles.set(e.name, handle);
     }

@@ -45,6 +45,7 @@ Deno.test({
       await Deno.writeTextFile(`${dir}/rollup.json`, JSON.stringify(rollupConfigToJson(chain.cfg)));
       const port = freePort();
       const authPort = freePort();
+      const metricsPort = freePort();
       const spawn = () => {
         const proc = new Deno.Command(Deno.execPath(), {
           args: [
@@ -70,6 +71,9 @@ Deno.test({
             `--safedb.path=${dir}/safe.db`,
             `--snapshotlog.file=${dir}/snapshot.log`,
             "--rpc.enable-admin",
+            "--metrics.enabled",
+            "--metrics.addr=127.0.0.1",
+            `--metrics.port=${metricsPort}`,
           ],
           cwd: ROOT,
           stdin: "null",
@@ -158,6 +162,32 @@ Deno.test({
       assertEquals(opOutput.blockRef.parentHash, bytesToHex(last.parentHash));
       assert(opOutput.blockRef.l1origin.number >= 1);
       const opStatus = ((await rpcCall(url, "optimism_syncStatus")) as Answer).result;
+      // op-node's metrics, fed: the refs from the sync status, this node's RPC calls, the pipeline resets.
+      await rpcCall(url, "eth_chainId"); // the embedded execution client's, on the same port: not op-node's
+      let metrics = "";
+      const sample = (name: string) => {
+        const line = metrics.split("\n").find((l) => l.startsWith(`${name} `));
+        return line === undefined ? undefined : Number(line.slice(name.length + 1));
+      };
+      for (let i = 0; i < 50; i++) {
+        metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        if (sample('op_node_default_refs_number{layer="l2",type="l2_safe"}') === opStatus.safe_l2.number) {
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      assertEquals(sample('op_node_default_refs_number{layer="l2",type="l2_safe"}'), opStatus.safe_l2.number);
+      assertEquals(
+        sample('op_node_default_refs_number{layer="l2",type="l2_unsafe"}'),
+        opStatus.unsafe_l2.number,
+      );
+      assert(
+        (sample('op_node_default_refs_number{layer="l1",type="l1_head"}') ?? 0) >= 1,
+        metrics.slice(0, 400),
+      );
+      assert((sample('op_node_default_rpc_server_requests_total{method="optimism_syncStatus"}') ?? 0) >= 1);
+      assertEquals(sample('op_node_default_rpc_server_requests_total{method="eth_chainId"}'), undefined);
+      assert((sample("op_node_default_pipeline_resets_total") ?? 0) >= 1, "the start is a pipeline reset");
       for (const status of [opStatus, opOutput.syncStatus]) {
         assertEquals(Object.keys(status).sort(), [
           "cross_unsafe_l2",
@@ -261,9 +291,16 @@ Deno.test({
       await started.pumps;
       child = undefined;
       await chain.sequencer.close();
+    } catch (e) {
+      console.error(out.slice(-6000));
+      throw e;
     } finally {
       if (child !== undefined) {
-        child.kill("SIGKILL");
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // already gone
+        }
         await child.status;
       }
       await anvil.stop();

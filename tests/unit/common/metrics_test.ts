@@ -1,5 +1,6 @@
 import { hashToMetricValue, Metrics, METRICS_CONTENT_TYPE } from "../../../lib/common/metrics.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../../assert.ts";
+import { recordSyncStatus } from "../../../lib/node/node_metrics.ts";
 
 const HASH = new Uint8Array(32).fill(0);
 HASH.set([0x01, 0x02, 0x03, 0, 0, 0, 0, 0x00]);
@@ -157,4 +158,46 @@ Deno.test("content type and hash folding match Prometheus and op-node", () => {
   assertStringIncludes(METRICS_CONTENT_TYPE, "text/plain; version=0.0.4");
   assertEquals(hashToMetricValue(new Uint8Array([1, 0, 0, 0, 0, 0, 0, 0, 9])), 1);
   assertEquals(hashToMetricValue(new Uint8Array([0, 0, 0, 0, 0, 0, 0, 1])), 2 ** 56);
+});
+
+Deno.test("recordSyncStatus: op-node's refs from the driver's sync status", async () => {
+  const m = new Metrics({ lagProbeIntervalMs: 0 }, { now: () => 1_700_000_010_000 });
+  const l1 = (n: bigint) => ({
+    hash: new Uint8Array(32).fill(Number(n)),
+    number: n,
+    parentHash: new Uint8Array(32),
+    timestamp: 1_700_000_000n + n,
+  });
+  const l2 = (n: bigint) => ({
+    ...l1(n),
+    l1Origin: { hash: new Uint8Array(32).fill(1), number: 1n },
+    sequenceNumber: n,
+  });
+  recordSyncStatus(m, {
+    currentL1: l1(7n),
+    currentL1Finalized: l1(5n),
+    headL1: l1(9n),
+    safeL1: l1(8n),
+    finalizedL1: l1(6n),
+    unsafeL2: l2(40n),
+    safeL2: l2(30n),
+    finalizedL2: l2(20n),
+    pendingSafeL2: l2(31n),
+    queuedUnsafeL2: l2(0n),
+    engineSyncTarget: l2(0n),
+  });
+  const text = await m.render();
+  for (
+    const [labels, n] of [
+      ['layer="l1",type="l1_head"', 9],
+      ['layer="l1",type="l1_safe"', 8],
+      ['layer="l1",type="l1_finalized"', 6],
+      ['layer="l1",type="l1_derived"', 7],
+      ['layer="l2",type="l2_unsafe"', 40],
+      ['layer="l2",type="l2_safe"', 30],
+      ['layer="l2",type="l2_finalized"', 20],
+      ['layer="l2",type="l2_pending_safe"', 31],
+      ['layer="l1_origin",type="l2_unsafe"', 1],
+    ] as const
+  ) assertEquals(sample(text, `op_node_default_refs_number{${labels}}`), n, labels);
 });

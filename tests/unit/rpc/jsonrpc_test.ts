@@ -6,6 +6,7 @@ import {
   type DispatchContext,
   handleRpcBody,
   handleRpcText,
+  handleRpcValue,
   RawJson,
 } from "../../../lib/rpc/jsonrpc.ts";
 import { JsonBytes } from "../../../lib/rpc/json_bytes.ts";
@@ -329,4 +330,37 @@ Deno.test("RawJson: pre-serialised results go out as they are, counted against t
   assertEquals(out.length, 2);
   assertEquals(out[0].result?.length, 20);
   assertStringIncludes(out[1].error?.message ?? "", "response too large");
+});
+
+Deno.test("onCall hears each call answered, sync or async, result or error, batch items one by one", async () => {
+  const registry = new MethodRegistry([{
+    now: defineMethod({ name: "t_now", params: [], handler: () => 1 }),
+    later: defineMethod({
+      name: "t_later",
+      params: [],
+      handler: () => new Promise((r) => setTimeout(() => r(2), 20)),
+    }),
+    fails: defineMethod({
+      name: "t_fails",
+      params: [],
+      handler: () => {
+        throw new Error("no");
+      },
+    }),
+  }]);
+  const heard: [string, number][] = [];
+  const ctx = {
+    registry,
+    limits: DEFAULT_ENVELOPE_LIMITS,
+    logger: recordingLogger(),
+    onCall: (method: string, seconds: number) => heard.push([method, seconds]),
+  };
+  await handleRpcValue([
+    { jsonrpc: "2.0", id: 1, method: "t_now" },
+    { jsonrpc: "2.0", id: 2, method: "t_later" },
+    { jsonrpc: "2.0", id: 3, method: "t_fails" },
+  ], ctx);
+  assertEquals(heard.map(([m]) => m).sort(), ["t_fails", "t_later", "t_now"]);
+  const later = heard.find(([m]) => m === "t_later")![1];
+  assertEquals(later >= 0.015 && later < 5, true, String(later));
 });

@@ -86,3 +86,28 @@ Deno.test("closeAll closes every listener", async () => {
   await pool.closeAll();
   assertEquals(pool.size, 0);
 });
+
+Deno.test("call hooks: each role sharing a port hears the calls of its own methods, with a duration", async () => {
+  const pool = new ListenerPool();
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (probe.addr as Deno.NetAddr).port;
+  probe.close();
+  const heard: string[] = [];
+  const first = await pool.attach(mount(port, {
+    onCall: (method, seconds) => heard.push(`first ${method} ${seconds >= 0}`),
+  }));
+  const second = await pool.attach(mount(port, {
+    owner: "second",
+    httpRegistry: b,
+    onCall: (method) => heard.push(`second ${method}`),
+  }));
+  try {
+    await call(port, "a_one");
+    await call(port, "b_one");
+    await call(port, "none_such");
+    assertEquals(heard, ["first a_one true", "second b_one"]);
+  } finally {
+    await second.detach();
+    await first.detach();
+  }
+});
