@@ -9,7 +9,7 @@
  * it. The walk reads every kept node once; a node missing on the way stops the prune before anything is
  * deleted. Run it while no node has the data dir open (the database lock sees to that).
  */
-import { bytesToHex, equalBytes } from "../../common/bytes.ts";
+import { bytesToHex, equalBytes, hexToBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import { rlpDecode } from "../../common/rlp.ts";
 import { type KvStore, PREFIXES } from "../../db/mod.ts";
@@ -17,15 +17,11 @@ import { EMPTY_TRIE_ROOT } from "../../protocol/block.ts";
 import { decodeNode, type Node, type Raw } from "./trie_node.ts";
 
 /** keccak256 of empty code: an account without code. */
-const EMPTY_CODE_HASH = rlpHex("c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470");
+const EMPTY_CODE_HASH = hexToBytes("0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470");
 /** The code rows' key byte after the trie-node prefix (`c` ‖ code hash, as the state manager writes them). */
 const CODE_KEY = 0x63;
 /** Rows deleted per write group. */
 const DELETE_BATCH = 10_000;
-
-function rlpHex(hex: string): Uint8Array {
-  return Uint8Array.from(hex.match(/../g)!.map((b) => parseInt(b, 16)));
-}
 
 function nodeKey(hash: Uint8Array): Uint8Array {
   const key = new Uint8Array(33);
