@@ -4,13 +4,12 @@
  * The rollup RPC and the execution client's HTTP share one listener when they are given the
  * same address and port.
  */
-import { BaseError, bytesToHex, equalBytes, getLogger, hexToBytes } from "../common/mod.ts";
+import { BaseError, getLogger, hexToBytes } from "../common/mod.ts";
 import { Batcher, Proposer } from "../batcher/mod.ts";
 import { keelVersion, type NodeOptions } from "../config/mod.ts";
 import {
   applyForkOverrides,
   type ForkOverrides,
-  hashHeader,
   l1BlobFeeScheduleFor,
   parseRollupConfigJson,
   type RollupConfig,
@@ -31,16 +30,15 @@ import { ProtocolVersionsWatch } from "./protocol_versions.ts";
 import { opstackNamespace } from "./opstack_api.ts";
 import type { P2pHost } from "../rollup/p2p/mod.ts";
 import { Sequencer } from "../rollup/sequencer/mod.ts";
-import { Driver, engineVersions, SafeDb } from "../rollup/driver/mod.ts";
+import { Driver, SafeDb } from "../rollup/driver/mod.ts";
 import { unsafePayloadQueue } from "../rollup/p2p/mod.ts";
-import { parseExecutionPayload } from "../execution/engine/wire.ts";
-import { payloadToBlock } from "../execution/engine/payload.ts";
 import { SnapshotLog } from "./snapshot_log.ts";
+import { unsafePayloadPoster } from "./unsafe_payload.ts";
 import { recordSyncStatus } from "./node_metrics.ts";
 import { BeaconClient, L1Client } from "../rollup/l1/mod.ts";
 import { embeddedL2, embeddedPayloads, engineBatcherSource } from "./embedded_l2.ts";
 import { engineRpcClient, externalL2, HttpEngineApi } from "./external_engine.ts";
-import type { EngineApi, ExecutionPayload } from "../protocol/engine.ts";
+import type { EngineApi } from "../protocol/engine.ts";
 import type { GossipBlock } from "../protocol/gossip_block.ts";
 import type { ExecutionEngine } from "../execution/engine/mod.ts";
 import type { L2Chain } from "../rollup/driver/mod.ts";
@@ -252,27 +250,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         if (unsafe.size > 0) void unsafe.drain().catch(() => {});
       }, UNSAFE_QUEUE_DRAIN_MS);
       stops.push(() => Promise.resolve(clearInterval(drainTimer)));
-      postUnsafePayload = async (json) => {
-        const { payload, parentBeaconBlockRoot } = parseUnsafeEnvelope(json);
-        checkPayloadHash(rollupConfig, payload, parentBeaconBlockRoot);
-        const block = { payload, parentBeaconBlockRoot, signature: new Uint8Array(65) };
-        const head = await chain.headNumber();
-        if (payload.blockNumber <= head) {
-          const have = await chain.payloadByNumber(payload.blockNumber);
-          if (have !== undefined && equalBytes(have.blockHash, payload.blockHash)) return;
-          throw new BaseError(
-            "UNSAFE_PAYLOAD_NOT_NEXT",
-            `block ${payload.blockNumber} is not the node's and is at or below the unsafe head (${head})`,
-          );
-        }
-        // As op-node: into the unsafe payload queue, inserted now if it extends the head, else later.
-        unsafe.push(block);
-        const { dropped } = await unsafe.drain();
-        const mine = dropped.find((d) => d.block === block);
-        if (mine !== undefined) {
-          throw new BaseError("UNSAFE_PAYLOAD_REFUSED", `block ${payload.blockNumber}: ${mine.why}`);
-        }
-      };
+      postUnsafePayload = unsafePayloadPoster(rollupConfig, chain, unsafe);
       if (!options.p2pDisable) {
         const service = await startP2p(
           rollupConfig,
@@ -448,51 +426,3 @@ const ZERO_REF = { number: 0n, hash: new Uint8Array(32), time: 0n };
 
 /** How often the unsafe payload queue is checked against a head derivation moved. */
 const UNSAFE_QUEUE_DRAIN_MS = 1000;
-
-/** op-node PostUnsafePayload: the payload's block hash must be the hash of its contents. */
-function checkPayloadHash(
-  cfg: RollupConfig,
-  payload: ExecutionPayload,
-  parentBeaconBlockRoot: Uint8Array | undefined,
-): void {
-  const v = engineVersions(cfg, payload.timestamp);
-  const actual = hashHeader(
-    payloadToBlock(payload, {
-      parentBeaconBlockRoot,
-      executionRequests: v.newPayload === 4 ? [] : undefined,
-    }).header,
-  );
-  if (!equalBytes(actual, payload.blockHash)) {
-    throw new BaseError(
-      "UNSAFE_PAYLOAD_BAD_HASH",
-      `payload has bad block hash: ${bytesToHex(payload.blockHash)}, actual block hash is: ${
-        bytesToHex(actual)
-      }`,
-    );
-  }
-}
-
-/** op-node's ExecutionPayloadEnvelope JSON ({executionPayload, parentBeaconBlockRoot?}) for admin_postUnsafePayload. */
-export function parseUnsafeEnvelope(
-  json: unknown,
-): { payload: ExecutionPayload; parentBeaconBlockRoot?: Uint8Array } {
-  if (typeof json !== "object" || json === null || !("executionPayload" in json)) {
-    throw new BaseError(
-      "UNSAFE_PAYLOAD_MALFORMED",
-      "want an execution payload envelope {executionPayload, parentBeaconBlockRoot?}",
-    );
-  }
-  const e = json as { executionPayload: unknown; parentBeaconBlockRoot?: unknown };
-  let payload: ExecutionPayload;
-  try {
-    payload = parseExecutionPayload(e.executionPayload);
-  } catch (err) {
-    throw new BaseError("UNSAFE_PAYLOAD_MALFORMED", `invalid execution payload: ${(err as Error).message}`);
-  }
-  const root = e.parentBeaconBlockRoot;
-  if (root === undefined || root === null) return { payload };
-  if (typeof root !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(root)) {
-    throw new BaseError("UNSAFE_PAYLOAD_MALFORMED", "parentBeaconBlockRoot: want a 32-byte hex string");
-  }
-  return { payload, parentBeaconBlockRoot: hexToBytes(root) };
-}
