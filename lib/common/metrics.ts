@@ -17,6 +17,9 @@ export const OP_NODE_NAMESPACE = "op_node_default";
 /** prom-client's text exposition content type (`text/plain; version=0.0.4; charset=utf-8`). */
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 
+/** The method label of a JSON-RPC batch (op-node metrics.BatchMethod). */
+export const RPC_BATCH_METHOD = "<batch>";
+
 /** op-node's RPC duration buckets, in seconds. */
 const RPC_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -441,6 +444,22 @@ export class Metrics {
     this.rpcClientRequestsTotal.labels({ method }).inc();
     this.rpcClientRequestDurationSeconds.labels({ method }).observe(seconds);
     this.rpcClientResponsesTotal.labels({ method, error }).inc();
+  }
+
+  /**
+   * One JSON-RPC batch made by the node, as op-node's instrumented client counts it: a request under
+   * `<batch>` and one per call, the duration under `<batch>`, and the outcome per call, or under `<batch>`
+   * with the error when the batch failed (`error` as in recordRpcClientRequest).
+   */
+  recordRpcClientBatch(methods: string[], seconds: number, error = "<nil>"): void {
+    this.rpcClientRequestsTotal.labels({ method: RPC_BATCH_METHOD }).inc();
+    for (const method of methods) this.rpcClientRequestsTotal.labels({ method }).inc();
+    this.rpcClientRequestDurationSeconds.labels({ method: RPC_BATCH_METHOD }).observe(seconds);
+    if (error !== "<nil>") {
+      this.rpcClientResponsesTotal.labels({ method: RPC_BATCH_METHOD, error }).inc();
+      return;
+    }
+    for (const method of methods) this.rpcClientResponsesTotal.labels({ method, error }).inc();
   }
 
   setDerivationIdle(idle: boolean): void {

@@ -22,7 +22,7 @@ import {
   rollupnodeNamespace,
 } from "../rollup/rpc/mod.ts";
 import { startP2p } from "./p2p_service.ts";
-import { l1Rpc } from "./l1_rpc.ts";
+import { InstrumentedRpcClient, l1Rpc } from "./l1_rpc.ts";
 import { checkSupported } from "./unsupported.ts";
 import { altDaManagerFor, checkAltDa, daClientFor } from "./altda_service.ts";
 import { checkConductorOptions, ConductorClient } from "./conductor.ts";
@@ -34,7 +34,13 @@ import { Driver, SafeDb } from "../rollup/driver/mod.ts";
 import { unsafePayloadQueue } from "../rollup/p2p/mod.ts";
 import { SnapshotLog } from "./snapshot_log.ts";
 import { unsafePayloadPoster } from "./unsafe_payload.ts";
-import { recordSyncStatus } from "./node_metrics.ts";
+import {
+  driverMetrics,
+  publishSequenced,
+  recordP2pCounts,
+  recordSyncStatus,
+  sequencerMetrics,
+} from "./node_metrics.ts";
 import { BeaconClient, L1Client } from "../rollup/l1/mod.ts";
 import { embeddedL2, embeddedPayloads, engineBatcherSource } from "./embedded_l2.ts";
 import { engineRpcClient, externalL2, HttpEngineApi } from "./external_engine.ts";
@@ -156,15 +162,19 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
       // An external engine: the Engine API and the driver's reads over its authrpc, with the JWT.
       // op-node: the secret file is created with a new key when missing or empty.
       const { secret } = await loadOrCreateJwtSecret(options.l2JwtSecret, { dataDir: execution.datadir });
-      const rpc = engineRpcClient(options.l2, secret, Number(options.l2EngineRpcTimeoutMs));
+      // op-node's op_node_default_rpc_client_* count its engine calls too.
+      const rpc = new InstrumentedRpcClient(
+        engineRpcClient(options.l2, secret, Number(options.l2EngineRpcTimeoutMs)),
+        shared.metrics,
+      );
       engineApi = new HttpEngineApi(rpc);
       l2 = externalL2(rpc);
       endpoints.l2 = options.l2;
     }
     if (engineApi !== undefined && l2 !== undefined) {
       const chain = l2;
-      // Derive from L1 into the engine.
-      const l1 = new L1Client(l1Rpc(options), {
+      // Derive from L1 into the engine (op-node's op_node_default_rpc_client_* count the L1 calls).
+      const l1 = new L1Client(l1Rpc(options, shared.metrics), {
         trustRpc: options.l1TrustRpc,
         rpcKind: options.l1RpcKind,
         maxBatchSize: options.l1RpcMaxBatchSize,
@@ -202,6 +212,8 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
           if (event === "Pipeline reset") shared.metrics.recordPipelineReset();
           snapshot?.write(event, heads);
         },
+        // op-node's derivation_idle, derivation_errors_*, channel_input_bytes (and sequencer_resets_*).
+        ...driverMetrics(shared.metrics, { sequencing: options.sequencerEnabled }),
       }, {
         pollIntervalMs: options.l1HttpPollIntervalMs,
         l1Confs: Number(options.verifierL1Confs),
@@ -214,6 +226,8 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         const running = driver;
         const refs = setInterval(() => {
           running.syncStatus().then((st) => recordSyncStatus(shared.metrics, st), () => {});
+          // op-node's p2p_peer_count and p2p_stream_count (it counts libp2p's notifications).
+          if (p2p !== undefined) recordP2pCounts(shared.metrics, p2p);
         }, REFS_METRICS_MS);
         stops.push(() => Promise.resolve(clearInterval(refs)));
       }
@@ -222,7 +236,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
           address: rollupConfig.protocolVersionsAddress,
           halt: options.rollupHalt,
           reloadMs: options.l1RuntimeConfigReloadIntervalMs,
-        }, { l1: l1Rpc(options), engine: engineApi, metrics: shared.metrics, halt });
+        }, { l1: l1Rpc(options, shared.metrics), engine: engineApi, metrics: shared.metrics, halt });
         watch.start();
         stops.push(() => Promise.resolve(watch.stop()));
       }
@@ -260,6 +274,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
           heads,
           unsafe,
           embedded === undefined ? undefined : embeddedPayloads(embedded),
+          shared.metrics,
         );
         p2p = service.host;
         stops.push(() => service.stop());
@@ -276,17 +291,19 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
           conductor: options.conductorEnabled
             ? new ConductorClient(options.conductorRpc, options.conductorRpcTimeoutMs)
             : undefined,
-          onBlock: host === undefined
-            ? undefined
-            : (payload, root) =>
-              void host.publish(payload, root).catch((e) => {
-                // The block is the head already; peers get it over L1 (or a later block's gap fill).
-                shared.metrics.recordPublishingError();
-                log.warn("Cannot publish block {number}: {error}", {
-                  number: Number(payload.blockNumber),
-                  error: (e as Error).message,
-                });
+          onBlock: host === undefined ? undefined : publishSequenced(
+            shared.metrics,
+            (payload, root) => host.publish(payload, root),
+            // The block is the head already; peers get it over L1 (or a later block's gap fill).
+            (payload, e) =>
+              log.warn("Cannot publish block {number}: {error}", {
+                number: Number(payload.blockNumber),
+                error: (e as Error).message,
               }),
+          ),
+          // op-node's sequencer_sealing_*, sequencer_building_diff_*, transactions_sequenced_total,
+          // sequencing_errors_*, sequencer_resets_*.
+          ...sequencerMetrics(shared.metrics, rollupConfig.blockTime),
         }, {
           l1Confs: Number(options.sequencerL1Confs),
           maxSafeLag: Number(options.sequencerMaxSafeLag),

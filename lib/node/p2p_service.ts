@@ -7,6 +7,7 @@ import { isIP } from "node:net";
 import { bytesToHex, hexToBytes } from "../common/bytes.ts";
 import { BaseError } from "../common/errors.ts";
 import { getLogger } from "../common/logger.ts";
+import type { Metrics } from "../common/metrics.ts";
 import type { NodeOptions } from "../config/mod.ts";
 import { l1Rpc } from "./l1_rpc.ts";
 import type { L2BlockRef } from "../protocol/block_ref.ts";
@@ -72,13 +73,14 @@ export async function startP2p(
   heads: () => { safe: L2BlockRef; finalized: L2BlockRef },
   unsafe: UnsafePayloadQueue,
   payloadByNumber?: (number: bigint) => Promise<PayloadWithRoot | undefined>,
+  metrics?: Metrics,
 ): Promise<{ host: P2pHost; stop(): Promise<void> }> {
   const log = getLogger(["rollup", "p2p"]);
   if (options.p2pNat) {
     // UPnP/NAT-PMP would need a router to talk to; keel does not attempt it.
     log.warn("--p2p.nat: NAT traversal is not supported; set --p2p.advertise.ip to the external IP instead");
   }
-  const l1 = l1Rpc(options);
+  const l1 = l1Rpc(options, metrics);
   let signer: Uint8Array | undefined;
   const refresh = async () => {
     try {
@@ -161,6 +163,8 @@ export async function startP2p(
   }, {
     cfg,
     payloadByNumber,
+    // op-node's op_node_default_p2p_gossip_events_total{type}.
+    onGossipEvent: metrics === undefined ? undefined : (type) => metrics.recordGossipEvent(type),
     unsafeBlockSigner: () => signer,
     onBlock: (block, from) => {
       queue = queue.then(async () => {

@@ -162,7 +162,8 @@ Deno.test({
       assertEquals(opOutput.blockRef.parentHash, bytesToHex(last.parentHash));
       assert(opOutput.blockRef.l1origin.number >= 1);
       const opStatus = ((await rpcCall(url, "optimism_syncStatus")) as Answer).result;
-      // op-node's metrics, fed: the refs from the sync status, this node's RPC calls, the pipeline resets.
+      // op-node's metrics, fed: the refs from the sync status, this node's RPC calls, the pipeline resets,
+      // its L1 RPC calls, the channels read, the pipeline idle once it reached the L1 head.
       await rpcCall(url, "eth_chainId"); // the embedded execution client's, on the same port: not op-node's
       let metrics = "";
       const sample = (name: string) => {
@@ -171,7 +172,10 @@ Deno.test({
       };
       for (let i = 0; i < 50; i++) {
         metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-        if (sample('op_node_default_refs_number{layer="l2",type="l2_safe"}') === opStatus.safe_l2.number) {
+        if (
+          sample('op_node_default_refs_number{layer="l2",type="l2_safe"}') === opStatus.safe_l2.number &&
+          sample("op_node_default_derivation_idle") === 1
+        ) {
           break;
         }
         await new Promise((r) => setTimeout(r, 200));
@@ -188,6 +192,16 @@ Deno.test({
       assert((sample('op_node_default_rpc_server_requests_total{method="optimism_syncStatus"}') ?? 0) >= 1);
       assertEquals(sample('op_node_default_rpc_server_requests_total{method="eth_chainId"}'), undefined);
       assert((sample("op_node_default_pipeline_resets_total") ?? 0) >= 1, "the start is a pipeline reset");
+      assertEquals(sample("op_node_default_derivation_idle"), 1);
+      assert((sample("op_node_default_channel_input_bytes") ?? 0) > 0, "the batches' channels were read");
+      assert(
+        (sample('op_node_default_rpc_client_requests_total{method="eth_getBlockByNumber"}') ?? 0) >= 1,
+        "the L1 reads are counted",
+      );
+      assert(
+        (sample('op_node_default_rpc_client_responses_total{method="eth_getBlockByHash",error="<nil>"}') ??
+          0) >= 1,
+      );
       for (const status of [opStatus, opOutput.syncStatus]) {
         assertEquals(Object.keys(status).sort(), [
           "cross_unsafe_l2",

@@ -61,6 +61,11 @@ export interface PipelineDeps {
   l1BlobFeeSchedule?: L1BlobFeeSchedule;
   /** Called for what the stages drop (frames, channels, batches), for logs. */
   onDrop?: (stage: string, reason: string) => void;
+  /**
+   * Called with the compressed size in bytes of each channel the channel reader takes (op-node's
+   * ChannelInReader.WriteChannel and its channel_input_bytes), before it is decompressed.
+   */
+  onChannelInput?: (bytes: number) => void;
   /** Alt-DA chains (rollup config `alt_da`): batcher data with version 1 are commitments to resolve. */
   altda?: AltDaSource;
 }
@@ -298,6 +303,7 @@ export class DerivationPipeline {
   }
 
   async #channel(ch: ReadChannel, origin: L1BlockRef): Promise<void> {
+    this.#deps.onChannelInput?.(ch.data.length);
     const { batches, error } = await readChannel(this.cfg, ch.data, origin);
     if (error !== undefined) this.#deps.onDrop?.("channel-reader", error);
     const channel = this.#channels++;

@@ -87,6 +87,15 @@ export interface DriverDeps {
   safeDb?: SafeHeadListener;
   /** `--snapshotlog.file`: the heads after each change, with what changed (op-node's snapshot log). */
   snapshot?: (event: string, heads: HeadsSnapshot) => void;
+  /**
+   * After each derivation step: true when the pipeline waits for an L1 block that does not exist yet,
+   * false when it made progress or failed (op-node's DerivationPipeline.Step and its derivation_idle).
+   */
+  onDerivationIdle?: (idle: boolean) => void;
+  /** A derivation step (or the reset before the first) failed; the severity says what follows. */
+  onDerivationError?: (error: unknown) => void;
+  /** The compressed size in bytes of each channel the channel reader takes (pipeline.ts onChannelInput). */
+  onChannelInput?: (bytes: number) => void;
 }
 
 /** The heads op-node's snapshot log records ("Rollup State Snapshot"). */
@@ -280,6 +289,7 @@ export class Driver {
         },
         l1BlobFeeSchedule: this.#deps.l1BlobFeeSchedule,
         onDrop: (stage, reason) => this.#log.debug("Dropped {stage}: {reason}", { stage, reason }),
+        onChannelInput: this.#deps.onChannelInput,
         altda,
       },
       origin,
@@ -298,6 +308,7 @@ export class Driver {
         if (this.#safe.number === this.cfg.genesis.l2.number) this.#finalized = this.#safe;
       } catch (e) {
         this.#log.warn("Cannot start derivation yet: {message}", { message: (e as Error).message });
+        this.#deps.onDerivationError?.(e);
         await this.#sleep();
       }
     }
@@ -309,6 +320,7 @@ export class Driver {
         }
         await this.#refreshL1();
         const r = await this.#pipeline!.next(this.#safe);
+        this.#deps.onDerivationIdle?.(r === "idle");
         if (r === "idle") {
           await this.#sleep();
           continue;
@@ -334,6 +346,8 @@ export class Driver {
           message: (e as Error).message,
           severity: s ?? "none",
         });
+        this.#deps.onDerivationIdle?.(false);
+        this.#deps.onDerivationError?.(e);
         if (s === "reset") {
           await this.#reset().catch(() => {});
         } else if (s !== "temporary" && !(e instanceof BaseError && /^(RPC_|L1_NOT_FOUND)/.test(e.code))) {

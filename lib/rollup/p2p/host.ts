@@ -105,7 +105,24 @@ export interface P2pHostDeps {
   now?: () => number;
   /** Blocks this node serves over payload_by_number (its canonical chain). */
   payloadByNumber?: (number: bigint) => Promise<PayloadWithRoot | undefined>;
+  /** Each gossip event of a kind op-node's pubsub tracer counts (GossipEvent). */
+  onGossipEvent?: (type: GossipEvent) => void;
 }
+
+/**
+ * The gossip events the host sees, under the names of libp2p's pubsub trace (op-node's
+ * p2p_gossip_events_total{type}): a block published, a message accepted by the validator and delivered,
+ * one rejected or ignored by it (go-libp2p-pubsub traces both as REJECT_MESSAGE), a topic joined, a peer
+ * grafted to or pruned from a topic mesh. js-libp2p gossipsub has no tracer for the RPC-level events
+ * (RECV_RPC, SEND_RPC, DROP_RPC), duplicates, or ADD_PEER / REMOVE_PEER.
+ */
+export type GossipEvent =
+  | "PUBLISH_MESSAGE"
+  | "DELIVER_MESSAGE"
+  | "REJECT_MESSAGE"
+  | "JOIN"
+  | "GRAFT"
+  | "PRUNE";
 
 export class P2pHost {
   readonly options: P2pHostOptions;
@@ -242,6 +259,11 @@ export class P2pHost {
       },
     });
     const pubsub = this.#pubsub;
+    const onGossip = this.#deps.onGossipEvent;
+    if (onGossip !== undefined) {
+      pubsub.addEventListener("gossipsub:graft", () => onGossip("GRAFT"));
+      pubsub.addEventListener("gossipsub:prune", () => onGossip("PRUNE"));
+    }
     for (const version of [0, 1, 2, 3] as BlocksTopicVersion[]) {
       const topic = blocksTopic(this.#deps.cfg.l2ChainId, version);
       pubsub.topicValidators.set(
@@ -249,6 +271,7 @@ export class P2pHost {
         (peer: PeerId, msg: { data: Uint8Array }) => this.#validate(version, msg.data, peer.toString()),
       );
       pubsub.subscribe(topic);
+      onGossip?.("JOIN");
     }
     if (this.options.reqResp !== false) {
       await this.node.handle(
@@ -294,6 +317,17 @@ export class P2pHost {
 
   #connectedPeers(): number {
     return new Set(this.node.getConnections().map((c) => c.remotePeer.toString())).size;
+  }
+
+  /** The peers connected and the streams open over their connections (zero when not started). */
+  connectionCounts(): { peers: number; streams: number } {
+    const node = this.#node;
+    if (node === undefined) return { peers: 0, streams: 0 };
+    const connections = node.getConnections();
+    return {
+      peers: new Set(connections.map((c) => c.remotePeer.toString())).size,
+      streams: connections.reduce((n, c) => n + c.streams.length, 0),
+    };
   }
 
   /** Peers banned by score whose ban runs. */
@@ -385,6 +419,7 @@ export class P2pHost {
     const hash = bytesToHex(p.blockHash);
     if (seen?.has(hash)) {
       this.stats.ignored++;
+      this.#deps.onGossipEvent?.("REJECT_MESSAGE");
       return TopicValidatorResult.Ignore;
     }
     if (seen !== undefined && seen.size >= MAX_BLOCKS_PER_HEIGHT) {
@@ -395,6 +430,7 @@ export class P2pHost {
       // The signer is not read from L1 yet: not the peer's fault, so no penalty (the block comes again
       // over L1 or a later message).
       this.stats.ignored++;
+      this.#deps.onGossipEvent?.("REJECT_MESSAGE");
       return TopicValidatorResult.Ignore;
     }
     if (!equalBytes(signer, expected)) {
@@ -406,12 +442,14 @@ export class P2pHost {
     }
     seen.add(hash);
     this.stats.accepted++;
+    this.#deps.onGossipEvent?.("DELIVER_MESSAGE");
     this.#deps.onBlock(block, from);
     return TopicValidatorResult.Accept;
   }
 
   #reject(from: string, why: string): TopicValidatorResult {
     this.stats.rejected++;
+    this.#deps.onGossipEvent?.("REJECT_MESSAGE");
     this.#log.warn("Rejected gossiped block", { peer: from, reason: why });
     return TopicValidatorResult.Reject;
   }
@@ -446,6 +484,7 @@ export class P2pHost {
     seen.add(bytesToHex(payload.blockHash));
     await this.#pubsub.publish(blocksTopic(this.#deps.cfg.l2ChainId, version), data);
     this.stats.published++;
+    this.#deps.onGossipEvent?.("PUBLISH_MESSAGE");
   }
 
   /** payload_by_number, served: one request, one response, then the stream closes. */

@@ -89,6 +89,21 @@ export interface SequencerDeps {
   conductor?: SequencerConductor;
   /** Each block it sequenced, once it is the engine's head (the p2p host publishes it). */
   onBlock?: (payload: ExecutionPayload, parentBeaconBlockRoot: Uint8Array | undefined) => void;
+  /**
+   * Each block sealed (getPayload answered, before it is inserted), as op-node's engine measures it:
+   * its payload, the seconds since the build started (forkchoiceUpdated with the attributes) and
+   * the seconds the seal took (getPayload).
+   */
+  onSealed?: (sealed: SealedBlock) => void;
+  /** A sequencing attempt failed (one of severity `reset` also goes to onReset). */
+  onError?: (error: unknown) => void;
+}
+
+/** A block the sequencer sealed, with the times it took. */
+export interface SealedBlock {
+  payload: ExecutionPayload;
+  buildSeconds: number;
+  sealSeconds: number;
 }
 
 /** The L1 origin of the block after `parent` at `timestamp` (op-node L1OriginSelector.FindL1Origin). */
@@ -252,6 +267,7 @@ export class Sequencer {
     } catch (e) {
       this.#log.warn("Sequencing failed: {message}", { message: (e as Error).message });
       if (e instanceof BaseError && e.severity === "reset") this.#deps.onReset?.();
+      this.#deps.onError?.(e);
     }
     if (this.#active) this.#schedule(wait);
   }
@@ -309,6 +325,7 @@ export class Sequencer {
     }
     const engine = this.#deps.engine;
     const v = engineVersions(this.cfg, timestamp);
+    const buildStart = performance.now();
     const fcu = await engine.forkchoiceUpdated(v.fcu, {
       headBlockHash: parent.hash,
       safeBlockHash: safe.hash,
@@ -320,8 +337,15 @@ export class Sequencer {
         `Cannot build block ${parent.number + 1n}: ${fcu.payloadStatus.status}`,
       );
     }
+    const sealStart = performance.now();
     const envelope = await engine.getPayload(v.get, fcu.payloadId);
     const p: ExecutionPayload = envelope.executionPayload;
+    const sealed = performance.now();
+    this.#deps.onSealed?.({
+      payload: p,
+      buildSeconds: (sealed - buildStart) / 1000,
+      sealSeconds: (sealed - sealStart) / 1000,
+    });
     // Committed to the conductor before anything else sees it; a failure drops the block (built again).
     try {
       await this.#deps.conductor?.commitUnsafePayload(p, envelope.parentBeaconBlockRoot);
