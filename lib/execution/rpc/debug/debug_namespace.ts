@@ -1,4 +1,4 @@
-/** The debug namespace: tracing (struct logger, callTracer, prestateTracer), raw encodings, dbGet, setHead. */
+/** The debug namespace: tracing (struct logger, callTracer, prestateTracer), raw encodings, state dumps, dbGet, setHead. */
 import type { Namespace } from "../../../rpc/mod.ts";
 import type { TraceBackend } from "./backend.ts";
 import { getRawBlock, getRawHeader, getRawReceipts, getRawTransaction, getRawTransactions } from "./raw.ts";
@@ -10,6 +10,8 @@ import { getModifiedAccountsByHash, getModifiedAccountsByNumber } from "./modifi
 import { traceCall } from "./trace_call.ts";
 import { traceTransaction } from "./trace_transaction.ts";
 import { type SlotPreimages, storageRangeAt } from "./storage_range.ts";
+import { accountRange } from "./account_range.ts";
+import { dumpBlock } from "./dump_block.ts";
 
 export function debugNamespace(backend: TraceBackend & { slotPreimages?: SlotPreimages }): Namespace {
   return {
@@ -35,5 +37,7 @@ export function debugNamespace(backend: TraceBackend & { slotPreimages?: SlotPre
     setHead: setHead(backend),
     verbosity: verbosity(),
     storageRangeAt: storageRangeAt(backend),
+    accountRange: accountRange(backend),
+    dumpBlock: dumpBlock(backend),
   };
 }

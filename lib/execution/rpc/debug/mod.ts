@@ -42,3 +42,5 @@ export {
 export { callArgsSchema, stateOverrideSchema, toCallMessage } from "./call_object.ts";
 export { locateTransaction } from "./trace_transaction.ts";
 export { traceBlock, type TxTraceResult } from "./trace_block.ts";
+export { type Dump, type DumpAccount, type DumpOptions, dumpState, trieLeaves } from "./state_dump.ts";
+export { ACCOUNT_RANGE_MAX_RESULTS } from "./account_range.ts";
