@@ -52,6 +52,11 @@ export interface KvStore {
   onCommit(fn: () => void): void;
   /** Runs `fn` if the open group rolls back (never when no group is open). */
   onRollback(fn: () => void): void;
+  /**
+   * Calls `fn` with the key of every row put from now on, in a group that commits or not (the online
+   * state pruner spares what was written while it walked); `undefined` stops. One observer at a time.
+   */
+  observePuts(fn: ((key: Uint8Array) => void) | undefined): void;
   close(): void;
 }
 
@@ -68,6 +73,7 @@ export abstract class BaseKvStore implements KvStore {
   #queue: Promise<void> = Promise.resolve();
   #closed = false;
   #rollbacks = 0;
+  #putObserver: ((key: Uint8Array) => void) | undefined;
 
   /**
    * Write groups rolled back so far: a cache of what was read may hold values that a rolled-back
@@ -116,6 +122,11 @@ export abstract class BaseKvStore implements KvStore {
   put(key: Uint8Array, value: Uint8Array): void {
     this.#writeContext();
     this.rawPut(key, value);
+    this.#putObserver?.(key);
+  }
+
+  observePuts(fn: ((key: Uint8Array) => void) | undefined): void {
+    this.#putObserver = fn;
   }
 
   del(key: Uint8Array): void {
@@ -126,8 +137,10 @@ export abstract class BaseKvStore implements KvStore {
   batch(ops: KvOp[]): void {
     this.transaction(() => {
       for (const op of ops) {
-        if (op.type === "put") this.rawPut(op.key, op.value);
-        else this.rawDel(op.key);
+        if (op.type === "put") {
+          this.rawPut(op.key, op.value);
+          this.#putObserver?.(op.key);
+        } else this.rawDel(op.key);
       }
     });
   }

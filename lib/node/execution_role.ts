@@ -252,6 +252,8 @@ export async function startExecutionRole(
       genesis,
       txpool: txpoolOptions(options, sources),
       preimages: options.dev,
+      // A dev chain keeps every state: snapshots, reverts and anvil_* state changes go back to any block.
+      gcMode: options.dev ? "archive" : options.gcmode,
     }, {
       logger: log,
       stateRootChannel: rootWorkerConnector(),

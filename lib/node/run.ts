@@ -173,15 +173,7 @@ export async function pruneExecution(datadir: string, recent: number): Promise<v
   const engine = await openExisting(datadir);
   try {
     const head = engine.head().header.number;
-    const roots: Uint8Array[] = [];
-    const keep = (hash: Uint8Array | undefined) => {
-      const header = hash === undefined ? undefined : engine.chain.getHeaderByHash(hash);
-      if (header !== undefined) roots.push(engine.irregular.rootOf(header, hash));
-    };
-    const from = head - BigInt(recent) + 1n;
-    for (let n = from < 0n ? 0n : from; n <= head; n++) keep(engine.chain.getCanonicalHash(n));
-    keep(engine.chain.getHead("safe")?.hash);
-    keep(engine.chain.getHead("finalized")?.hash);
+    const { from, roots } = engine.keptStates(recent);
     const store = engine.store;
     const before = store instanceof SqliteStore ? store.sizeBytes() : 0;
     const started = performance.now();
@@ -197,7 +189,7 @@ export async function pruneExecution(datadir: string, recent: number): Promise<v
           `under keel's permission set)`;
     }
     console.log(
-      `keel: pruned the state of ${datadir} to blocks ${from < 0n ? 0n : from}..${head}: ` +
+      `keel: pruned the state of ${datadir} to blocks ${from}..${head}: ` +
         `${r.deleted} trie nodes and ${r.codesDeleted} codes deleted, ${r.kept} nodes and ${r.codesKept} codes kept` +
         `${space} (${((performance.now() - started) / 1000).toFixed(1)} s)`,
     );

@@ -323,6 +323,15 @@ export const EXECUTION_OPTIONS = {
     description:
       "serve eth_sendRawTransactionConditional (ERC-4337 bundlers): transactions with preconditions, checked when sent and when a block takes them",
   }),
+  gcmode: option({
+    ...named("gcmode"),
+    kind: oneOf(["full", "archive"] as const),
+    default: "full",
+    origin: OP_GETH,
+    group: chainGroup,
+    description:
+      "full: keep the state of the blocks from the finalized one up (at least the last 128) and prune older states as the chain grows; archive: keep every state (--dev always keeps every state)",
+  }),
   genesis: optional({
     ...named("genesis"),
     kind: path,

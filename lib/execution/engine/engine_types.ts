@@ -6,7 +6,7 @@ import type { Block } from "../../protocol/mod.ts";
 import type { BlockRef, ChainStoreOptions, StoredReceipt } from "../chain/mod.ts";
 import type { TxResult } from "../evm/mod.ts";
 import type { Genesis, GenesisJson } from "../genesis/mod.ts";
-import type { RootWorkerChannel } from "../state/mod.ts";
+import type { OnlinePruneOptions, RootWorkerChannel } from "../state/mod.ts";
 import type { SendersWorkerChannel, TxPoolOptions } from "../txpool/mod.ts";
 
 /** What the block builder needs of a transaction pool (the engine adapts its TxPool to it). */
@@ -96,6 +96,14 @@ export interface ExecutionEngineOptions {
    * dev mode, for anvil_dumpState). Takes effect only for a database whose genesis is written now.
    */
   preimages?: boolean;
+  /**
+   * "full" (geth's --gcmode default): the state of the recent blocks is kept and older states are
+   * pruned as the chain grows (state/online_prune.ts; a sqlite file only). "archive" (the default here):
+   * every state is kept.
+   */
+  gcMode?: "full" | "archive";
+  /** Online pruning's parameters (DEFAULT_ONLINE_PRUNE_OPTIONS). */
+  prune?: Partial<OnlinePruneOptions>;
 }
 
 export interface ExecutionEngineDeps {

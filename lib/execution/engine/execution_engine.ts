@@ -19,10 +19,11 @@ import { BaseError, isErrorCode } from "../../common/errors.ts";
 import { BadBlocks } from "./bad_blocks.ts";
 import { TxConditionals } from "../txpool/mod.ts";
 import { getLogger, type Logger } from "../../common/logger.ts";
-import { DB_FILE_NAME, type KvStore, MemoryStore, SqliteStore } from "../../db/mod.ts";
+import { DB_FILE_NAME, type KvStore, MemoryStore, PREFIXES, SqliteStore } from "../../db/mod.ts";
 import {
   type Block,
   type ChainConfig,
+  EMPTY_TRIE_ROOT,
   hashHeader,
   type Header,
   type PayloadAttributes,
@@ -40,7 +41,9 @@ import {
 import type { GenesisJson } from "../genesis/mod.ts";
 import {
   createStateManager,
+  DEFAULT_ONLINE_PRUNE_OPTIONS,
   enablePreimages,
+  type OnlinePruneStats,
   type PreimageLog,
   preimageLogOf,
   StateRootTask,
@@ -59,6 +62,7 @@ import {
 import { attrsError, toBlockAttributes } from "./block_attributes.ts";
 import { GENESIS_HASH_KEY, initParsedGenesis, storedChainConfig, toGenesis } from "./genesis_store.ts";
 import { blockValue, toStoredReceipts } from "./receipts.ts";
+import { StatePruning } from "./state_pruning.ts";
 import { IrregularState } from "./irregular_state.ts";
 import { PoolHeadView } from "./pool_head.ts";
 import { type DaLimits, engineTxPool, fillFromPool } from "./pool_link.ts";
@@ -124,6 +128,8 @@ export class ExecutionEngine {
   #rootTask: StateRootTask | undefined;
   /** Imported blocks' unknown senders, recovered on this thread and a helper. */
   #blockSenders: BlockSenderRecovery;
+  /** Online state pruning (gcMode "full" on a sqlite file). */
+  #pruning: StatePruning | undefined;
   #closed = false;
 
   private constructor(
@@ -252,6 +258,13 @@ export class ExecutionEngine {
       if (store instanceof SqliteStore && store.path !== ":memory:" && options.stateRootWorker !== false) {
         engine.#rootTask = new StateRootTask(store.path, {}, { connect: deps.stateRootChannel });
       }
+      if (options.gcMode === "full" && store instanceof SqliteStore && store.path !== ":memory:") {
+        engine.#pruning = new StatePruning(store, options.prune ?? {}, {
+          serial: (fn) => engine.#serial(fn),
+          keptRoots: (recent) => engine.keptStates(recent).roots,
+          logger: engine.#logger,
+        });
+      }
       const head = engine.head();
       engine.#logger.info("Execution engine opened", {
         chainId: config.chainId.toString(),
@@ -274,6 +287,34 @@ export class ExecutionEngine {
       throw new BaseError("CHAIN_CORRUPT", "Cannot read the head: the database has no head block");
     }
     return { hash: ref.hash, header };
+  }
+
+  /**
+   * The states a pruning keeps: those of the canonical blocks from the finalized one (or the last
+   * `recent` blocks' when the finalized block is nearer: a reorg never goes below the finalized block,
+   * and op-node may rebuild any block above it) up to the head, and the safe block's (the roots the dev
+   * methods gave them where they did). `from` is the lowest block kept.
+   */
+  keptStates(recent: number): { from: bigint; roots: Uint8Array[] } {
+    const roots: Uint8Array[] = [];
+    const keep = (hash: Uint8Array | undefined) => {
+      const header = hash === undefined ? undefined : this.chain.getHeaderByHash(hash);
+      if (header !== undefined) roots.push(this.irregular.rootOf(header, hash));
+    };
+    const head = this.head().header.number;
+    let from = head - BigInt(recent) + 1n;
+    const finalized = this.chain.getHead("finalized");
+    if (finalized !== undefined && finalized.number < from) from = finalized.number;
+    if (from < 0n) from = 0n;
+    for (let n = from; n <= head; n++) keep(this.chain.getCanonicalHash(n));
+    keep(this.chain.getHead("safe")?.hash);
+    keep(finalized?.hash);
+    return { from, roots };
+  }
+
+  /** Counters of online state pruning (undefined when the engine keeps every state). */
+  pruneStats(): Readonly<OnlinePruneStats> | undefined {
+    return this.#pruning?.stats;
   }
 
   /** Counters of the state-root worker of imported blocks (undefined without one). */
@@ -315,6 +356,7 @@ export class ExecutionEngine {
    */
   changeHeadState(change: (sm: MerkleStateManager) => Promise<void>): Promise<Uint8Array> {
     return this.#serial(async () => {
+      this.#pruning?.stop("the head's state changed outside a block");
       const head = this.head();
       const sm = await createStateManager(this.store, this.irregular.rootOf(head.header, head.hash));
       const root = await this.store.transactionAsync(async () => {
@@ -344,6 +386,7 @@ export class ExecutionEngine {
           `Cannot revert to ${bytesToHex(hash)}: not canonical`,
         );
       }
+      this.#pruning?.stop("the chain was reverted");
       let reorg: ReorgResult = { added: [], removed: [] };
       await this.store.transactionAsync(async () => {
         await Promise.resolve();
@@ -377,6 +420,16 @@ export class ExecutionEngine {
           `Cannot set the head to block ${number}: the head is block ${head}`,
         );
       }
+      const header = this.chain.getHeaderByHash(hash)!;
+      if (!this.#hasState(this.irregular.rootOf(header, hash))) {
+        throw new BaseError(
+          ENGINE_ERRORS.UNKNOWN_BLOCK,
+          `Cannot set the head to block ${number}: its state was pruned (the state of the last ${
+            this.#pruning?.pruner.options.recent ?? DEFAULT_ONLINE_PRUNE_OPTIONS.recent
+          } blocks is kept)`,
+        );
+      }
+      this.#pruning?.stop("the chain was rewound");
       let reorg: ReorgResult = { added: [], removed: [] };
       await this.store.transactionAsync(async () => {
         await Promise.resolve();
@@ -391,6 +444,15 @@ export class ExecutionEngine {
       await this.#followHead(reorg, true);
       return reorg;
     });
+  }
+
+  /** True when the state trie rooted at `root` is in the database (its root node at least). */
+  #hasState(root: Uint8Array): boolean {
+    if (equalBytes(root, EMPTY_TRIE_ROOT)) return true;
+    const key = new Uint8Array(33);
+    key[0] = PREFIXES.trieNode;
+    key.set(root, 1);
+    return this.store.has(key);
   }
 
   /** Drops what was read from the head's state (it changed without a new head). */
@@ -476,8 +538,10 @@ export class ExecutionEngine {
     const battrs = this.blockAttributes(parent, attrs);
     if (options.baseFeePerGas !== undefined) battrs.baseFeePerGas = options.baseFeePerGas;
     let reorg: ReorgResult | undefined;
+    const parentRoot = this.irregular.rootOf(parent, parentHash);
+    this.#pruning?.using(parentRoot);
     const built = await this.store.transactionAsync(async () => {
-      const sm = await this.#stateFor(this.irregular.rootOf(parent, parentHash));
+      const sm = await this.#stateFor(parentRoot);
       let builder: BlockBuilder;
       try {
         builder = await BlockBuilder.open(this.config, parent, battrs, {
@@ -542,6 +606,7 @@ export class ExecutionEngine {
         head: reorg !== undefined,
       };
     });
+    this.#pruning?.stored(built.block.header.stateRoot);
     if (reorg !== undefined) await this.#adopted(reorg, built.block.header.number, built.hash);
     return built;
   }
@@ -562,9 +627,10 @@ export class ExecutionEngine {
       const rootsBefore = this.#rootTask?.stats.roots ?? 0;
       const senders = { ...this.#blockSenders.stats };
       const timings: ImportTimings = { open: 0, decode: 0, execute: 0, seal: 0, commit: 0 };
+      const parentRoot = this.irregular.rootOf(parent, block.header.parentHash);
+      this.#pruning?.using(parentRoot);
       try {
         await this.store.transactionAsync(async () => {
-          const parentRoot = this.irregular.rootOf(parent, block.header.parentHash);
           const sm = await this.#stateFor(parentRoot);
           let sealed;
           try {
@@ -596,6 +662,7 @@ export class ExecutionEngine {
         }
         throw e;
       }
+      this.#pruning?.stored(block.header.stateRoot);
       // geth: "Imported new potential chain segment".
       this.#logger.info("Imported new block", {
         number: block.header.number.toString(),
@@ -632,6 +699,9 @@ export class ExecutionEngine {
         );
       }
       const current = this.chain.getHead("latest");
+      if (current === undefined || !equalBytes(current.hash, head)) {
+        this.#pruning?.using(this.irregular.rootOf(headHeader, head));
+      }
       let reorg: ReorgResult = { added: [], removed: [] };
       await this.store.transactionAsync(async () => {
         await Promise.resolve();
@@ -709,6 +779,7 @@ export class ExecutionEngine {
   /** Waits for running writes, then closes the database if the engine opened it. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.#pruning?.close();
     await this.#serial(() => Promise.resolve());
     this.#closed = true;
     this.#listeners.clear();

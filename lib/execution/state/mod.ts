@@ -8,3 +8,4 @@ export * from "./root_task.ts";
 export * from "./recording_state.ts";
 export * from "./preimages.ts";
 export { packDelta, unpackDelta } from "./delta_codec.ts";
+export * from "./online_prune.ts";

@@ -37,52 +37,138 @@ export interface Reachable {
 }
 
 /**
+ * A walk of everything the state `roots` reach (their tries, their accounts' storage tries and code),
+ * in steps: the online pruner (online_prune.ts) walks between blocks, a few thousand nodes at a time.
+ * Throws PRUNE_MISSING_NODE when a node is not in `store`.
+ */
+export class ReachableWalk {
+  readonly reach: Reachable = { nodes: new Set(), codes: new Set() };
+  readonly #store: KvStore;
+  /** [hash, true for a state trie (leaves are accounts)] */
+  readonly #stack: [Uint8Array, boolean][];
+
+  constructor(store: KvStore, roots: readonly Uint8Array[]) {
+    this.#store = store;
+    this.#stack = roots.map((r) => [r, true]);
+  }
+
+  get done(): boolean {
+    return this.#stack.length === 0;
+  }
+
+  /** Reads up to `maxNodes` more nodes; true when the walk is complete. */
+  step(maxNodes = Infinity): boolean {
+    const stack = this.#stack;
+    const out = this.reach;
+    const visit = (node: Node, state: boolean) => {
+      switch (node.t) {
+        case 3:
+          stack.push([node.hash, state]);
+          return;
+        case 2:
+          for (const child of node.children) if (child !== null) visit(child, state);
+          return;
+        case 1:
+          visit(node.child, state);
+          return;
+        case 0: {
+          if (!state) return;
+          const account = rlpDecode(node.value) as Uint8Array[];
+          if (!Array.isArray(account) || account.length !== 4) {
+            throw new BaseError("PRUNE_BAD_ACCOUNT", "Cannot prune: a state trie leaf is not an account");
+          }
+          const [, , storageRoot, codeHash] = account;
+          if (!equalBytes(storageRoot, EMPTY_TRIE_ROOT)) stack.push([storageRoot, false]);
+          if (!equalBytes(codeHash, EMPTY_CODE_HASH)) out.codes.add(bytesToHex(codeHash).slice(2));
+        }
+      }
+    };
+    let read = 0;
+    while (stack.length > 0 && read < maxNodes) {
+      const [hash, state] = stack.pop()!;
+      if (equalBytes(hash, EMPTY_TRIE_ROOT)) continue;
+      const hex = bytesToHex(hash).slice(2);
+      if (out.nodes.has(hex)) continue;
+      const rlp = this.#store.get(nodeKey(hash));
+      read++;
+      if (rlp === undefined) {
+        throw new BaseError(
+          "PRUNE_MISSING_NODE",
+          `Cannot prune: trie node ${hex} of a kept state is not in the database (nothing was deleted)`,
+        );
+      }
+      out.nodes.add(hex);
+      visit(decodeNode(rlpDecode(rlp) as Raw[]), state);
+    }
+    return stack.length === 0;
+  }
+}
+
+/**
  * Every trie node and code hash reachable from the state `roots`: the state tries, the storage tries
  * of their accounts and the accounts' code. Throws PRUNE_MISSING_NODE when a node is not in `store`.
  */
 export function markReachable(store: KvStore, roots: readonly Uint8Array[]): Reachable {
-  const out: Reachable = { nodes: new Set(), codes: new Set() };
-  // [hash, true for a state trie (leaves are accounts)]
-  const stack: [Uint8Array, boolean][] = roots.map((r) => [r, true]);
-  const visit = (node: Node, state: boolean) => {
-    switch (node.t) {
-      case 3:
-        stack.push([node.hash, state]);
-        return;
-      case 2:
-        for (const child of node.children) if (child !== null) visit(child, state);
-        return;
-      case 1:
-        visit(node.child, state);
-        return;
-      case 0: {
-        if (!state) return;
-        const account = rlpDecode(node.value) as Uint8Array[];
-        if (!Array.isArray(account) || account.length !== 4) {
-          throw new BaseError("PRUNE_BAD_ACCOUNT", "Cannot prune: a state trie leaf is not an account");
-        }
-        const [, , storageRoot, codeHash] = account;
-        if (!equalBytes(storageRoot, EMPTY_TRIE_ROOT)) stack.push([storageRoot, false]);
-        if (!equalBytes(codeHash, EMPTY_CODE_HASH)) out.codes.add(bytesToHex(codeHash).slice(2));
-      }
-    }
+  const walk = new ReachableWalk(store, roots);
+  walk.step();
+  return walk.reach;
+}
+
+/** One page of the sweep (sweepPage). */
+export interface SweepPage {
+  /** Rows to delete: trie nodes and code rows neither reached nor spared. */
+  doomed: Uint8Array[];
+  kept: number;
+  codesKept: number;
+  nodesDoomed: number;
+  codesDoomed: number;
+  /** Where the next page starts; undefined after the last. */
+  next: Uint8Array | undefined;
+}
+
+/**
+ * Reads up to `limit` rows of the trie-node prefix from `start` and picks those to delete: the ones
+ * `reach` does not name and `spare` (a row key without its prefix byte, as hex) does not keep.
+ */
+export function sweepPage(
+  store: KvStore,
+  reach: Reachable,
+  start: Uint8Array | undefined,
+  limit: number,
+  spare: (keyHex: string) => boolean = () => false,
+): SweepPage {
+  const page: SweepPage = {
+    doomed: [],
+    kept: 0,
+    codesKept: 0,
+    nodesDoomed: 0,
+    codesDoomed: 0,
+    next: undefined,
   };
-  while (stack.length > 0) {
-    const [hash, state] = stack.pop()!;
-    if (equalBytes(hash, EMPTY_TRIE_ROOT)) continue;
-    const hex = bytesToHex(hash).slice(2);
-    if (out.nodes.has(hex)) continue;
-    const rlp = store.get(nodeKey(hash));
-    if (rlp === undefined) {
-      throw new BaseError(
-        "PRUNE_MISSING_NODE",
-        `Cannot prune: trie node ${hex} of a kept state is not in the database (nothing was deleted)`,
-      );
+  let last: Uint8Array | undefined;
+  let rows = 0;
+  for (const [key] of store.iterate(new Uint8Array([PREFIXES.trieNode]), { start, limit })) {
+    last = key;
+    rows++;
+    const isNode = key.length === 33;
+    if (!isNode && !(key.length === 34 && key[1] === CODE_KEY)) continue;
+    const hex = bytesToHex(key.subarray(1)).slice(2);
+    const reached = isNode ? reach.nodes.has(hex) : reach.codes.has(hex.slice(2));
+    if (reached || spare(hex)) {
+      if (isNode) page.kept++;
+      else page.codesKept++;
+    } else {
+      if (isNode) page.nodesDoomed++;
+      else page.codesDoomed++;
+      page.doomed.push(key);
     }
-    out.nodes.add(hex);
-    visit(decodeNode(rlpDecode(rlp) as Raw[]), state);
   }
-  return out;
+  if (last !== undefined && rows === limit) {
+    // The smallest key after the page's last.
+    page.next = new Uint8Array(last.length + 1);
+    page.next.set(last);
+  }
+  return page;
 }
 
 export interface PruneResult {
@@ -98,33 +184,16 @@ export interface PruneResult {
 export function pruneState(store: KvStore, roots: readonly Uint8Array[]): PruneResult {
   const reach = markReachable(store, roots);
   const result: PruneResult = { kept: 0, deleted: 0, codesKept: 0, codesDeleted: 0 };
-  const prefix = new Uint8Array([PREFIXES.trieNode]);
   // In pages, deleting between them: rows are never deleted under an open iterator.
   let start: Uint8Array | undefined;
-  while (true) {
-    const doomed: Uint8Array[] = [];
-    let last: Uint8Array | undefined;
-    for (const [key] of store.iterate(prefix, { start, limit: DELETE_BATCH })) {
-      last = key;
-      if (key.length === 33) {
-        if (reach.nodes.has(bytesToHex(key.subarray(1)).slice(2))) result.kept++;
-        else {
-          result.deleted++;
-          doomed.push(key);
-        }
-      } else if (key.length === 34 && key[1] === CODE_KEY) {
-        if (reach.codes.has(bytesToHex(key.subarray(2)).slice(2))) result.codesKept++;
-        else {
-          result.codesDeleted++;
-          doomed.push(key);
-        }
-      }
-    }
-    if (doomed.length > 0) store.batch(doomed.map((key) => ({ type: "del" as const, key })));
-    if (last === undefined) break;
-    // The smallest key after the page's last.
-    start = new Uint8Array(last.length + 1);
-    start.set(last);
-  }
+  do {
+    const page = sweepPage(store, reach, start, DELETE_BATCH);
+    result.kept += page.kept;
+    result.codesKept += page.codesKept;
+    result.deleted += page.nodesDoomed;
+    result.codesDeleted += page.codesDoomed;
+    if (page.doomed.length > 0) store.batch(page.doomed.map((key) => ({ type: "del" as const, key })));
+    start = page.next;
+  } while (start !== undefined);
   return result;
 }

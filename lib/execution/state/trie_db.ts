@@ -65,6 +65,16 @@ function readCacheOf(store: SqliteStore): ReadCache {
   return cache;
 }
 
+/**
+ * Drops the rows `keys` (trie keys, unprefixed hex) from the read cache of `store`'s file: rows a pruning
+ * deleted, so that a read of a pruned state fails as a whole instead of finding some nodes still cached.
+ */
+export function evictCachedRows(store: KvStore, keys: Iterable<string>): void {
+  const cache = store instanceof SqliteStore ? readCaches.get(store) : undefined;
+  if (cache === undefined) return;
+  for (const key of keys) cache.lru.delete(key);
+}
+
 type TrieValue = string | Uint8Array;
 
 export interface TrieDbOptions {

@@ -3,7 +3,12 @@
  * `keel execution --dev` does) and its DevMiner, with the eth and dev namespaces behind the RPC core.
  */
 import { createFeeMarket1559Tx } from "@ethereumjs/tx";
-import { DevClock, DevMiner, ExecutionEngine } from "../../../../../lib/execution/engine/mod.ts";
+import {
+  DevClock,
+  DevMiner,
+  ExecutionEngine,
+  type ExecutionEngineOptions,
+} from "../../../../../lib/execution/engine/mod.ts";
 import { forkRules } from "../../../../../lib/execution/evm/mod.ts";
 import { buildDevGenesis, deriveDevAccounts } from "../../../../../lib/execution/genesis/mod.ts";
 import {
@@ -43,10 +48,23 @@ export interface Node {
   close(): Promise<void>;
 }
 
-/** Opens a dev node on `dataDir`; `preimages` false opens it as a chain that does not record them. */
-export async function open(dataDir: string, wall = () => 1_000_000, preimages = true): Promise<Node> {
+/**
+ * Opens a dev node on `dataDir`; `preimages` false opens it as a chain that does not record them;
+ * `engineOptions` are added to the engine's.
+ */
+export async function open(
+  dataDir: string,
+  wall = () => 1_000_000,
+  preimages = true,
+  engineOptions: Partial<ExecutionEngineOptions> = {},
+): Promise<Node> {
   const clock = new DevClock(wall);
-  const engine = await ExecutionEngine.open({ dataDir, genesis: buildDevGenesis({}), preimages }, {
+  const engine = await ExecutionEngine.open({
+    dataDir,
+    genesis: buildDevGenesis({}),
+    preimages,
+    ...engineOptions,
+  }, {
     now: () => clock.now(),
   });
   const miner = new DevMiner({}, { engine, clock });
