@@ -271,6 +271,8 @@ export class ExecutionEngine {
         genesis: bytesToHex(genesisHash),
         head: head.header.number.toString(),
         headHash: bytesToHex(head.hash),
+        // geth's --gcmode: "full" prunes old states as the chain grows (a sqlite file only).
+        gcmode: engine.#pruning === undefined ? "archive" : "full",
       });
       return engine;
     } catch (err) {
