@@ -1,7 +1,9 @@
 /**
  * keel's L1 client against anvil (the real binary) as L1: headers hash to their hashes under anvil's
  * fork (Prague: every header field), transactions of every type come back with their signers
- * recovered, receipts carry their logs; a proxy that alters what anvil says is caught.
+ * recovered, receipts carry their logs, the transactions and receipts roots match (anvil 1.7.1 commits
+ * blob transactions in their pooled form: l1_client.ts takes that too); a proxy that alters what anvil
+ * says, a header field, a transaction, the list of transactions, a log, is caught.
  */
 import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import {
@@ -109,6 +111,9 @@ Deno.test({
         // --l1.rpckind basic: the same receipts, one eth_getTransactionReceipt each (batches of 1 here).
         const basic = new L1Client(rpc, { rpcKind: "basic", maxBatchSize: 1 });
         assertEquals(await basic.receipts(block.header.hash), receipts, name);
+        // --l1.rpckind any: anvil knows none of alchemy_, debug_getRawReceipts, erigon_: eth_getBlockReceipts.
+        const any = new L1Client(rpc, { rpcKind: "any" });
+        assertEquals(await any.receipts(block.header.hash), receipts, name);
         if (name === "creation with a log") {
           const logs = receipts.flatMap((r) => r.logs);
           assertEquals(logs.length, 1);
@@ -133,17 +138,20 @@ Deno.test({
   async fn() {
     const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
     const ac = new AbortController();
-    let alter: (body: Record<string, unknown>) => void = () => {};
+    // deno-lint-ignore no-explicit-any
+    let alter: (result: any, method: string) => void = () => {};
     const proxy = Deno.serve(
       { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },
       async (req) => {
+        const text = await req.text();
         const res = await fetch(anvil.url, {
           method: "POST",
           headers: { "content-type": "application/json" },
-          body: await req.text(),
+          body: text,
         });
         const body = await res.json();
-        if (body.result !== null && typeof body.result === "object") alter(body.result);
+        const method = Array.isArray(body) ? "batch" : JSON.parse(text).method;
+        if (body.result !== null && typeof body.result === "object") alter(body.result, method);
         return Response.json(body);
       },
     );
@@ -154,12 +162,21 @@ Deno.test({
         chain: { ...Mainnet, chainId: Number(chainId) },
         hardfork: Hardfork.Prague,
       });
-      const tx = createLegacyTx({ nonce: 0, gasPrice: 10n ** 10n, gasLimit: 30_000, to, value: 5n }, {
-        common,
-      }).sign(key);
-      const txHash = await rpc.call<string>("eth_sendRawTransaction", [bytesToHex(tx.serialize())]);
+      // One block of three transactions: a transfer, a creation that logs, another transfer.
+      await rpc.call("evm_setAutomine", [false]);
+      const raws = [
+        createLegacyTx({ nonce: 0, gasPrice: 10n ** 10n, gasLimit: 30_000, to, value: 5n }, { common }),
+        createLegacyTx({ nonce: 1, gasPrice: 10n ** 10n, gasLimit: 100_000, data: LOG_INITCODE }, { common }),
+        createLegacyTx({ nonce: 2, gasPrice: 10n ** 10n, gasLimit: 30_000, to, value: 6n }, { common }),
+      ].map((tx) => bytesToHex(tx.sign(key).serialize()));
+      const hashes = [];
+      for (const raw of raws) hashes.push(await rpc.call<string>("eth_sendRawTransaction", [raw]));
+      await rpc.call("evm_mine");
+      const txHash = hashes[0];
       const client = new L1Client(rpc);
       const head = await client.blockRef(hexToBytes((await waitForReceipt(rpc, txHash)).blockHash));
+      assertEquals((await client.blockWithTxs(head.hash)).txs.length, 3);
+      assertEquals((await client.receipts(head.hash))[1].logs.length, 1);
       alter = (b) => {
         if (typeof b.timestamp === "string") b.timestamp = "0x1";
       };
@@ -172,6 +189,36 @@ Deno.test({
       };
       const e2 = await assertRejects(() => client.blockWithTxs(head.hash));
       assert(isErrorCode(e2, "L1_TX_INVALID"), String(e2));
+
+      // Each transaction left intact but one dropped: the list no longer makes the transactions root.
+      alter = (b, method) => {
+        if (method === "eth_getBlockByHash" && typeof b.transactions?.[0] === "object") {
+          b.transactions.splice(1, 1);
+        }
+      };
+      const e3 = await assertRejects(() => new L1Client(rpc).blockWithTxs(head.hash));
+      assert(isErrorCode(e3, "L1_INVALID") && /transactions have root/.test(e3.message), String(e3));
+      assertEquals((await new L1Client(rpc, { trustRpc: true }).blockWithTxs(head.hash)).txs.length, 2);
+
+      // The deposit-like log dropped, or its data changed: the receipts no longer make the receipts root.
+      for (
+        const change of [
+          (r: { logs: unknown[] }[]) => r[1].logs.pop(),
+          (r: { logs: { data: string }[] }[]) => (r[1].logs[0].data = "0xabce"),
+        ]
+      ) {
+        alter = (r, method) => {
+          if (method === "eth_getBlockReceipts") change(r);
+        };
+        const e4 = await assertRejects(() => new L1Client(rpc).receipts(head.hash));
+        assert(isErrorCode(e4, "L1_INVALID") && /their root is/.test(e4.message), String(e4));
+        const trusted = await new L1Client(rpc, { trustRpc: true }).receipts(head.hash);
+        assert(trusted[1].logs.length === 0 || trusted[1].logs[0].data[1] === 0xce);
+      }
+      // Unaltered, per-transaction calls (--l1.rpckind basic) give the same verified receipts.
+      alter = () => {};
+      const basic = await new L1Client(rpc, { rpcKind: "basic" }).receipts(head.hash);
+      assertEquals(basic, await new L1Client(rpc).receipts(head.hash));
     } finally {
       ac.abort();
       await proxy.finished;

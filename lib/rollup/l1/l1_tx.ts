@@ -162,6 +162,14 @@ export function encodeRpcTransaction(
 
 /** The sender of a signed transaction, checking that the fields hash to `tx.hash`. */
 export function verifyL1Tx(tx: RpcTransaction): L1Tx {
+  return verifyL1TxEncoded(tx).tx;
+}
+
+/**
+ * verifyL1Tx, with the transaction's consensus (EIP-2718) encoding: the value of its entry in the block's
+ * transactions trie (a blob transaction without its sidecar).
+ */
+export function verifyL1TxEncoded(tx: RpcTransaction): { tx: L1Tx; encoded: Uint8Array } {
   const hash = tx.hash;
   const type = tx.type === undefined ? 0 : Number(fromQuantity(tx.type));
   const input = hexToBytes(tx.input);
@@ -189,11 +197,14 @@ export function verifyL1Tx(tx: RpcTransaction): L1Tx {
     throw bad(hash, `signed by ${bytesToHex(from)}, the RPC says ${tx.from}`);
   }
   return {
-    hash: hexToBytes(hash),
-    type,
-    from,
-    to: tx.to === null || tx.to === undefined ? null : hexToBytes(tx.to),
-    input,
-    blobVersionedHashes: (tx.blobVersionedHashes ?? []).map(hexToBytes),
+    tx: {
+      hash: hexToBytes(hash),
+      type,
+      from,
+      to: tx.to === null || tx.to === undefined ? null : hexToBytes(tx.to),
+      input,
+      blobVersionedHashes: (tx.blobVersionedHashes ?? []).map(hexToBytes),
+    },
+    encoded: signed,
   };
 }

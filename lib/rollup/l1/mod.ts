@@ -2,3 +2,4 @@
 export * from "./l1_tx.ts";
 export * from "./l1_client.ts";
 export * from "./beacon_client.ts";
+export * from "./l1_receipts.ts";
