@@ -11,7 +11,8 @@ import { Batcher, type BatcherSource } from "../batcher/mod.ts";
 import { bytesToHex, fromQuantity, hexToBytes } from "../common/bytes.ts";
 import { BaseError, isErrorCode } from "../common/errors.ts";
 import { keccak256 } from "../common/hash.ts";
-import { JsonRpcClient } from "../common/json_rpc_client.ts";
+import type { JsonRpcClient } from "../common/json_rpc_client.ts";
+import { rpcClientFor } from "../rpc/rpc_client.ts";
 import { configureLogging, getLogger } from "../common/logger.ts";
 import type { ParsedBatcher } from "../config/mod.ts";
 import { DEPOSIT_TX_TYPE, encodeDepositTx } from "../protocol/deposit_tx.ts";
@@ -104,9 +105,10 @@ export async function startBatcherRole(o: ParsedBatcher["options"]): Promise<Run
   configureLogging({ level: o.logLevel, format: o.logFormat as "text", color: o.logColor, pid: o.logPid });
   const log = getLogger(["batcher"]);
   const timeout = { timeoutMs: o.networkTimeout };
-  const l1 = new JsonRpcClient(o.l1EthRpc, timeout);
-  const l2 = new JsonRpcClient(o.l2EthRpc, timeout);
-  const rollup = new JsonRpcClient(o.rollupRpc, timeout);
+  // http(s):// or ws(s):// endpoints (op-batcher dials either).
+  const l1 = rpcClientFor(o.l1EthRpc, timeout);
+  const l2 = rpcClientFor(o.l2EthRpc, timeout);
+  const rollup = rpcClientFor(o.rollupRpc, timeout);
   const cfg = parseRollupConfigJson(
     await rollupCall<unknown>(rollup, "rollupnode_rollupConfig", "optimism_rollupConfig"),
   );
@@ -154,6 +156,7 @@ export async function startBatcherRole(o: ParsedBatcher["options"]): Promise<Run
     endpoints: {},
     async stop() {
       await batcher.stop();
+      await Promise.all([l1.close(), l2.close(), rollup.close()]);
     },
   };
 }

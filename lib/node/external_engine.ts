@@ -1,13 +1,15 @@
 /**
  * An external execution client for `keel node --l2 URL --l2.jwt-secret FILE` (op-node's engine
- * client): the Engine API over JSON-RPC with a fresh HS256 JWT on every request (execution-apis
- * authentication.md), and the driver's reads over the same endpoint's `eth` namespace (op-geth and
- * keel serve it on the authrpc port): canonical blocks with their transactions re-encoded from their
- * fields (deposits from their OP fields, the others as signed), labels, and the L2ToL1MessagePasser's
- * storage root through eth_getProof.
+ * client): the Engine API over JSON-RPC (HTTP, or WebSocket for ws:// and wss://) with a fresh HS256
+ * JWT on every request or WebSocket handshake (execution-apis authentication.md), and the driver's
+ * reads over the same endpoint's `eth` namespace (op-geth and keel serve it on the authrpc port):
+ * canonical blocks with their transactions re-encoded from their fields (deposits from their OP
+ * fields, the others as signed), labels, and the L2ToL1MessagePasser's storage root through
+ * eth_getProof.
  */
 import { bytesToHex, fromQuantity, hexToBytes } from "../common/bytes.ts";
-import { JsonRpcClient } from "../common/json_rpc_client.ts";
+import type { JsonRpcClient } from "../common/json_rpc_client.ts";
+import { getLogger } from "../common/logger.ts";
 import {
   executionPayloadToJson,
   forkchoiceStateToJson,
@@ -29,16 +31,21 @@ import type {
 import { L2_TO_L1_MESSAGE_PASSER_ADDRESS } from "../protocol/predeploys.ts";
 import type { L2Chain } from "../rollup/driver/mod.ts";
 import { encodeRpcTransaction, type RpcTransaction } from "../rollup/l1/mod.ts";
-import { createJwtToken } from "../rpc/mod.ts";
+import { createJwtToken, rpcClientFor } from "../rpc/mod.ts";
 
-/** A JSON-RPC client to `url` that signs every request with the engine JWT. */
+/**
+ * A JSON-RPC client to `url` with the engine JWT: over HTTP a fresh token on every request; over
+ * ws:// or wss:// one WebSocket whose upgrade request carries a fresh token (op-node's engine client
+ * sends it in the Authorization header of the handshake, which is where geth and keel check it),
+ * redialled with a new token after a drop.
+ */
 export function engineRpcClient(url: string, secret: Uint8Array, timeoutMs: number): JsonRpcClient {
-  return new JsonRpcClient(url, {
+  return rpcClientFor(url, {
     timeoutMs,
     headers: async () => ({
       authorization: `Bearer ${await createJwtToken(secret, Math.floor(Date.now() / 1000))}`,
     }),
-  });
+  }, { log: getLogger(["node", "engine"]) });
 }
 
 export class HttpEngineApi implements EngineApi {

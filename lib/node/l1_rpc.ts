@@ -1,12 +1,16 @@
 /**
- * The rollup node's L1 JSON-RPC client, within the node's L1 limits, and op-node's RPC client metrics
+ * The rollup node's L1 JSON-RPC client (HTTP or WebSocket by the --l1 scheme), within the node's L1
+ * limits (one RequestLimiter per node, shared by every L1 client it builds: op-node's limits are
+ * those of its one L1 client), and op-node's RPC client metrics
  * around it and around an external engine's client (op-service/client InstrumentedRPCClient:
  * `op_node_default_rpc_client_requests_total{method}`, `_request_duration_seconds{method}`,
  * `_responses_total{method,error}`).
  */
 import { BaseError } from "../common/errors.ts";
-import { JsonRpcClient } from "../common/json_rpc_client.ts";
+import { getLogger } from "../common/logger.ts";
+import { JsonRpcClient, RequestLimiter } from "../common/json_rpc_client.ts";
 import type { NodeOptions } from "../config/mod.ts";
+import { rpcClientFor } from "../rpc/mod.ts";
 
 /** Where the client's calls are counted (common/metrics.ts Metrics). */
 export interface RpcClientMetrics {
@@ -42,6 +46,15 @@ export class InstrumentedRpcClient extends JsonRpcClient {
     this.#metrics = metrics;
   }
 
+  /** The client the calls go through. */
+  get inner(): JsonRpcClient {
+    return this.#inner;
+  }
+
+  override close(): Promise<void> {
+    return this.#inner.close();
+  }
+
   override async call<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
     const start = performance.now();
     try {
@@ -70,14 +83,26 @@ export class InstrumentedRpcClient extends JsonRpcClient {
 }
 
 /**
- * A client of --l1 with --l1.max-concurrency requests in flight and --l1.rpc-rate-limit requests a
- * second; its calls counted in `metrics` when given (the rollup node's own L1 reads, as op-node's).
+ * The node's L1 request limits: --l1.max-concurrency requests in flight and --l1.rpc-rate-limit
+ * requests a second, for all its L1 clients together (spec: a "self-imposed global L1 request limit").
  */
-export function l1Rpc(options: NodeOptions, metrics?: RpcClientMetrics): JsonRpcClient {
-  const client = new JsonRpcClient(options.l1, {
-    timeoutMs: 30_000,
-    maxConcurrency: options.l1MaxConcurrency,
-    rateLimit: options.l1RpcRateLimit,
+export function l1Limiter(options: NodeOptions): RequestLimiter {
+  return new RequestLimiter({ maxConcurrency: options.l1MaxConcurrency, rateLimit: options.l1RpcRateLimit });
+}
+
+/**
+ * A client of --l1 (HTTP, or one WebSocket connection for ws:// and wss://) taking from `limiter`, the
+ * node's one L1 limiter (a limiter of its own when omitted); its calls counted in `metrics` when
+ * given (the rollup node's own L1 reads, as op-node's). A WebSocket client holds a connection until
+ * closed (`close()`).
+ */
+export function l1Rpc(
+  options: NodeOptions,
+  metrics?: RpcClientMetrics,
+  limiter: RequestLimiter = l1Limiter(options),
+): JsonRpcClient {
+  const client = rpcClientFor(options.l1, { timeoutMs: 30_000, limiter }, {
+    log: getLogger(["node", "l1"]),
   });
   return metrics === undefined ? client : new InstrumentedRpcClient(client, metrics);
 }

@@ -11,6 +11,7 @@ import {
   applyForkOverrides,
   type ForkOverrides,
   l1BlobFeeScheduleFor,
+  maxSequencerDrift,
   parseRollupConfigJson,
   type RollupConfig,
   rollupConfigFromPreset,
@@ -22,7 +23,7 @@ import {
   rollupnodeNamespace,
 } from "../rollup/rpc/mod.ts";
 import { startP2p } from "./p2p_service.ts";
-import { InstrumentedRpcClient, l1Rpc } from "./l1_rpc.ts";
+import { InstrumentedRpcClient, l1Limiter, l1Rpc } from "./l1_rpc.ts";
 import { checkSupported } from "./unsupported.ts";
 import { altDaManagerFor, checkAltDa, daClientFor } from "./altda_service.ts";
 import { checkConductorOptions, ConductorClient } from "./conductor.ts";
@@ -98,6 +99,36 @@ export async function loadRollupConfig(
   return Object.keys(overrides).length > 0 ? applyForkOverrides(cfg, overrides) : cfg;
 }
 
+/** Seconds between L1 blocks the sequencer's confirmation depth is measured in (Ethereum's slot). */
+export const L1_BLOCK_TIME_SECONDS = 12n;
+
+/**
+ * The warning for a `--sequencer.l1-confs` whose blocks span more than the chain's max sequencer drift
+ * at `nowSeconds` (the config's before Fjord, 1800 s from Fjord): the sequencer keeps its L1 origin that
+ * many blocks behind the L1 head, so its blocks run past the drift before the next origin is confirmed
+ * and it cannot build (spec 8). Undefined when the depth fits.
+ */
+export function sequencerConfsWarning(
+  cfg: RollupConfig,
+  confs: bigint,
+  nowSeconds: bigint,
+  l1BlockTime: bigint = L1_BLOCK_TIME_SECONDS,
+): { message: string; context: Record<string, number | string> } | undefined {
+  const drift = maxSequencerDrift(cfg, nowSeconds);
+  const span = confs * l1BlockTime;
+  if (span <= drift) return undefined;
+  return {
+    message:
+      "--sequencer.l1-confs {confs} L1 blocks ({seconds} s) exceed the max sequencer drift of {drift} s: block production will stall",
+    context: {
+      confs: confs.toString(),
+      seconds: span.toString(),
+      drift: Number(drift),
+      l1BlockTime: Number(l1BlockTime),
+    },
+  };
+}
+
 /** The text of `--rollup.l1-chain-config`, if given. */
 async function readL1ChainConfig(options: NodeOptions): Promise<string | undefined> {
   const path = options.rollupL1ChainConfig;
@@ -120,6 +151,14 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
   checkConductorOptions(options);
   const rollupConfig = await loadRollupConfig(options, sources);
   checkAltDa(options, rollupConfig);
+  if (options.sequencerEnabled) {
+    const w = sequencerConfsWarning(
+      rollupConfig,
+      options.sequencerL1Confs,
+      BigInt(Math.floor(Date.now() / 1000)),
+    );
+    if (w !== undefined) log.warn(w.message, w.context);
+  }
   const l1BlobFees = l1BlobFeeScheduleFor(rollupConfig.l1ChainId, await readL1ChainConfig(options));
   const shared = await startSharedServices(options, version);
   const listeners = new ListenerPool({});
@@ -167,14 +206,22 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         engineRpcClient(options.l2, secret, Number(options.l2EngineRpcTimeoutMs)),
         shared.metrics,
       );
+      stops.push(() => rpc.close());
       engineApi = new HttpEngineApi(rpc);
       l2 = externalL2(rpc);
       endpoints.l2 = options.l2;
     }
     if (engineApi !== undefined && l2 !== undefined) {
       const chain = l2;
-      // Derive from L1 into the engine (op-node's op_node_default_rpc_client_* count the L1 calls).
-      const l1 = new L1Client(l1Rpc(options, shared.metrics), {
+      // The node's one L1 connection (a WebSocket for ws:// --l1) under its one limiter: every L1 reader
+      // of the node (derivation, the sequencer, the p2p signer, protocol versions, a devnet's batcher
+      // and proposer) goes through it, so --l1.max-concurrency and --l1.rpc-rate-limit are global as
+      // in op-node. Its own reads are counted in op-node's op_node_default_rpc_client_* metrics.
+      const l1Rpcs = l1Rpc(options, undefined, l1Limiter(options));
+      stops.push(() => l1Rpcs.close());
+      const l1Counted = new InstrumentedRpcClient(l1Rpcs, shared.metrics);
+      // Derive from L1 into the engine.
+      const l1 = new L1Client(l1Counted, {
         trustRpc: options.l1TrustRpc,
         rpcKind: options.l1RpcKind,
         maxBatchSize: options.l1RpcMaxBatchSize,
@@ -236,7 +283,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
           address: rollupConfig.protocolVersionsAddress,
           halt: options.rollupHalt,
           reloadMs: options.l1RuntimeConfigReloadIntervalMs,
-        }, { l1: l1Rpc(options, shared.metrics), engine: engineApi, metrics: shared.metrics, halt });
+        }, { l1: l1Counted, engine: engineApi, metrics: shared.metrics, halt });
         watch.start();
         stops.push(() => Promise.resolve(watch.stop()));
       }
@@ -275,6 +322,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
           unsafe,
           embedded === undefined ? undefined : embeddedPayloads(embedded),
           shared.metrics,
+          l1Counted,
         );
         p2p = service.host;
         stops.push(() => service.stop());
@@ -320,7 +368,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         // keel devnet: the batch submitter beside the sequencer, reading its engine.
         const batcher = new Batcher(rollupConfig, {
           source: engineBatcherSource(embedded, () => running.safeHead.number),
-          l1: l1Rpc(options),
+          l1: l1Rpcs,
           key: hexToBytes(request.batcherKey),
           da: rollupConfig.altDA === undefined ? undefined : daClientFor(options),
         }, { pollIntervalMs: Number(rollupConfig.blockTime) * 1000 });
@@ -330,7 +378,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
       if (request.proposer !== undefined) {
         // keel devnet: output proposals to the L2OutputOracle, for withdrawals.
         const proposer = new Proposer({
-          l1: l1Rpc(options),
+          l1: l1Rpcs,
           l1ChainId: rollupConfig.l1ChainId,
           key: hexToBytes(request.proposer.key),
           oracle: hexToBytes(request.proposer.oracle),

@@ -9,6 +9,7 @@ import { BaseError } from "../common/errors.ts";
 import { getLogger } from "../common/logger.ts";
 import type { Metrics } from "../common/metrics.ts";
 import type { NodeOptions } from "../config/mod.ts";
+import type { JsonRpcClient } from "../common/json_rpc_client.ts";
 import { l1Rpc } from "./l1_rpc.ts";
 import type { L2BlockRef } from "../protocol/block_ref.ts";
 import type { EngineApi } from "../protocol/engine.ts";
@@ -74,13 +75,16 @@ export async function startP2p(
   unsafe: UnsafePayloadQueue,
   payloadByNumber?: (number: bigint) => Promise<PayloadWithRoot | undefined>,
   metrics?: Metrics,
+  /** The node's L1 client (its one connection and limiter); a client of its own when omitted. */
+  l1Client?: JsonRpcClient,
 ): Promise<{ host: P2pHost; stop(): Promise<void> }> {
   const log = getLogger(["rollup", "p2p"]);
   if (options.p2pNat) {
     // UPnP/NAT-PMP would need a router to talk to; keel does not attempt it.
     log.warn("--p2p.nat: NAT traversal is not supported; set --p2p.advertise.ip to the external IP instead");
   }
-  const l1 = l1Rpc(options, metrics);
+  const own = l1Client === undefined ? l1Rpc(options, metrics) : undefined;
+  const l1 = l1Client ?? own!;
   let signer: Uint8Array | undefined;
   const refresh = async () => {
     try {
@@ -200,6 +204,7 @@ export async function startP2p(
     await host.start();
   } catch (e) {
     blockSigner?.close();
+    await own?.close();
     throw e;
   }
   // --l1.runtime-config-reload-interval: the signer is part of the runtime config (0: read once).
@@ -212,6 +217,7 @@ export async function startP2p(
       await host.stop();
       await queue;
       blockSigner?.close();
+      await own?.close();
     },
   };
 }

@@ -79,3 +79,12 @@ export {
   type RpcServerOptions,
 } from "./server.ts";
 export { type MethodContext, NOOP_LOGGER, type RpcLogger, type WsConnection } from "./types.ts";
+export {
+  DEFAULT_WS_JSON_RPC_CLIENT_OPTIONS,
+  isWsUrl,
+  WsJsonRpcClient,
+  type WsJsonRpcClientDeps,
+  type WsJsonRpcClientOptions,
+  type WsSubscription,
+} from "./ws_client.ts";
+export { rpcClientFor } from "./rpc_client.ts";

@@ -1,6 +1,6 @@
 /** Spec 4.5 "Sequencer and verifier". */
 import { option, type OptionTable, SPEC_4_5 } from "../option.ts";
-import { bool, int } from "../values.ts";
+import { bool, int, uint64 } from "../values.ts";
 
 const group = "Sequencer and verifier";
 
@@ -17,12 +17,14 @@ export const SEQUENCER_OPTIONS = {
   sequencerL1Confs: option({
     name: "sequencer.l1-confs",
     env: "SEQUENCER_L1_CONFS",
-    // Spec 8: must not exceed the sequencer drift (1800 s, 150 L1 blocks) or no block can be built.
-    kind: int(0, 150),
-    default: 4,
+    // Any uint64, as op-node takes it. Spec 8: above the max sequencer drift (1800 s, 150 L1 blocks)
+    // no block can be built in the sequencing window; the node warns at start (node_role.ts).
+    kind: uint64,
+    default: 4n,
     origin: SPEC_4_5,
     group,
-    description: "L1 blocks of distance kept from the L1 head when picking an L1 origin (at most 150)",
+    description:
+      "L1 blocks of distance kept from the L1 head when picking an L1 origin (must not exceed the max sequencer drift, 150 blocks)",
   }),
   sequencerMaxSafeLag: option({
     name: "sequencer.max-safe-lag",
