@@ -142,3 +142,52 @@ Deno.test("SqliteStore: one writer per file: a second one is refused, in this pr
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("SqliteStore: puts in a write group read back before the commit, the later of two wins, a failed group leaves none", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/keel.sqlite`;
+    const s = SqliteStore.open(path);
+    // 87 rows, one key twice (the later value wins), the caller reusing its array after each put.
+    const reused = b(0, 0);
+    s.transaction(() => {
+      for (let i = 0; i < 87; i++) {
+        reused[0] = i;
+        reused[1] = i + 1;
+        s.put(b(9, i), reused); // the caller's array changes after each put
+      }
+      s.put(b(9, 5), b(55));
+      assertEquals(s.get(b(9, 5)), b(55));
+      assertEquals(s.get(b(9, 86)), b(86, 87));
+      s.put(b(9, 200), b(1));
+      assertEquals([...s.iterate(b(9))].length, 88);
+      s.put(b(9, 201), b(2));
+      s.del(b(9, 201));
+      assertEquals(s.get(b(9, 201)), undefined);
+    });
+    await s.transactionAsync(async () => {
+      await Promise.resolve();
+      s.put(b(9, 7), b(77));
+      s.put(b(9, 250), b(1));
+      s.onCommit(() => {});
+    });
+    // A group that fails leaves none of its puts, read back or not.
+    assertThrows(() =>
+      s.transaction(() => {
+        for (let i = 0; i < 100; i++) s.put(b(8, i), b(i));
+        throw new Error("boom");
+      })
+    );
+    s.close();
+    const again = SqliteStore.open(path);
+    assertEquals(again.get(b(9, 0)), b(0, 1));
+    assertEquals(again.get(b(9, 5)), b(55));
+    assertEquals(again.get(b(9, 7)), b(77));
+    assertEquals(again.get(b(9, 86)), b(86, 87));
+    assertEquals([...again.iterate(b(9))].length, 89);
+    assertEquals([...again.iterate(b(8))].length, 0);
+    again.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
