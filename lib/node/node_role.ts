@@ -56,6 +56,7 @@ import {
   loadOrCreateJwtSecret,
   MethodRegistry,
   RpcServer,
+  WsJsonRpcClient,
 } from "../rpc/mod.ts";
 import { getNetworkPreset } from "../../networks/mod.ts";
 import { startExecutionRole } from "./execution_role.ts";
@@ -268,6 +269,18 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         fetchWithdrawalRootFromState: options.fetchWithdrawalRootFromState,
       });
       driver.start();
+      if (l1Rpcs instanceof WsJsonRpcClient) {
+        // op-node follows a WebSocket L1 by its newHeads subscription; the poll stays as a fallback.
+        const woken = driver;
+        await l1Rpcs.subscribe("eth", ["newHeads"], () => woken.wake()).then(
+          (sub) => stops.push(() => sub.unsubscribe()),
+          (e) =>
+            log.warn("Cannot subscribe to new L1 heads; polling every {interval} ms", {
+              interval: options.l1HttpPollIntervalMs,
+              error: (e as Error).message,
+            }),
+        );
+      }
       if (options.metricsEnabled) {
         // op-node's refs metrics, from the sync status (a scrape every 15 s reads them fresh enough).
         const running = driver;

@@ -85,7 +85,8 @@ Deno.test({
         `--rollup.config=${dir}/rollup.json`,
         `--genesis=${dir}/genesis.json`,
         `--l1=${wsL1}`,
-        "--l1.http-poll-interval=200ms",
+        // Longer than the test waits below: a new L1 head must come by the newHeads subscription.
+        "--l1.http-poll-interval=30s",
         "--l1.max-concurrency=4",
         "--l1.rpc-rate-limit=500",
         "--rpc.addr=127.0.0.1",
@@ -111,6 +112,14 @@ Deno.test({
         ((await rpcCall(url, "eth_getBlockByNumber", [`0x${L2_BLOCKS.toString(16)}`, false])) as RpcAnswer)
           .result;
       assertEquals(block.hash, bytesToHex(last.blockHash));
+      // A new L1 block reaches the node by its newHeads subscription, long before the next poll.
+      const headL1 = async () =>
+        Number(((await rpcCall(url, "rollupnode_syncStatus")) as RpcAnswer).result.head_l1.number);
+      const before = await headL1();
+      await rpcCall(anvil.url, "evm_mine");
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline && await headL1() === before) await new Promise((r) => setTimeout(r, 100));
+      assertEquals(await headL1(), before + 1, log.out.slice(-4000));
       // Over the WebSocket: the client said so, and the scheme error of the HTTP client is gone.
       assert(log.out.includes("WebSocket RPC connected"), log.out.slice(-4000));
       assert(!log.out.includes("not supported"), log.out.slice(-4000));

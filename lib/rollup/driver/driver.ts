@@ -422,6 +422,14 @@ export class Driver {
     return this.#finalized;
   }
 
+  /**
+   * A new L1 head was announced (a `newHeads` subscription over a WebSocket L1, as op-node follows L1
+   * there): the next step runs now instead of after the poll interval.
+   */
+  wake(): void {
+    this.#wake?.();
+  }
+
   /** Forces the pipeline to restart from the safe head (admin_resetDerivationPipeline). */
   requestReset(): void {
     this.#resetRequested = true;
