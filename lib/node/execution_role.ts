@@ -252,8 +252,11 @@ export async function startExecutionRole(
       genesis,
       txpool: txpoolOptions(options, sources),
       preimages: options.dev,
-      // A dev chain keeps every state: snapshots, reverts and anvil_* state changes go back to any block.
-      gcMode: options.dev ? "archive" : options.gcmode,
+      // A dev chain keeps every state (as anvil: evm_revert, anvil_rollback go back to any block) unless
+      // --gcmode full is given: then the last 128 blocks', the snapshots' and the genesis's.
+      gcMode: options.dev && sources.gcmode !== "flag" && sources.gcmode !== "env"
+        ? "archive"
+        : options.gcmode,
     }, {
       logger: log,
       stateRootChannel: rootWorkerConnector(),

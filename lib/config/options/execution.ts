@@ -330,7 +330,7 @@ export const EXECUTION_OPTIONS = {
     origin: OP_GETH,
     group: chainGroup,
     description:
-      "full: keep the state of the blocks from the finalized one up (at least the last 128) and prune older states as the chain grows; archive: keep every state (--dev always keeps every state)",
+      "full: keep the state of the blocks from the finalized one up (at least the last 128) and prune older states as the chain grows; archive: keep every state (the default with --dev, as anvil; --dev --gcmode full also keeps the states evm_revert and anvil_reset go back to)",
   }),
   genesis: optional({
     ...named("genesis"),

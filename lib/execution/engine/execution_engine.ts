@@ -128,8 +128,10 @@ export class ExecutionEngine {
   #rootTask: StateRootTask | undefined;
   /** Imported blocks' unknown senders, recovered on this thread and a helper. */
   #blockSenders: BlockSenderRecovery;
-  /** Online state pruning (gcMode "full" on a sqlite file). */
+  /** Online state pruning (gcMode "full" on sqlite). */
   #pruning: StatePruning | undefined;
+  /** More states a pruning keeps (keepStates: the dev methods' snapshots). */
+  #keepers: (() => Uint8Array[])[] = [];
   #closed = false;
 
   private constructor(
@@ -258,7 +260,7 @@ export class ExecutionEngine {
       if (store instanceof SqliteStore && store.path !== ":memory:" && options.stateRootWorker !== false) {
         engine.#rootTask = new StateRootTask(store.path, {}, { connect: deps.stateRootChannel });
       }
-      if (options.gcMode === "full" && store instanceof SqliteStore && store.path !== ":memory:") {
+      if (options.gcMode === "full" && store instanceof SqliteStore) {
         engine.#pruning = new StatePruning(store, options.prune ?? {}, {
           serial: (fn) => engine.#serial(fn),
           keptRoots: (recent) => engine.keptStates(recent).roots,
@@ -311,7 +313,13 @@ export class ExecutionEngine {
     for (let n = from; n <= head; n++) keep(this.chain.getCanonicalHash(n));
     keep(this.chain.getHead("safe")?.hash);
     keep(finalized?.hash);
+    for (const more of this.#keepers) roots.push(...more());
     return { from, roots };
+  }
+
+  /** Names more states a pruning must keep, read when each pass starts (evm_snapshot's, anvil_reset's genesis). */
+  keepStates(roots: () => Uint8Array[]): void {
+    this.#keepers.push(roots);
   }
 
   /** Counters of online state pruning (undefined when the engine keeps every state). */
@@ -388,6 +396,8 @@ export class ExecutionEngine {
           `Cannot revert to ${bytesToHex(hash)}: not canonical`,
         );
       }
+      const state = root ?? header.stateRoot;
+      if (!this.#hasState(state)) throw this.#prunedError(header.number);
       this.#pruning?.stop("the chain was reverted");
       let reorg: ReorgResult = { added: [], removed: [] };
       await this.store.transactionAsync(async () => {
@@ -423,14 +433,7 @@ export class ExecutionEngine {
         );
       }
       const header = this.chain.getHeaderByHash(hash)!;
-      if (!this.#hasState(this.irregular.rootOf(header, hash))) {
-        throw new BaseError(
-          ENGINE_ERRORS.UNKNOWN_BLOCK,
-          `Cannot set the head to block ${number}: its state was pruned (the state of the last ${
-            this.#pruning?.pruner.options.recent ?? DEFAULT_ONLINE_PRUNE_OPTIONS.recent
-          } blocks is kept)`,
-        );
-      }
+      if (!this.#hasState(this.irregular.rootOf(header, hash))) throw this.#prunedError(number);
       this.#pruning?.stop("the chain was rewound");
       let reorg: ReorgResult = { added: [], removed: [] };
       await this.store.transactionAsync(async () => {
@@ -446,6 +449,15 @@ export class ExecutionEngine {
       await this.#followHead(reorg, true);
       return reorg;
     });
+  }
+
+  #prunedError(number: bigint): BaseError {
+    return new BaseError(
+      ENGINE_ERRORS.UNKNOWN_BLOCK,
+      `Cannot make block ${number} the head: its state was pruned (the state of the last ${
+        this.#pruning?.pruner.options.recent ?? DEFAULT_ONLINE_PRUNE_OPTIONS.recent
+      } blocks is kept)`,
+    );
   }
 
   /** True when the state trie rooted at `root` is in the database (its root node at least). */

@@ -33,6 +33,8 @@ export interface DevChain {
   changeHeadState(change: (sm: MerkleStateManager) => Promise<void>): Promise<Uint8Array>;
   /** Makes the canonical block `hash` the head again, with `root` as its state. */
   revertTo(hash: Uint8Array, root: Uint8Array | undefined): Promise<unknown>;
+  /** Names states a pruning chain (`--gcmode full`) must keep: those evm_revert and anvil_reset go back to. */
+  keepStates?(roots: () => Uint8Array[]): void;
   /** The canonical chain (anvil_rollback and anvil_reorg look up the block to go back to). */
   chain: {
     getCanonicalHash(number: bigint): Uint8Array | undefined;
@@ -122,7 +124,7 @@ export interface DevSnapshot {
 }
 
 export function devContext(chain: DevChain, miner: DevMining, info: DevInfo): DevContext {
-  return {
+  const ctx: DevContext = {
     chain,
     miner,
     info,
@@ -130,4 +132,15 @@ export function devContext(chain: DevChain, miner: DevMining, info: DevInfo): De
     snapshots: new Map(),
     nextSnapshot: 0n,
   };
+  // A pruning dev chain keeps the states evm_revert (each snapshot's) and anvil_reset (the genesis's) go to.
+  chain.keepStates?.(() => {
+    const roots: Uint8Array[] = [];
+    for (const hash of [chain.genesisHash, ...[...ctx.snapshots.values()].map((s) => s.hash)]) {
+      const header = chain.chain.getHeaderByHash(hash);
+      if (header !== undefined) roots.push(header.stateRoot);
+    }
+    for (const snap of ctx.snapshots.values()) if (snap.root !== undefined) roots.push(snap.root);
+    return roots;
+  });
+  return ctx;
 }

@@ -205,7 +205,7 @@ Deno.test("online prune: the states from the finalized block up are kept, howeve
     await node.engine.forkchoiceUpdate(head.hash, at(5n), at(3n));
     const kept = node.engine.keptStates(1);
     assertEquals(kept.from, 3n);
-    assertEquals(kept.roots.length, 8 + 2);
+    assertEquals(kept.roots.length, 8 + 2 + 1); // blocks 3..10, safe, finalized; the genesis (anvil_reset)
     pruner.stored(head.header.stateRoot);
     pruner.step();
     pruner.step();
@@ -214,6 +214,44 @@ Deno.test("online prune: the states from the finalized block up are kept, howeve
     assert(pruner.stats.deleted > 0);
     for (let n = 3n; n <= 10n; n++) markReachable(store, [rootAt(node, n)]);
     assertThrows(() => markReachable(store, [rootAt(node, 2n)]), Error, "is not in the database");
+    await node.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("online prune on a dev chain: evm_revert's and anvil_reset's states are kept, anvil_rollback past the kept ones refused", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "keel-online-prune-" });
+  const prune = { recent: 4, every: 6, markStep: 1_000, sweepStep: 1_000 };
+  try {
+    const node = await open(dir, undefined, true, { gcMode: "full", prune });
+    const start = BigInt(await node.call<string>("eth_getBalance", [OTHER, "latest"]));
+    let nonce = await transfers(node, 0n, 2);
+    const snapshot = await node.call<string>("evm_snapshot");
+    const atSnapshot = node.engine.head().header.number;
+    nonce = await transfers(node, nonce, 20);
+    const stats = node.engine.pruneStats()!;
+    await until(() => stats.passes >= 1, () => `a pruning pass (${JSON.stringify(stats)})`);
+    await transfers(node, nonce, prune.every);
+    await until(() => stats.passes >= 2, () => `two pruning passes (${JSON.stringify(stats)})`);
+    // A block between the snapshot and the kept ones is gone; rolling back to it is refused.
+    assertThrows(
+      () => markReachable(node.engine.store, [rootAt(node, atSnapshot + 2n)]),
+      Error,
+      "not in the database",
+    );
+    const head = node.engine.head().header.number;
+    const refused = await node.error("anvil_rollback", [`0x${(head - atSnapshot - 2n).toString(16)}`]);
+    assert(refused.message.includes("its state was pruned"), refused.message);
+    // The snapshot's state was kept: evm_revert goes back to it.
+    assertEquals(await node.call("evm_revert", [snapshot]), true);
+    assertEquals(node.engine.head().header.number, atSnapshot);
+    assertEquals(BigInt(await node.call<string>("eth_getBalance", [OTHER, "latest"])), start + 2n);
+    // And the genesis state: anvil_reset goes back to it.
+    await node.call("anvil_reset");
+    assertEquals(node.engine.head().header.number, 0n);
+    assertEquals(BigInt(await node.call<string>("eth_getBalance", [OTHER, "latest"])), start);
+    await transfers(node, 0n, 1);
     await node.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
