@@ -18,38 +18,25 @@ import {
   rpcCall,
   startAnvil,
 } from "./helpers/mod.ts";
+import { type KeelProcess, spawnKeel } from "./helpers/sequencer.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const tool = await anvilForTest("node_ws_anvil_test");
 
 const L2_BLOCKS = 12;
 
-function spawn(args: string[], log: { out: string }) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-P=keel", `--config=${ROOT}deno.json`, `${ROOT}main.ts`, ...args],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).spawn();
-  const dec = new TextDecoder();
-  const pump = async (st: ReadableStream<Uint8Array>) => {
-    for await (const chunk of st) log.out += dec.decode(chunk, { stream: true });
-  };
-  const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
-  return {
-    async stop(): Promise<number> {
-      try {
-        child.kill("SIGTERM");
-      } catch {
-        // exited
-      }
-      const { code } = await child.status;
-      await pumps;
-      return code;
-    },
-  };
+/** `keel <args>` under the binary's permission set; its output joins `log`. */
+function spawn(args: string[], log: Log): KeelProcess {
+  const p = spawnKeel(args[0], args.slice(1));
+  log.procs.push(p);
+  return p;
+}
+
+/** The output of every process a test started, in order. */
+class Log {
+  readonly procs: KeelProcess[] = [];
+  get out(): string {
+    return this.procs.map((p) => p.output()).join("\n");
+  }
 }
 
 /** The node's safe head once it reached `number` (or the last seen after two minutes). */
@@ -71,7 +58,7 @@ Deno.test({
   async fn() {
     const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
     const dir = await Deno.makeTempDir({ prefix: "keel-ws-l1-" });
-    const log = { out: "" };
+    const log = new Log();
     const procs: ReturnType<typeof spawn>[] = [];
     try {
       const rpc = new JsonRpcClient(anvil.url);
@@ -149,7 +136,7 @@ Deno.test({
   async fn() {
     const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
     const dir = await Deno.makeTempDir({ prefix: "keel-ws-l2-" });
-    const log = { out: "" };
+    const log = new Log();
     const procs: ReturnType<typeof spawn>[] = [];
     try {
       const rpc = new JsonRpcClient(anvil.url);

@@ -19,11 +19,10 @@ import { BaseError, isErrorCode } from "../../common/errors.ts";
 import { BadBlocks } from "./bad_blocks.ts";
 import { TxConditionals } from "../txpool/mod.ts";
 import { getLogger, type Logger } from "../../common/logger.ts";
-import { DB_FILE_NAME, type KvStore, MemoryStore, PREFIXES, SqliteStore } from "../../db/mod.ts";
+import { DB_FILE_NAME, type KvStore, MemoryStore, SqliteStore } from "../../db/mod.ts";
 import {
   type Block,
   type ChainConfig,
-  EMPTY_TRIE_ROOT,
   hashHeader,
   type Header,
   type PayloadAttributes,
@@ -41,7 +40,6 @@ import {
 import type { GenesisJson } from "../genesis/mod.ts";
 import {
   createStateManager,
-  DEFAULT_ONLINE_PRUNE_OPTIONS,
   enablePreimages,
   type OnlinePruneStats,
   type PreimageLog,
@@ -62,7 +60,7 @@ import {
 import { attrsError, toBlockAttributes } from "./block_attributes.ts";
 import { GENESIS_HASH_KEY, initParsedGenesis, storedChainConfig, toGenesis } from "./genesis_store.ts";
 import { blockValue, toStoredReceipts } from "./receipts.ts";
-import { StatePruning } from "./state_pruning.ts";
+import { hasState, keptStates, prunedError, StatePruning } from "./state_pruning.ts";
 import { IrregularState } from "./irregular_state.ts";
 import { PoolHeadView } from "./pool_head.ts";
 import { type DaLimits, engineTxPool, fillFromPool } from "./pool_link.ts";
@@ -293,28 +291,15 @@ export class ExecutionEngine {
     return { hash: ref.hash, header };
   }
 
-  /**
-   * The states a pruning keeps: those of the canonical blocks from the finalized one (or the last
-   * `recent` blocks' when the finalized block is nearer: a reorg never goes below the finalized block,
-   * and op-node may rebuild any block above it) up to the head, and the safe block's (the roots the dev
-   * methods gave them where they did). `from` is the lowest block kept.
-   */
+  /** The states a pruning keeps now (state_pruning.ts keptStates) and the lowest block kept. */
   keptStates(recent: number): { from: bigint; roots: Uint8Array[] } {
-    const roots: Uint8Array[] = [];
-    const keep = (hash: Uint8Array | undefined) => {
-      const header = hash === undefined ? undefined : this.chain.getHeaderByHash(hash);
-      if (header !== undefined) roots.push(this.irregular.rootOf(header, hash));
-    };
-    const head = this.head().header.number;
-    let from = head - BigInt(recent) + 1n;
-    const finalized = this.chain.getHead("finalized");
-    if (finalized !== undefined && finalized.number < from) from = finalized.number;
-    if (from < 0n) from = 0n;
-    for (let n = from; n <= head; n++) keep(this.chain.getCanonicalHash(n));
-    keep(this.chain.getHead("safe")?.hash);
-    keep(finalized?.hash);
-    for (const more of this.#keepers) roots.push(...more());
-    return { from, roots };
+    return keptStates(
+      this.chain,
+      this.irregular,
+      this.head().header.number,
+      recent,
+      this.#keepers.flatMap((k) => k()),
+    );
   }
 
   /** Names more states a pruning must keep, read when each pass starts (evm_snapshot's, anvil_reset's genesis). */
@@ -397,7 +382,7 @@ export class ExecutionEngine {
         );
       }
       const state = root ?? header.stateRoot;
-      if (!this.#hasState(state)) throw this.#prunedError(header.number);
+      if (!hasState(this.store, state)) throw prunedError(header.number, this.#pruning?.pruner.options);
       this.#pruning?.stop("the chain was reverted");
       let reorg: ReorgResult = { added: [], removed: [] };
       await this.store.transactionAsync(async () => {
@@ -433,7 +418,9 @@ export class ExecutionEngine {
         );
       }
       const header = this.chain.getHeaderByHash(hash)!;
-      if (!this.#hasState(this.irregular.rootOf(header, hash))) throw this.#prunedError(number);
+      if (!hasState(this.store, this.irregular.rootOf(header, hash))) {
+        throw prunedError(number, this.#pruning?.pruner.options);
+      }
       this.#pruning?.stop("the chain was rewound");
       let reorg: ReorgResult = { added: [], removed: [] };
       await this.store.transactionAsync(async () => {
@@ -449,24 +436,6 @@ export class ExecutionEngine {
       await this.#followHead(reorg, true);
       return reorg;
     });
-  }
-
-  #prunedError(number: bigint): BaseError {
-    return new BaseError(
-      ENGINE_ERRORS.UNKNOWN_BLOCK,
-      `Cannot make block ${number} the head: its state was pruned (the state of the last ${
-        this.#pruning?.pruner.options.recent ?? DEFAULT_ONLINE_PRUNE_OPTIONS.recent
-      } blocks is kept)`,
-    );
-  }
-
-  /** True when the state trie rooted at `root` is in the database (its root node at least). */
-  #hasState(root: Uint8Array): boolean {
-    if (equalBytes(root, EMPTY_TRIE_ROOT)) return true;
-    const key = new Uint8Array(33);
-    key[0] = PREFIXES.trieNode;
-    key.set(root, 1);
-    return this.store.has(key);
   }
 
   /** Drops what was read from the head's state (it changed without a new head). */
