@@ -10,31 +10,15 @@ import { bytesToHex } from "../../lib/common/bytes.ts";
 import { ExecutionEngine } from "../../lib/execution/engine/mod.ts";
 import { envelopeToJson } from "../../lib/execution/engine/wire.ts";
 import { buildDevGenesis } from "../../lib/execution/genesis/mod.ts";
-import { jwtAuthorizationHeader } from "../../lib/rpc/mod.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { buildPayload, DevMiner, ExecutionEngineApi } from "../unit/execution/engine/helpers.ts";
-import { type KeelNode, rpcCall, startKeelExecution } from "./helpers/keel_process.ts";
+import { engineCall, type KeelNode, rpcCall, startKeelExecution } from "./helpers/keel_process.ts";
 import { until } from "./helpers/sequencer.ts";
 
 const SECRET = new Uint8Array(32).fill(7);
 const BLOCKS = 1_100;
 /** An account the L1-info deposits of every block change: the L1Block predeploy's storage. */
 const L1_BLOCK = "0x4200000000000000000000000000000000000015";
-
-async function engineCall(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      authorization: await jwtAuthorizationHeader(SECRET, Math.floor(Date.now() / 1000)),
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  // deno-lint-ignore no-explicit-any
-  const body = await res.json() as any;
-  if (body.error !== undefined) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-  return body.result;
-}
 
 /** Feeds `node` BLOCKS blocks of the sequencer `seq`, each made head, safe and finalized. */
 async function feed(node: KeelNode, seq: ExecutionEngine): Promise<void> {
@@ -45,7 +29,7 @@ async function feed(node: KeelNode, seq: ExecutionEngine): Promise<void> {
     time += 2;
     const { envelope } = await buildPayload(api, miner);
     const json = envelopeToJson(envelope, 4);
-    const status = await engineCall(node.authUrl, "engine_newPayloadV4", [
+    const status = await engineCall(node.authUrl, SECRET, "engine_newPayloadV4", [
       json.executionPayload,
       [],
       json.parentBeaconBlockRoot,
@@ -53,7 +37,7 @@ async function feed(node: KeelNode, seq: ExecutionEngine): Promise<void> {
     ]) as { status: string };
     assertEquals(status.status, "VALID", JSON.stringify(status));
     const hash = (json.executionPayload as { blockHash: string }).blockHash;
-    await engineCall(node.authUrl, "engine_forkchoiceUpdatedV3", [{
+    await engineCall(node.authUrl, SECRET, "engine_forkchoiceUpdatedV3", [{
       headBlockHash: hash,
       safeBlockHash: hash,
       finalizedBlockHash: hash,

@@ -9,27 +9,11 @@ import { bytesToHex } from "../../lib/common/bytes.ts";
 import { ExecutionEngine } from "../../lib/execution/engine/mod.ts";
 import { envelopeToJson } from "../../lib/execution/engine/wire.ts";
 import { buildDevGenesis } from "../../lib/execution/genesis/mod.ts";
-import { jwtAuthorizationHeader } from "../../lib/rpc/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { buildPayload, DevMiner, ExecutionEngineApi, transfer } from "../unit/execution/engine/helpers.ts";
-import { rpcCall, startKeelExecution } from "./helpers/keel_process.ts";
+import { engineCall, rpcCall, startKeelExecution } from "./helpers/keel_process.ts";
 
 const SECRET = new Uint8Array(32).fill(7);
-
-async function engineCall(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      authorization: await jwtAuthorizationHeader(SECRET, Math.floor(Date.now() / 1000)),
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  // deno-lint-ignore no-explicit-any
-  const body = await res.json() as any;
-  if (body.error !== undefined) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-  return body.result;
-}
 
 Deno.test("verifier process: blocks from engine_newPayloadV4 import with the state root on a helper thread", async () => {
   const dir = await Deno.makeTempDir({ prefix: "keel-verifier-" });
@@ -63,7 +47,7 @@ Deno.test("verifier process: blocks from engine_newPayloadV4 import with the sta
         a.transactions = [...(a.transactions ?? []), ...txs];
       });
       const json = envelopeToJson(envelope, 4);
-      const status = await engineCall(auth, "engine_newPayloadV4", [
+      const status = await engineCall(auth, SECRET, "engine_newPayloadV4", [
         json.executionPayload,
         [],
         json.parentBeaconBlockRoot,
@@ -72,7 +56,7 @@ Deno.test("verifier process: blocks from engine_newPayloadV4 import with the sta
       assertEquals(status.status, "VALID", JSON.stringify(status));
       last = (json.executionPayload as { blockHash: string }).blockHash;
       const zero = bytesToHex(new Uint8Array(32));
-      await engineCall(auth, "engine_forkchoiceUpdatedV3", [{
+      await engineCall(auth, SECRET, "engine_forkchoiceUpdatedV3", [{
         headBlockHash: last,
         safeBlockHash: zero,
         finalizedBlockHash: zero,

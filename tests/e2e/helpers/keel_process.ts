@@ -3,6 +3,7 @@
  * 127.0.0.1 ports with a throw-away data dir, waits until its HTTP JSON-RPC answers, and stops it.
  */
 import { KEEL_V8_FLAGS } from "../../../lib/node/permissions.ts";
+import { jwtAuthorizationHeader } from "../../../lib/rpc/mod.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 
@@ -75,6 +76,26 @@ export async function rpcCall(url: string, method: string, params: unknown[] = [
 // deno-lint-ignore no-explicit-any
 export async function rpcResult(url: string, method: string, params: unknown[] = []): Promise<any> {
   const body = await rpcCall(url, method, params) as { result?: unknown; error?: unknown };
+  if (body.error !== undefined) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+  return body.result;
+}
+
+/** One Engine API request to `url` with a fresh HS256 JWT of `secret`; its result, or throws with the error. */
+export async function engineCall(
+  url: string,
+  secret: Uint8Array,
+  method: string,
+  params: unknown[],
+): Promise<unknown> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      authorization: await jwtAuthorizationHeader(secret, Math.floor(Date.now() / 1000)),
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = await res.json() as { result?: unknown; error?: unknown };
   if (body.error !== undefined) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
   return body.result;
 }
