@@ -423,16 +423,6 @@ export async function startExecutionRole(
       corsDomains: [],
       vhosts: ["*"],
     });
-    const server = new RpcServer({ endpoints: list, limits, version }, {
-      registry,
-      pool: deps.listeners,
-      logger: log,
-    });
-    await server.start();
-    stops.push(() => server.stop());
-    for (const e of list) endpoints[e.name] = server.url(e.name, e.http ? "http" : "ws");
-    log.info("Execution RPC started", endpoints);
-
     if (miner !== undefined) {
       miner.start();
       stops.push(() => miner.stop());
@@ -442,7 +432,8 @@ export async function startExecutionRole(
       });
     }
     if (journal !== undefined) {
-      // After the miner started: in dev mode the transactions put back are sealed as any others.
+      // After the miner started (in dev mode the transactions put back are sealed as any others) and
+      // before the RPC answers (as geth: the pool holds them when the node is first reachable).
       await journal.load();
       const every = Math.max(MIN_REJOURNAL_MS, options.txpoolRejournal);
       if (every !== options.txpoolRejournal) {
@@ -460,6 +451,15 @@ export async function startExecutionRole(
         );
       }, every);
     }
+    const server = new RpcServer({ endpoints: list, limits, version }, {
+      registry,
+      pool: deps.listeners,
+      logger: log,
+    });
+    await server.start();
+    stops.push(() => server.stop());
+    for (const e of list) endpoints[e.name] = server.url(e.name, e.http ? "http" : "ws");
+    log.info("Execution RPC started", endpoints);
   } catch (err) {
     await stopAll();
     throw err;
