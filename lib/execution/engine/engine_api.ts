@@ -437,6 +437,9 @@ export class ExecutionEngineApi implements EngineApi {
       await this.engine.importPayload(block, hash);
     } catch (e) {
       if (!(e instanceof BaseError) || e.code === ENGINE_ERRORS.CLOSED || e.code.startsWith("DB_")) throw e;
+      // The parent's state was pruned (--gcmode full): the payload cannot be executed here, which does
+      // not make it invalid; as geth with a parent state it lacks, SYNCING, and nothing remembered as bad.
+      if (e.code === "STATE_ROOT_MISSING") return status("SYNCING", null);
       const error = e.message;
       this.#remember(
         this.#invalid,
