@@ -15,7 +15,7 @@ import {
   setHead,
 } from "../unit/execution/engine/helpers.ts";
 
-Deno.test("engine api: a payload on a pruned parent state is SYNCING, not INVALID; the chain goes on", async () => {
+Deno.test("engine api: a payload on a pruned parent state is SYNCING, not INVALID, the head cannot move there; the chain goes on", async () => {
   const dir = await Deno.makeTempDir({ prefix: "keel-pruned-parent-" });
   const genesis = isthmusGenesis();
   const seq = await ExecutionEngine.open({ genesis });
@@ -40,6 +40,14 @@ Deno.test("engine api: a payload on a pruned parent state is SYNCING, not INVALI
     pruneState(ver.store, [ver.head().header.stateRoot]);
     const status = await sendPayload(verApi, sibling);
     assertEquals(status.status, "SYNCING", status.validationError ?? "");
+    // The head cannot move to a block whose state is gone: SYNCING, the head stays.
+    const back = await verApi.forkchoiceUpdated(3, {
+      headBlockHash: hashes[2],
+      safeBlockHash: new Uint8Array(32),
+      finalizedBlockHash: new Uint8Array(32),
+    });
+    assertEquals(back.payloadStatus.status, "SYNCING");
+    assertEquals(ver.head().header.number, 6n);
     // Not remembered as bad: asked again, the same answer; and the head's child imports.
     assertEquals((await sendPayload(verApi, sibling)).status, "SYNCING");
     time += 2;

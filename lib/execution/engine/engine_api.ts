@@ -34,6 +34,7 @@ import {
 import { type BlobsBundle, checkRequestList, forkRules } from "../evm/mod.ts";
 import type { BlobAndProof } from "../txpool/mod.ts";
 import { type BuiltBlock, ENGINE_ERRORS } from "./engine_types.ts";
+import { hasState } from "./state_pruning.ts";
 import type { ExecutionEngine } from "./execution_engine.ts";
 import { blockToPayload, encodeWithdrawalItems, payloadToBlock } from "./payload.ts";
 
@@ -248,6 +249,11 @@ export class ExecutionEngineApi implements EngineApi {
     }
     const head = this.engine.chain.getHeaderByHash(state.headBlockHash);
     if (head === undefined) return { payloadStatus: status("SYNCING", null), payloadId: null };
+    // A block whose state was pruned (--gcmode full) cannot be the head: nothing could be built or read on
+    // it. As for an unknown block, SYNCING and the head stays.
+    if (!hasState(this.engine.store, this.engine.irregular.rootOf(head, state.headBlockHash))) {
+      return { payloadStatus: status("SYNCING", null), payloadId: null };
+    }
     try {
       await this.engine.forkchoiceUpdate(state.headBlockHash, state.safeBlockHash, state.finalizedBlockHash);
     } catch (e) {
