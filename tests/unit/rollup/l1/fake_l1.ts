@@ -20,7 +20,7 @@ import { hashHeader } from "../../../../lib/protocol/block.ts";
 import { orderedTrieRoot } from "../../../../lib/protocol/ordered_trie.ts";
 import type { Log } from "../../../../lib/protocol/receipt.ts";
 import { headerFromRpc, type RpcHeader } from "../../../../lib/rollup/l1/l1_client.ts";
-import type { RpcReceipt } from "../../../../lib/rollup/l1/l1_receipts.ts";
+import { RECEIPTS_METHODS, type RpcReceipt } from "../../../../lib/rollup/l1/l1_receipts.ts";
 import type { RpcTransaction } from "../../../../lib/rollup/l1/l1_tx.ts";
 
 const key = new Uint8Array(32).fill(7);
@@ -236,17 +236,8 @@ export interface FakeL1 {
   close(): Promise<void>;
 }
 
-const ALL_RECEIPT_METHODS = [
-  "alchemy_getTransactionReceipts",
-  "debug_getRawReceipts",
-  "erigon_getBlockReceiptsByBlockHash",
-  "eth_getBlockReceipts",
-  "parity_getBlockReceipts",
-  "eth_getTransactionReceipt",
-];
-
 /** Serves `blocks` by hash; of the receipt methods only `methods` (all by default). */
-export function serveFakeL1(blocks: FakeBlock[], methods: string[] = ALL_RECEIPT_METHODS): FakeL1 {
+export function serveFakeL1(blocks: FakeBlock[], methods: readonly string[] = RECEIPTS_METHODS): FakeL1 {
   const byHash = new Map(blocks.map((b) => [b.hash, b]));
   const calls: Call[] = [];
   const copy = <T>(v: T): T => structuredClone(v);

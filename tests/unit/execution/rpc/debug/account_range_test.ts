@@ -7,9 +7,9 @@
  */
 import { Address } from "@ethereumjs/util";
 import { bytesToHex, type Hex, hexToBytes, keccak256 } from "../../../../../lib/common/mod.ts";
-import { DevMiner, ExecutionEngine } from "../../../../../lib/execution/engine/mod.ts";
+import { ExecutionEngine } from "../../../../../lib/execution/engine/mod.ts";
 import { buildDevGenesis } from "../../../../../lib/execution/genesis/mod.ts";
-import { debugNamespace, type TraceBackend } from "../../../../../lib/execution/rpc/debug/mod.ts";
+import { debugNamespace } from "../../../../../lib/execution/rpc/debug/mod.ts";
 import { toChecksumAddress } from "../../../../../lib/protocol/mod.ts";
 import { assert, assertEquals } from "../../../../assert.ts";
 import {
@@ -19,6 +19,7 @@ import {
   B,
   B_CODE,
   type Chain,
+  chainOf,
   mine,
   openChain,
   R,
@@ -47,16 +48,7 @@ async function openPersistentChain(dir: string): Promise<Chain> {
       [bytesToHex(R)]: { balance: "0x0", code: bytesToHex(R_CODE) },
     },
   });
-  const engine = await ExecutionEngine.open({ dataDir: dir, genesis, preimages: true });
-  let t = 1_000;
-  const miner = new DevMiner({}, { engine, now: () => (t += 2), subscribe: () => () => {} });
-  const backend: TraceBackend = {
-    config: engine.config,
-    chain: engine.chain,
-    stateAt: (h) => engine.stateAt(h),
-    options: { evmTimeoutMs: 5_000, gasCap: 50_000_000n },
-  };
-  return { engine, backend, miner, nonce: 0n, close: () => engine.close() };
+  return chainOf(await ExecutionEngine.open({ dataDir: dir, genesis, preimages: true }));
 }
 
 /** Runs `fn` on a persistent chain with one block: A called (slot 1 9 -> 5, B's slot 0 -> 42), FRESH paid. */

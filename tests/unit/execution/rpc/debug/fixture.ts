@@ -80,7 +80,11 @@ export async function openChain(): Promise<Chain> {
       [bytesToHex(D)]: { balance: "0x0", code: bytesToHex(D_CODE) },
     },
   });
-  const engine = await ExecutionEngine.open({ genesis });
+  return chainOf(await ExecutionEngine.open({ genesis }));
+}
+
+/** The test chain over `engine`: its dev miner (clock from 1,000 s, 2 s a block) and trace backend. */
+export function chainOf(engine: ExecutionEngine): Chain {
   let t = 1_000;
   const miner = new DevMiner({}, { engine, now: () => (t += 2), subscribe: () => () => {} });
   const backend: TraceBackend = {
