@@ -24,6 +24,9 @@ export function embeddedL2(engine: ExecutionEngine): L2Chain {
     safeNumber(): Promise<bigint | undefined> {
       return Promise.resolve(engine.chain.getHead("safe")?.number);
     },
+    finalizedNumber(): Promise<bigint | undefined> {
+      return Promise.resolve(engine.chain.getHead("finalized")?.number);
+    },
     async messagePasserStorageRoot(hash: Uint8Array): Promise<Uint8Array> {
       const header = engine.chain.getHeaderByHash(hash);
       if (header === undefined) throw new Error(`unknown L2 block ${hash}`);

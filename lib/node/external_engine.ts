@@ -153,6 +153,13 @@ function rawTransaction(tx: RpcTransaction | (RpcDeposit & { type: string })): U
 
 /** The driver's reads of an external engine (its authrpc `eth` namespace). */
 export function externalL2(rpc: JsonRpcClient): L2Chain {
+  /** The number of the block under a label ("safe", "finalized"); undefined when the client has none. */
+  const labelNumber = async (label: string): Promise<bigint | undefined> => {
+    const b = await rpc.call<{ number: string } | null>("eth_getBlockByNumber", [label, false]).catch(() =>
+      null
+    );
+    return b === null ? undefined : fromQuantity(b.number);
+  };
   return {
     async payloadByNumber(number: bigint): Promise<ExecutionPayload | undefined> {
       const b = await rpc.call<RpcBlock | null>("eth_getBlockByNumber", [`0x${number.toString(16)}`, true]);
@@ -184,12 +191,8 @@ export function externalL2(rpc: JsonRpcClient): L2Chain {
         withdrawalsRoot: b.withdrawalsRoot === undefined ? undefined : hexToBytes(b.withdrawalsRoot),
       };
     },
-    async safeNumber(): Promise<bigint | undefined> {
-      const b = await rpc.call<{ number: string } | null>("eth_getBlockByNumber", ["safe", false]).catch(() =>
-        null
-      );
-      return b === null ? undefined : fromQuantity(b.number);
-    },
+    safeNumber: () => labelNumber("safe"),
+    finalizedNumber: () => labelNumber("finalized"),
     async headNumber(): Promise<bigint> {
       return fromQuantity(await rpc.call<string>("eth_blockNumber"));
     },

@@ -49,6 +49,7 @@ import type { EngineApi } from "../protocol/engine.ts";
 import type { GossipBlock } from "../protocol/gossip_block.ts";
 import type { ExecutionEngine } from "../execution/engine/mod.ts";
 import type { L2Chain } from "../rollup/driver/mod.ts";
+import { ElSync, type ElSyncDeps } from "../rollup/p2p/mod.ts";
 import {
   aliasNamespace,
   DEFAULT_RPC_LIMITS,
@@ -175,6 +176,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
     let safeDb: SafeDb | undefined;
     let sequencer: Sequencer | undefined;
     let p2p: P2pHost | undefined;
+    let elSync: ElSync | undefined;
     let engineApi: EngineApi | undefined;
     let l2: L2Chain | undefined;
     let embedded: ExecutionEngine | undefined;
@@ -262,6 +264,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         },
         // op-node's derivation_idle, derivation_errors_*, channel_input_bytes (and sequencer_resets_*).
         ...driverMetrics(shared.metrics, { sequencing: options.sequencerEnabled }),
+        paused: () => elSync?.syncing === true,
       }, {
         pollIntervalMs: options.l1HttpPollIntervalMs,
         l1Confs: Number(options.verifierL1Confs),
@@ -325,6 +328,24 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
       }, UNSAFE_QUEUE_DRAIN_MS);
       stops.push(() => Promise.resolve(clearInterval(drainTimer)));
       postUnsafePayload = unsafePayloadPoster(rollupConfig, chain, unsafe);
+      // --syncmode=execution-layer (el_sync.ts): over p2p only, the unsafe blocks being what it follows.
+      const driverNow = driver;
+      const elSyncFor = options.syncMode !== "execution-layer" || options.p2pDisable
+        ? undefined
+        : (backfill: ElSyncDeps["backfill"]) =>
+          new ElSync(rollupConfig, {
+            engine: engineApi,
+            l2: chain,
+            finalizedNumber: () => chain.finalizedNumber?.() ?? Promise.resolve(undefined),
+            safe: () => driverNow.safeHead,
+            // keel's own engine does not sync itself: its blocks come from peers.
+            backfill: embedded === undefined ? undefined : backfill,
+            onFinished: (ref) => driverNow.elSynced(ref),
+            postFinalization: options.l2EngineKind === "reth",
+          });
+      if (options.syncMode === "execution-layer" && options.p2pDisable) {
+        log.warn("--syncmode=execution-layer needs p2p (it follows the gossiped blocks): deriving from L1");
+      }
       if (!options.p2pDisable) {
         const service = await startP2p(
           rollupConfig,
@@ -336,8 +357,12 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
           embedded === undefined ? undefined : embeddedPayloads(embedded),
           shared.metrics,
           l1Counted,
+          elSyncFor,
         );
         p2p = service.host;
+        elSync = service.elSync;
+        // A restarted node whose engine has a finalized block goes straight to consensus-layer sync.
+        await elSync?.init();
         stops.push(() => service.stop());
       }
       if (options.sequencerEnabled) {

@@ -24,11 +24,26 @@ import {
   type UnsafePayloadQueue,
 } from "../rollup/p2p/mod.ts";
 import { type BlockSigner, LocalBlockSigner, RemoteBlockSigner } from "../rollup/p2p/block_signer.ts";
+import {
+  type ElSync,
+  type ElSyncDeps,
+  MAX_UNSAFE_PAYLOADS_BYTES,
+  payloadMemSize,
+} from "../rollup/p2p/mod.ts";
+
+/** Blocks from req-resp carry no signature (they are checked by their hash chain instead). */
+const NO_SIGNATURE = new Uint8Array(65);
 
 /** Between discovery rounds (lookups while fewer than --p2p.peers.lo peers are connected). */
 const DISCOVERY_INTERVAL_MS = 5_000;
 /** Most blocks fetched from a peer to close a gap before a gossiped block (more: derivation from L1 catches up). */
 const MAX_GAP = 512n;
+
+/** How far a gap fill may go: blocks, and the memory the blocks held until inserted take (payloadMemSize). */
+interface GapLimit {
+  blocks?: bigint;
+  bytes?: number;
+}
 
 /** --p2p.advertise.ip as an IP: a host name is resolved (A, else AAAA), as op-node does. */
 async function advertisedIp(host: string | undefined): Promise<string | undefined> {
@@ -77,12 +92,13 @@ export async function startP2p(
   metrics?: Metrics,
   /** The node's L1 client (its one connection and limiter); a client of its own when omitted. */
   l1Client?: JsonRpcClient,
-): Promise<{ host: P2pHost; stop(): Promise<void> }> {
+  /**
+   * --syncmode=execution-layer: gossiped blocks go to EL sync while it runs (el_sync.ts). Made with
+   * `elSyncBackfill` when the engine cannot sync itself (keel's own).
+   */
+  elSync?: (backfill: ElSyncDeps["backfill"]) => ElSync,
+): Promise<{ host: P2pHost; elSync?: ElSync; stop(): Promise<void> }> {
   const log = getLogger(["rollup", "p2p"]);
-  if (options.p2pNat) {
-    // UPnP/NAT-PMP would need a router to talk to; keel does not attempt it.
-    log.warn("--p2p.nat: NAT traversal is not supported; set --p2p.advertise.ip to the external IP instead");
-  }
   const own = l1Client === undefined ? l1Rpc(options, metrics) : undefined;
   const l1 = l1Client ?? own!;
   let signer: Uint8Array | undefined;
@@ -106,11 +122,15 @@ export async function startP2p(
    * parent must be the head; then inserted oldest first (rollup-node-p2p.md "payload_by_number": build
    * towards a trusted block; the engine checks each block's hash as it inserts it).
    */
-  const fillGap = async (block: GossipBlock, sender: string): Promise<number> => {
+  const fillGap = async (
+    block: GossipBlock,
+    sender: string,
+    limit: GapLimit = { blocks: MAX_GAP },
+  ): Promise<number> => {
     if (!options.p2pSyncReqResp) return 0;
     const head = await l2.headNumber();
     const n = block.payload.blockNumber;
-    if (n <= head + 1n || n - head - 1n > MAX_GAP) return 0;
+    if (n <= head + 1n || (limit.blocks !== undefined && n - head - 1n > limit.blocks)) return 0;
     // --p2p.sync.onlyreqtostatic: ask the sender only when it is a static peer, else a connected one.
     const from = !options.p2pSyncOnlyReqToStatic || host.isStatic(sender)
       ? sender
@@ -118,17 +138,25 @@ export async function startP2p(
     if (from === undefined) return 0;
     const fetched: PayloadWithRoot[] = [];
     let child = block.payload;
+    let bytes = 0;
     for (let k = n - 1n; k > head; k--) {
       const got = await host.requestPayload(from, k);
       if (bytesToHex(got.payload.blockHash) !== bytesToHex(child.parentHash)) {
         host.rejectedPayload(from);
         throw new Error(`block ${k} from ${from} is not the parent of block ${k + 1n}`);
       }
+      bytes += payloadMemSize({ ...got, signature: NO_SIGNATURE });
+      if (limit.bytes !== undefined && bytes > limit.bytes) {
+        throw new BaseError(
+          "P2P_GAP_TOO_LARGE",
+          `Cannot fill the ${n - head - 1n} blocks below block ${n}: over ${limit.bytes} bytes held`,
+        );
+      }
       fetched.push(got);
       child = got.payload;
     }
     for (const b of fetched.reverse()) {
-      const r = await insertUnsafeBlock(cfg, engine, l2, heads, { ...b, signature: new Uint8Array(65) });
+      const r = await insertUnsafeBlock(cfg, engine, l2, heads, { ...b, signature: NO_SIGNATURE });
       if (r !== "inserted") {
         host.rejectedPayload(from);
         throw new Error(`block ${b.payload.blockNumber} from ${from}: ${r}`);
@@ -136,6 +164,9 @@ export async function startP2p(
     }
     return fetched.length;
   };
+  // EL sync without an execution client that syncs itself: the blocks below come from peers, as many
+  // as op-node's unsafe payload queue may hold.
+  const el = elSync?.((block, from) => fillGap(block, from, { bytes: MAX_UNSAFE_PAYLOADS_BYTES }));
   const blockSigner = await blockSignerFor(options);
   const host = new P2pHost({
     listenIp: options.p2pListenIp,
@@ -151,6 +182,8 @@ export async function startP2p(
     netRestrict: options.p2pNetRestrict,
     peersHi: options.p2pPeersHi,
     peersGraceMs: options.p2pPeersGraceMs,
+    // --p2p.nat: UPnP or NAT-PMP on the gateway (host_nat.ts), in the background.
+    nat: options.p2pNat ? {} : undefined,
     scoring: options.p2pScoring,
     ban: options.p2pBanPeers
       ? { threshold: options.p2pBanThreshold, durationMs: options.p2pBanDurationMs }
@@ -172,6 +205,22 @@ export async function startP2p(
     unsafeBlockSigner: () => signer,
     onBlock: (block, from) => {
       queue = queue.then(async () => {
+        if (el?.syncing) {
+          const outcome = await el.offer(block, from).catch((e) => {
+            // The chain cannot be had this way (too far behind, peers without it): derive it from L1.
+            el.abandon((e as Error).message);
+            return "skipped" as const;
+          });
+          if (outcome !== "skipped") {
+            log.info("Received unsafe block", {
+              number: Number(block.payload.blockNumber),
+              hash: bytesToHex(block.payload.blockHash),
+              peer: from,
+              result: `EL sync: ${outcome}`,
+            });
+            return;
+          }
+        }
         // Into the unsafe payload queue: inserted once its parent is the head (op-node's queue).
         unsafe.push(block);
         let drained = await unsafe.drain();
@@ -212,6 +261,7 @@ export async function startP2p(
   const timer = reload > 0 ? setInterval(() => void refresh(), reload) : undefined;
   return {
     host,
+    elSync: el,
     async stop() {
       if (timer !== undefined) clearInterval(timer);
       await host.stop();

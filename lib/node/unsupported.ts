@@ -18,12 +18,6 @@ export function unsupportedOptions(o: NodeOptions): UnsupportedOptions {
   if (o.interopRpcAddr !== undefined && o.interopRpcAddr !== "") {
     errors.push("--interop.rpc.addr: the interop supervisor RPC is not supported");
   }
-  if (o.syncMode === "execution-layer") {
-    warnings.push(
-      "--syncmode=execution-layer: the embedded engine cannot snap-sync; the node derives every block from L1 " +
-        "(consensus-layer sync)",
-    );
-  }
   return { errors, warnings };
 }
 

@@ -5,18 +5,15 @@
  * L1, inserts them as unsafe blocks (its unsafe head follows the sequencer's with nothing batched to
  * L1), the blocks it missed fetched with payload_by_number. The nodep2p namespace shows the peers, and a blocked peer is disconnected and listed.
  */
-import { bytesToHex } from "../../lib/common/bytes.ts";
-import { UNSAFE_BLOCK_SIGNER_SLOT } from "../../lib/rollup/p2p/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
 import {
   anvilForTest,
-  DEV_ADDRESS,
-  DEV_PRIVATE_KEY,
   freePort,
   type KeelProcess,
+  p2pSequencerOnAnvil,
+  p2pVerifierArgs,
   type RpcAnswer,
   rpcCall,
-  sequencerOnAnvil,
   spawnKeel,
   startAnvil,
   until,
@@ -25,7 +22,6 @@ import {
 const tool = await anvilForTest("p2p_anvil_test");
 
 type Answer = RpcAnswer;
-const SYSTEM_CONFIG = "0x5c00000000000000000000000000000000000901";
 
 Deno.test({
   name: "p2p: a verifier keel node follows the sequencer's unsafe blocks over gossip; nodep2p controls",
@@ -34,32 +30,17 @@ Deno.test({
   async fn() {
     const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
     const dir = await Deno.makeTempDir({ prefix: "keel-p2p-" });
-    await Deno.mkdir(`${dir}/verifier`);
     let sequencer: KeelProcess | undefined;
     let verifier: KeelProcess | undefined;
     try {
       // The SystemConfig on L1 names the unsafe block signer (the sequencer's p2p key's address).
-      const word = `0x${"0".repeat(24)}${DEV_ADDRESS.slice(2).toLowerCase()}`;
-      await rpcCall(anvil.url, "anvil_setStorageAt", [
-        SYSTEM_CONFIG,
-        bytesToHex(UNSAFE_BLOCK_SIGNER_SLOT),
-        word,
-      ]);
-      const seqPort = freePort();
-      const seqP2p = freePort();
-      const seqArgs = (await sequencerOnAnvil(anvil.url, dir, seqPort)).map((a) =>
-        a.startsWith("--p2p.listen.tcp=") ? `--p2p.listen.tcp=${seqP2p}` : a
-      );
-      sequencer = spawnKeel("node", [...seqArgs, `--p2p.sequencer.key=${DEV_PRIVATE_KEY}`]);
-      const seqUrl = `http://127.0.0.1:${seqPort}`;
+      const seq = await p2pSequencerOnAnvil(anvil.url, dir);
+      sequencer = seq.process;
+      const seqUrl = seq.url;
       const call = async (url: string, method: string, params: unknown[] = []) =>
         (await rpcCall(url, method, params)) as Answer;
       const out = () => `${sequencer?.output()}\n--- verifier ---\n${verifier?.output()}`;
-      const self = await until(
-        async () => (await call(seqUrl, "nodep2p_self")).result,
-        "the sequencer's p2p",
-        out,
-      );
+      const self = seq.self;
       assert(self.peerID.startsWith("16Uiu2"), self.peerID); // a secp256k1 libp2p identity
       assertEquals(self.chainID, 901);
       assert(/^0x[0-9a-f]{64}$/.test(self.nodeID));
@@ -74,14 +55,8 @@ Deno.test({
         out,
       );
       const verPort = freePort();
-      const verArgs = (await sequencerOnAnvil(anvil.url, dir, verPort))
-        .filter((a) => a !== "--sequencer.enabled" && a !== "--sequencer.l1-confs=0")
-        .map((a) => a.startsWith("--datadir=") ? `--datadir=${dir}/verifier/data` : a)
-        .map((a) => a.startsWith("--p2p.priv.path=") ? `--p2p.priv.path=${dir}/verifier/p2p.txt` : a);
       verifier = spawnKeel("node", [
-        ...verArgs,
-        `--p2p.static=/ip4/127.0.0.1/tcp/${seqP2p}/p2p/${self.peerID}`,
-        "--p2p.no-discovery",
+        ...await p2pVerifierArgs(anvil.url, dir, verPort, seq),
         // Gap sync still asks the sequencer: it is a static peer.
         "--p2p.sync.onlyreqtostatic",
       ]);

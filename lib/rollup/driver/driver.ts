@@ -44,6 +44,8 @@ export interface L2Chain {
   payloadByNumber(number: bigint): Promise<ExecutionPayload | undefined>;
   /** The number of the engine's safe block (the last one applied from L1), if any. */
   safeNumber(): Promise<bigint | undefined>;
+  /** The number of the engine's finalized block, if any (EL sync starts only without one). */
+  finalizedNumber?(): Promise<bigint | undefined>;
   /** The number of the engine's head (the unsafe head). */
   headNumber(): Promise<bigint>;
   /** The L2ToL1MessagePasser's storage root at block `hash` (output roots before Isthmus). */
@@ -96,6 +98,8 @@ export interface DriverDeps {
   onDerivationError?: (error: unknown) => void;
   /** The compressed size in bytes of each channel the channel reader takes (pipeline.ts onChannelInput). */
   onChannelInput?: (bytes: number) => void;
+  /** True while derivation must wait (EL sync running: rollup/p2p/el_sync.ts). */
+  paused?: () => boolean;
 }
 
 /** The heads op-node's snapshot log records ("Rollup State Snapshot"). */
@@ -228,10 +232,17 @@ export class Driver {
   async #reset(): Promise<void> {
     const genesis = this.cfg.genesis.l2.number;
     const safeNumber = (await this.#deps.l2.safeNumber()) ?? genesis;
+    // Before the first finalized block here, the engine's (op-node initializeUnknowns): a restarted node
+    // keeps the finalized head it had.
+    const engineFinalized = this.#finalized.number > genesis
+      ? undefined
+      : await this.#deps.l2.finalizedNumber?.();
     const current: L2Heads = {
       unsafe: await this.#ref(await this.#deps.l2.headNumber()),
       safe: await this.#ref(safeNumber < genesis ? genesis : safeNumber),
-      finalized: this.#finalized.number > genesis ? this.#finalized : await this.#ref(genesis),
+      finalized: this.#finalized.number > genesis ? this.#finalized : await this.#ref(
+        engineFinalized !== undefined && engineFinalized > genesis ? engineFinalized : genesis,
+      ),
     };
     // The heads to restart from: walked back past any L1 origin an L1 reorg took away, and the safe
     // head a sync lookback (sequencing window, Alt-DA windows) back so that blocks derived from L1 data
@@ -296,6 +307,7 @@ export class Driver {
       systemConfig,
     );
     this.#safe = safe;
+    this.#finalized = heads.finalized;
     this.#tellSafeDb((db) => db.reset(safe));
     this.#snapshot("Pipeline reset");
     this.#log.info("Derivation starts", { safe: Number(safe.number), l1Origin: Number(origin.number) });
@@ -317,6 +329,11 @@ export class Driver {
         if (this.#resetRequested) {
           this.#resetRequested = false;
           await this.#reset();
+        }
+        if (this.#deps.paused?.() === true) {
+          // op-node: the pipeline does not step while the execution client syncs.
+          await this.#sleep();
+          continue;
         }
         await this.#refreshL1();
         const r = await this.#pipeline!.next(this.#safe);
@@ -411,6 +428,20 @@ export class Driver {
       finalizedBlockHash: this.#finalized.hash,
     });
     return existing;
+  }
+
+  /**
+   * EL sync ended on `ref`, now the engine's head, safe and finalized block (el_sync.ts): derivation
+   * restarts from it (a reset never walks the safe head below the finalized one).
+   */
+  elSynced(ref: L2BlockRef): void {
+    this.#finalized = ref;
+    this.#safe = ref;
+    this.#unsafe = ref;
+    this.#derived = [];
+    this.#snapshot("EL sync finished");
+    this.requestReset();
+    this.wake();
   }
 
   /** The safe and finalized heads (for a sequencer in the same node). */

@@ -149,6 +149,34 @@ export class Discovery {
     this.#discv5 = undefined;
   }
 
+  /** The UDP port discovery listens on. */
+  get udpPort(): number {
+    return this.options.listenUdp === 0 ? this.options.tcpPort : this.options.listenUdp;
+  }
+
+  /**
+   * The address a NAT gateway maps to this node (--p2p.nat): into the record, except the parts
+   * --p2p.advertise.ip, --p2p.advertise.tcp and --p2p.advertise.udp set (the record's sequence number
+   * goes up, and it is signed again).
+   */
+  setExternal(ip: string, tcp: number, udp?: number): void {
+    const enr = this.#node.enr;
+    const o = this.options;
+    const six = ip.includes(":");
+    if (o.advertiseIp === undefined) {
+      if (six) enr.ip6 = ip;
+      else enr.ip = ip;
+    }
+    if (!o.advertiseTcp) {
+      if (six) enr.tcp6 = tcp;
+      else enr.tcp = tcp;
+    }
+    if (udp !== undefined && !o.advertiseUdp) {
+      if (six) enr.udp6 = udp;
+      else enr.udp = udp;
+    }
+  }
+
   /** This node's record, `enr:...`. */
   get enr(): string {
     return this.#node.enr.encodeTxt();

@@ -45,6 +45,8 @@ import {
 } from "./payload_by_number.ts";
 import type { BlockSigner } from "./block_signer.ts";
 import { Discovery, type DiscoveryOptions } from "./discovery.ts";
+import { type PublicAddressMapper, startHostNat } from "./host_nat.ts";
+import type { NatDiscoveryOptions, NatMappingResult } from "./nat.ts";
 import { loadOrCreateKey } from "./identity.ts";
 import { SqliteDatastore } from "./peerstore.ts";
 import { LIGHT_THRESHOLDS, lightScoreParams, type ReqRespScores } from "./scoring.ts";
@@ -93,6 +95,11 @@ export interface P2pHostOptions {
   peersHi?: number;
   peersGraceMs?: number;
   pruneMs?: number;
+  /**
+   * --p2p.nat: the TCP port (and discovery's UDP port) mapped on a UPnP or NAT-PMP gateway and the
+   * external address announced (host_nat.ts); the options name the gateway in tests.
+   */
+  nat?: NatDiscoveryOptions;
 }
 
 export interface P2pHostDeps {
@@ -138,6 +145,8 @@ export class P2pHost {
   #redial: ReturnType<typeof setInterval> | undefined;
   #discovery: Discovery | undefined;
   #datastore: SqliteDatastore | undefined;
+  /** The NAT port mapping in the making or kept (--p2p.nat); undefined inside when no gateway served. */
+  #nat: Promise<Awaited<ReturnType<typeof startHostNat>>> | undefined;
   readonly policy: PeerPolicy;
   /** Blocks published and received (accepted), for logs and tests. */
   readonly stats = { published: 0, accepted: 0, rejected: 0, ignored: 0 };
@@ -229,6 +238,10 @@ export class P2pHost {
       },
       services: {
         identify: identify(),
+        // The address manager, for the NAT mapping's external address (host_nat.ts).
+        addresses: (components: { addressManager: PublicAddressMapper }) => ({
+          manager: components.addressManager,
+        }),
         // rollup-node-p2p.md "Heartbeat and parameters", "Content-based message identification".
         pubsub: gossipsub({
           D: 8,
@@ -283,6 +296,7 @@ export class P2pHost {
     this.#redial = setInterval(() => void this.#dialStatic(), this.options.redialMs);
     if (this.#datastore !== undefined) void this.#dialKnown();
     if (this.options.discovery !== undefined) await this.#startDiscovery(privateKey);
+    if (this.options.nat !== undefined) this.#nat = this.#startNat(this.options.nat);
     this.policy.start();
     this.#log.info("P2P host started", {
       peerId: this.node.peerId.toString(),
@@ -292,12 +306,40 @@ export class P2pHost {
     });
   }
 
-  async #startDiscovery(privateKey: Awaited<ReturnType<typeof loadOrCreateKey>>): Promise<void> {
-    const node = this.node;
-    const tcpPort = Number(
-      node.getMultiaddrs().flatMap((a) => a.getComponents()).find((c) => c.name === "tcp")?.value ??
+  /** In the background (a gateway may take seconds to answer, or never): the node starts without it. */
+  async #startNat(options: NatDiscoveryOptions): Promise<Awaited<ReturnType<typeof startHostNat>>> {
+    const discovery = this.#discovery;
+    try {
+      return await startHostNat({
+        tcpPort: this.#tcpPort(),
+        udpPort: discovery?.udpPort,
+        addresses: (this.node.services as { addresses: { manager: PublicAddressMapper } }).addresses.manager,
+        setRecordAddress: discovery === undefined
+          ? undefined
+          : (ip, tcp, udp) => discovery.setExternal(ip, tcp, udp),
+      }, options);
+    } catch (e) {
+      this.#log.warn("--p2p.nat: port mapping failed", { error: (e as Error).message });
+      return undefined;
+    }
+  }
+
+  /** The NAT mapping the host announces (--p2p.nat), once the gateway answered; undefined without one. */
+  async natMapping(): Promise<NatMappingResult | undefined> {
+    return (await this.#nat)?.result;
+  }
+
+  /** The TCP port the host listens on (the one bound, for --p2p.listen.tcp 0). */
+  #tcpPort(): number {
+    return Number(
+      this.node.getMultiaddrs().flatMap((a) => a.getComponents()).find((c) => c.name === "tcp")?.value ??
         this.options.listenTcp,
     );
+  }
+
+  async #startDiscovery(privateKey: Awaited<ReturnType<typeof loadOrCreateKey>>): Promise<void> {
+    const node = this.node;
+    const tcpPort = this.#tcpPort();
     const discovery = new Discovery({
       ...this.options.discovery!,
       chainId: this.#deps.cfg.l2ChainId,
@@ -343,6 +385,9 @@ export class P2pHost {
   async stop(): Promise<void> {
     if (this.#redial !== undefined) clearInterval(this.#redial);
     this.#redial = undefined;
+    const nat = await this.#nat;
+    this.#nat = undefined;
+    await nat?.stop();
     this.policy.stop();
     await this.#discovery?.stop();
     this.#discovery = undefined;

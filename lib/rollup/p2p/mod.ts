@@ -9,3 +9,4 @@ export * from "./discovery.ts";
 export * from "./scoring.ts";
 export * from "./peerstore.ts";
 export * from "./peer_policy.ts";
+export * from "./el_sync.ts";

@@ -5,3 +5,4 @@ export * from "./bench_token.ts";
 export * from "./anvil.ts";
 export * from "./op_chain.ts";
 export * from "./sequencer.ts";
+export * from "./p2p.ts";

@@ -33,9 +33,8 @@ Deno.test("unsupported options: the defaults start; features keel lacks stop the
   assertEquals(unsupportedOptions(node("--sequencer.recover")), { errors: [], warnings: [] });
   const remote = ["--signer.endpoint=http://127.0.0.1:8000", "--signer.address=0x" + "11".repeat(20)];
   assertEquals(unsupportedOptions(node(...remote)), { errors: [], warnings: [] });
-  // Safe fallbacks are warnings; protocol versions are read and acted on (protocol_versions.ts).
-  const warnings = checkSupported(node("--syncmode=execution-layer", "--rollup.halt=major"));
-  assertEquals(warnings.length, 1);
-  assert(warnings[0].includes("--syncmode=execution-layer"));
+  // EL sync (rollup/p2p/el_sync.ts), NAT traversal (host_nat.ts) and protocol versions
+  // (protocol_versions.ts) are supported.
+  assertEquals(checkSupported(node("--syncmode=execution-layer", "--rollup.halt=major", "--p2p.nat")), []);
   assertEquals(checkSupported(node("--rollup.load-protocol-versions")), []);
 });
