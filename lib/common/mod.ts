@@ -9,3 +9,4 @@ export * from "./rlp.ts";
 export * from "./json_rpc_client.ts";
 export * from "./lru.ts";
 export * from "./files.ts";
+export * from "./wakeable_sleep.ts";

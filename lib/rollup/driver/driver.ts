@@ -10,7 +10,7 @@
  * (the batch queue drops those already applied). Errors with severity `reset` restart the pipeline
  * from the safe head, `temporary` ones are retried after the poll interval, others stop the driver.
  */
-import { BaseError, equalBytes, getLogger } from "../../common/mod.ts";
+import { BaseError, equalBytes, getLogger, WakeableSleep } from "../../common/mod.ts";
 import type { L1BlockRef, L2BlockRef } from "../../protocol/block_ref.ts";
 import type { EngineApi, EngineVersion, ExecutionPayload, PayloadAttributes } from "../../protocol/engine.ts";
 import type { L1BlobFeeSchedule } from "../../protocol/l1_blob_fee.ts";
@@ -198,7 +198,8 @@ export class Driver {
   #unsafe: L2BlockRef = ZERO_L2;
   #resetRequested = false;
   #stopped = false;
-  #wake: (() => void) | undefined;
+  /** Between polls; a new L1 head (wake) or a reset request ends it, or the next one when mid-step. */
+  readonly #pause = new WakeableSleep();
   #loop: Promise<void> | undefined;
   /** The error that stopped the driver, if one did. */
   error: unknown;
@@ -217,7 +218,7 @@ export class Driver {
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    this.#wake?.();
+    this.#pause.wake();
     await this.#loop;
   }
 
@@ -389,17 +390,7 @@ export class Driver {
   }
 
   #sleep(): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#wake = undefined;
-        resolve();
-      }, this.options.pollIntervalMs);
-      this.#wake = () => {
-        clearTimeout(timer);
-        this.#wake = undefined;
-        resolve();
-      };
-    });
+    return this.#pause.sleep(this.options.pollIntervalMs);
   }
 
   /**
@@ -458,13 +449,13 @@ export class Driver {
    * there): the next step runs now instead of after the poll interval.
    */
   wake(): void {
-    this.#wake?.();
+    this.#pause.wake();
   }
 
   /** Forces the pipeline to restart from the safe head (admin_resetDerivationPipeline). */
   requestReset(): void {
     this.#resetRequested = true;
-    this.#wake?.();
+    this.#pause.wake();
   }
 
   async #refreshL1(): Promise<void> {
