@@ -327,7 +327,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         if (unsafe.size > 0) void unsafe.drain().catch(() => {});
       }, UNSAFE_QUEUE_DRAIN_MS);
       stops.push(() => Promise.resolve(clearInterval(drainTimer)));
-      postUnsafePayload = unsafePayloadPoster(rollupConfig, chain, unsafe);
+      postUnsafePayload = unsafePayloadPoster(rollupConfig, chain, unsafe, () => elSync);
       // --syncmode=execution-layer (el_sync.ts): over p2p only, the unsafe blocks being what it follows.
       const driverNow = driver;
       const elSyncFor = options.syncMode !== "execution-layer" || options.p2pDisable

@@ -132,9 +132,13 @@ export async function startP2p(
     const n = block.payload.blockNumber;
     if (n <= head + 1n || (limit.blocks !== undefined && n - head - 1n > limit.blocks)) return 0;
     // --p2p.sync.onlyreqtostatic: ask the sender only when it is a static peer, else a connected one.
-    const from = !options.p2pSyncOnlyReqToStatic || host.isStatic(sender)
+    // The sender when it may be asked (--p2p.sync.onlyreqtostatic: a static peer), else a connected
+    // static peer, else (a block posted by admin_postUnsafePayload has no sender) any connected one.
+    const connected = Object.keys(await host.peersInfo());
+    const from = connected.includes(sender) && (!options.p2pSyncOnlyReqToStatic || host.isStatic(sender))
       ? sender
-      : (await host.peersInfo().then((peers) => Object.keys(peers).find((id) => host.isStatic(id))));
+      : connected.find((id) => host.isStatic(id)) ??
+        (options.p2pSyncOnlyReqToStatic ? undefined : connected[0]);
     if (from === undefined) return 0;
     const fetched: PayloadWithRoot[] = [];
     let child = block.payload;

@@ -10,18 +10,35 @@ import { payloadToBlock } from "../execution/engine/payload.ts";
 import { hashHeader, type RollupConfig } from "../protocol/mod.ts";
 import type { ExecutionPayload } from "../protocol/engine.ts";
 import { engineVersions, type L2Chain } from "../rollup/driver/mod.ts";
-import type { UnsafePayloadQueue } from "../rollup/p2p/mod.ts";
+import type { ElSync, UnsafePayloadQueue } from "../rollup/p2p/mod.ts";
 
-/** The admin_postUnsafePayload handler of a node whose unsafe blocks go through `unsafe`. */
+/**
+ * The admin_postUnsafePayload handler of a node whose unsafe blocks go through `unsafe`; while EL sync
+ * runs (`elSync`), to it, as op-node inserts posted payloads as gossiped ones.
+ */
 export function unsafePayloadPoster(
   cfg: RollupConfig,
   chain: L2Chain,
   unsafe: UnsafePayloadQueue,
+  elSync: () => ElSync | undefined = () => undefined,
 ): (envelope: unknown) => Promise<void> {
   return async (json) => {
     const { payload, parentBeaconBlockRoot } = parseUnsafeEnvelope(json);
     checkPayloadHash(cfg, payload, parentBeaconBlockRoot);
     const block = { payload, parentBeaconBlockRoot, signature: new Uint8Array(65) };
+    const el = elSync();
+    if (el?.syncing) {
+      // No sender: the blocks below it, if the engine needs them, come from any connected peer.
+      const outcome = await el.offer(block, "").catch((e) => {
+        // The chain cannot be had this way: derived from L1 instead, the block queued as usual.
+        el.abandon((e as Error).message);
+        return "skipped" as const;
+      });
+      if (outcome === "invalid") {
+        throw new BaseError("UNSAFE_PAYLOAD_REFUSED", `block ${payload.blockNumber}: refused by the engine`);
+      }
+      if (outcome !== "skipped") return;
+    }
     const head = await chain.headNumber();
     if (payload.blockNumber <= head) {
       const have = await chain.payloadByNumber(payload.blockNumber);

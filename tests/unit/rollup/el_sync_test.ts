@@ -5,7 +5,6 @@
  * scripted as an execution client that syncs itself (op-geth: SYNCING until it has the chain).
  */
 import { assertEquals, assertRejects } from "../../assert.ts";
-import { encodeDepositTx } from "../../../lib/protocol/deposit_tx.ts";
 import type {
   EngineApi,
   ExecutionPayload,
@@ -13,11 +12,11 @@ import type {
   PayloadStatus,
   PayloadStatusKind,
 } from "../../../lib/protocol/engine.ts";
-import { encodeL1InfoCalldata } from "../../../lib/protocol/l1_block_info.ts";
 import type { RollupConfig } from "../../../lib/protocol/rollup_config.ts";
 import type { L2BlockRef } from "../../../lib/protocol/block_ref.ts";
 import { ElSync, type ElSyncDeps } from "../../../lib/rollup/p2p/el_sync.ts";
 import type { L2Chain } from "../../../lib/rollup/driver/mod.ts";
+import { l1InfoDeposit } from "./p2p_helpers.ts";
 
 const cfg = {
   l2ChainId: 901n,
@@ -32,38 +31,12 @@ const cfg = {
 
 /** Block `n` on L1 origin 7: its first transaction the L1-info deposit (bedrock format). */
 function block(n: bigint) {
-  const data = encodeL1InfoCalldata("bedrock", {
-    number: 7n,
-    timestamp: 900n,
-    baseFee: 1n,
-    blockHash: new Uint8Array(32).fill(7),
-    sequenceNumber: n,
-    batcherHash: new Uint8Array(32),
-    l1FeeOverhead: 0n,
-    l1FeeScalar: 0n,
-    blobBaseFee: 0n,
-    baseFeeScalar: 0n,
-    blobBaseFeeScalar: 0n,
-    operatorFeeScalar: 0n,
-    operatorFeeConstant: 0n,
-    daFootprintGasScalar: 0n,
-  });
-  const deposit = encodeDepositTx({
-    sourceHash: new Uint8Array(32),
-    from: new Uint8Array(20),
-    to: new Uint8Array(20),
-    mint: 0n,
-    value: 0n,
-    gas: 1_000_000n,
-    isSystemTx: false,
-    data,
-  });
   const payload = {
     parentHash: new Uint8Array(32).fill(Number(n) - 1),
     blockHash: new Uint8Array(32).fill(Number(n)),
     blockNumber: n,
     timestamp: 1000n + 2n * n,
-    transactions: [deposit],
+    transactions: [l1InfoDeposit(n)],
   } as unknown as ExecutionPayload;
   return { payload, signature: new Uint8Array(65) };
 }

@@ -1,5 +1,7 @@
 /** Shared by the p2p tests: a host on 127.0.0.1 for a test chain, waiting, and a block payload. */
+import { encodeDepositTx } from "../../../lib/protocol/deposit_tx.ts";
 import type { ExecutionPayload } from "../../../lib/protocol/engine.ts";
+import { encodeL1InfoCalldata } from "../../../lib/protocol/l1_block_info.ts";
 import type { RollupConfig } from "../../../lib/protocol/rollup_config.ts";
 import { P2pHost, type P2pHostOptions } from "../../../lib/rollup/p2p/mod.ts";
 
@@ -44,4 +46,34 @@ export function testPayload(number: bigint, timestamp: bigint): ExecutionPayload
     ...(t >= 1020n ? { blobGasUsed: 0n, excessBlobGas: 0n } : {}),
     ...(t >= 1030n ? { withdrawalsRoot: new Uint8Array(32).fill(3) } : {}),
   };
+}
+
+/** The L1-info deposit (bedrock format) of the L2 block at position `sequenceNumber` of L1 origin 7. */
+export function l1InfoDeposit(sequenceNumber: bigint): Uint8Array {
+  const data = encodeL1InfoCalldata("bedrock", {
+    number: 7n,
+    timestamp: 900n,
+    baseFee: 1n,
+    blockHash: new Uint8Array(32).fill(7),
+    sequenceNumber,
+    batcherHash: new Uint8Array(32),
+    l1FeeOverhead: 0n,
+    l1FeeScalar: 0n,
+    blobBaseFee: 0n,
+    baseFeeScalar: 0n,
+    blobBaseFeeScalar: 0n,
+    operatorFeeScalar: 0n,
+    operatorFeeConstant: 0n,
+    daFootprintGasScalar: 0n,
+  });
+  return encodeDepositTx({
+    sourceHash: new Uint8Array(32),
+    from: new Uint8Array(20),
+    to: new Uint8Array(20),
+    mint: 0n,
+    value: 0n,
+    gas: 1_000_000n,
+    isSystemTx: false,
+    data,
+  });
 }
