@@ -264,7 +264,8 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         },
         // op-node's derivation_idle, derivation_errors_*, channel_input_bytes (and sequencer_resets_*).
         ...driverMetrics(shared.metrics, { sequencing: options.sequencerEnabled }),
-        paused: () => elSync?.syncing === true,
+        // EL sync (below): derivation waits from the start, as op-node's, until it is over or skipped.
+        paused: () => elSync?.syncing ?? (options.syncMode === "execution-layer" && !options.p2pDisable),
       }, {
         pollIntervalMs: options.l1HttpPollIntervalMs,
         l1Confs: Number(options.verifierL1Confs),
