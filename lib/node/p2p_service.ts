@@ -17,19 +17,17 @@ import type { RollupConfig } from "../protocol/rollup_config.ts";
 import type { L2Chain } from "../rollup/driver/mod.ts";
 import type { GossipBlock } from "../protocol/gossip_block.ts";
 import {
+  type ElSync,
+  type ElSyncDeps,
   insertUnsafeBlock,
+  MAX_UNSAFE_PAYLOADS_BYTES,
   P2pHost,
+  payloadMemSize,
   type PayloadWithRoot,
   readUnsafeBlockSigner,
   type UnsafePayloadQueue,
 } from "../rollup/p2p/mod.ts";
 import { type BlockSigner, LocalBlockSigner, RemoteBlockSigner } from "../rollup/p2p/block_signer.ts";
-import {
-  type ElSync,
-  type ElSyncDeps,
-  MAX_UNSAFE_PAYLOADS_BYTES,
-  payloadMemSize,
-} from "../rollup/p2p/mod.ts";
 
 /** Blocks from req-resp carry no signature (they are checked by their hash chain instead). */
 const NO_SIGNATURE = new Uint8Array(65);
@@ -93,8 +91,8 @@ export async function startP2p(
   /** The node's L1 client (its one connection and limiter); a client of its own when omitted. */
   l1Client?: JsonRpcClient,
   /**
-   * --syncmode=execution-layer: gossiped blocks go to EL sync while it runs (el_sync.ts). Made with
-   * `elSyncBackfill` when the engine cannot sync itself (keel's own).
+   * --syncmode=execution-layer: gossiped blocks go to EL sync while it runs (el_sync.ts), made here
+   * with the gap fill as its backfill (used when the engine cannot sync itself: keel's own).
    */
   elSync?: (backfill: ElSyncDeps["backfill"]) => ElSync,
 ): Promise<{ host: P2pHost; elSync?: ElSync; stop(): Promise<void> }> {
@@ -131,7 +129,6 @@ export async function startP2p(
     const head = await l2.headNumber();
     const n = block.payload.blockNumber;
     if (n <= head + 1n || (limit.blocks !== undefined && n - head - 1n > limit.blocks)) return 0;
-    // --p2p.sync.onlyreqtostatic: ask the sender only when it is a static peer, else a connected one.
     // The sender when it may be asked (--p2p.sync.onlyreqtostatic: a static peer), else a connected
     // static peer, else (a block posted by admin_postUnsafePayload has no sender) any connected one.
     const connected = Object.keys(await host.peersInfo());

@@ -109,8 +109,8 @@ export async function startHostNat(
       target.addresses.confirmObservedAddr(multiaddr(`/${family}/${r.externalIp}/tcp/${tcp.externalPort}`), {
         type: "ip-mapping",
       });
+      target.setRecordAddress?.(r.externalIp, tcp.externalPort, udp?.externalPort);
     }
-    if (tcp !== undefined) target.setRecordAddress?.(r.externalIp, tcp.externalPort, udp?.externalPort);
     log.info("NAT port mapping", {
       gateway: r.gateway,
       externalIp: r.externalIp,
