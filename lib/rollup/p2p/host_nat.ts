@@ -48,9 +48,11 @@ export interface HostNatTarget {
  * --allow-all read /proc/net/route): the first address of each private IPv4 network this host is on,
  * the address home and office routers take.
  */
-export function likelyGateways(): string[] {
+export function likelyGateways(
+  interfaces: Pick<Deno.NetworkInterfaceInfo, "family" | "address" | "netmask">[] = Deno.networkInterfaces(),
+): string[] {
   const out: string[] = [];
-  for (const i of Deno.networkInterfaces()) {
+  for (const i of interfaces) {
     if (i.family !== "IPv4" || i.address.startsWith("127.")) continue;
     const [a, b] = i.address.split(".").map(Number);
     const isPrivate = a === 10 || (a === 172 && b >= 16 && b < 32) || (a === 192 && b === 168);

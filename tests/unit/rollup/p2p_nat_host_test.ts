@@ -8,6 +8,7 @@ import { ENR } from "@chainsafe/enr";
 import { assert, assertEquals } from "../../assert.ts";
 import { bindUdp, closeUdp, FakeNatPmp, portOf } from "./nat_fakes.ts";
 import { testHost } from "./p2p_helpers.ts";
+import { likelyGateways } from "../../../lib/rollup/p2p/host_nat.ts";
 
 const DISCOVERY = { listenUdp: 0, advertiseTcp: 0, advertiseUdp: 0, bootnodes: [], intervalMs: 60_000 };
 
@@ -79,4 +80,19 @@ Deno.test("p2p nat: --p2p.advertise.ip keeps its IP in the ENR; no gateway leave
     await closeUdp(silent);
     await fake.close();
   }
+});
+
+Deno.test("p2p nat: without the routing table, NAT-PMP asks the first address of each private IPv4 network", () => {
+  assertEquals(
+    likelyGateways([
+      { family: "IPv4", address: "127.0.0.1", netmask: "255.0.0.0" },
+      { family: "IPv4", address: "192.168.1.23", netmask: "255.255.255.0" },
+      { family: "IPv6", address: "fe80::1", netmask: "ffff:ffff:ffff:ffff::" },
+      { family: "IPv4", address: "10.4.5.6", netmask: "255.255.0.0" },
+      { family: "IPv4", address: "172.20.0.9", netmask: "255.255.240.0" },
+      { family: "IPv4", address: "203.0.113.5", netmask: "255.255.255.0" }, // public: no NAT to ask
+      { family: "IPv4", address: "192.168.1.1", netmask: "255.255.255.0" }, // the router itself
+    ]),
+    ["192.168.1.1", "10.4.0.1", "172.20.0.1"],
+  );
 });
