@@ -8,23 +8,13 @@ import { executionPayloadToJson } from "../../../lib/execution/engine/wire.ts";
 import { payloadToBlock } from "../../../lib/execution/engine/payload.ts";
 import { hashHeader } from "../../../lib/protocol/block.ts";
 import type { EngineApi, ExecutionPayload } from "../../../lib/protocol/engine.ts";
-import type { RollupConfig } from "../../../lib/protocol/rollup_config.ts";
 import type { L2BlockRef } from "../../../lib/protocol/block_ref.ts";
 import type { L2Chain } from "../../../lib/rollup/driver/mod.ts";
 import { ElSync, UnsafePayloadQueue } from "../../../lib/rollup/p2p/mod.ts";
 import { unsafePayloadPoster } from "../../../lib/node/unsafe_payload.ts";
-import { l1InfoDeposit, testPayload } from "../rollup/p2p_helpers.ts";
+import { l1InfoDeposit, testPayload, testRollupConfig } from "../rollup/p2p_helpers.ts";
 
-const cfg = {
-  l2ChainId: 901n,
-  blockTime: 2n,
-  forks: {},
-  genesis: {
-    l2Time: 1000n,
-    l1: { number: 5n, hash: new Uint8Array(32) },
-    l2: { number: 0n, hash: new Uint8Array(32) },
-  },
-} as unknown as RollupConfig;
+const cfg = testRollupConfig();
 
 /** Block `n` (before Canyon) with its real block hash. */
 function payload(n: bigint): ExecutionPayload {

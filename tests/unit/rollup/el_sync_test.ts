@@ -12,22 +12,12 @@ import type {
   PayloadStatus,
   PayloadStatusKind,
 } from "../../../lib/protocol/engine.ts";
-import type { RollupConfig } from "../../../lib/protocol/rollup_config.ts";
 import type { L2BlockRef } from "../../../lib/protocol/block_ref.ts";
 import { ElSync, type ElSyncDeps } from "../../../lib/rollup/p2p/el_sync.ts";
 import type { L2Chain } from "../../../lib/rollup/driver/mod.ts";
-import { l1InfoDeposit } from "./p2p_helpers.ts";
+import { l1InfoDeposit, testRollupConfig } from "./p2p_helpers.ts";
 
-const cfg = {
-  l2ChainId: 901n,
-  blockTime: 2n,
-  forks: {},
-  genesis: {
-    l2Time: 1000n,
-    l1: { number: 5n, hash: new Uint8Array(32).fill(5) },
-    l2: { number: 0n, hash: new Uint8Array(32) },
-  },
-} as unknown as RollupConfig;
+const cfg = testRollupConfig();
 
 /** Block `n` on L1 origin 7: its first transaction the L1-info deposit (bedrock format). */
 function block(n: bigint) {

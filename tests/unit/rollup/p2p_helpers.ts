@@ -77,3 +77,17 @@ export function l1InfoDeposit(sequenceNumber: bigint): Uint8Array {
     data,
   });
 }
+
+/** A rollup config of chain 901 without forks, genesis at L2 time 1000 after L1 block 5 (the EL sync tests). */
+export function testRollupConfig(): RollupConfig {
+  return {
+    l2ChainId: 901n,
+    blockTime: 2n,
+    forks: {},
+    genesis: {
+      l2Time: 1000n,
+      l1: { number: 5n, hash: new Uint8Array(32).fill(5) },
+      l2: { number: 0n, hash: new Uint8Array(32) },
+    },
+  } as unknown as RollupConfig;
+}
