@@ -177,6 +177,9 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
     let sequencer: Sequencer | undefined;
     let p2p: P2pHost | undefined;
     let elSync: ElSync | undefined;
+    // EL sync (below): derivation and sequencing wait from the start, as op-node's, until it is over or skipped.
+    const elSyncing = () =>
+      elSync?.syncing ?? (options.syncMode === "execution-layer" && !options.p2pDisable);
     let engineApi: EngineApi | undefined;
     let l2: L2Chain | undefined;
     let embedded: ExecutionEngine | undefined;
@@ -264,8 +267,7 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
         },
         // op-node's derivation_idle, derivation_errors_*, channel_input_bytes (and sequencer_resets_*).
         ...driverMetrics(shared.metrics, { sequencing: options.sequencerEnabled }),
-        // EL sync (below): derivation waits from the start, as op-node's, until it is over or skipped.
-        paused: () => elSync?.syncing ?? (options.syncMode === "execution-layer" && !options.p2pDisable),
+        paused: elSyncing,
       }, {
         pollIntervalMs: options.l1HttpPollIntervalMs,
         l1Confs: Number(options.verifierL1Confs),
@@ -374,6 +376,8 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
           l2: chain,
           heads,
           onReset: () => driver?.requestReset(),
+          // op-node builds nothing while the engine EL-syncs (StartPayload's temporary error).
+          syncing: elSyncing,
           l1BlobFeeSchedule: l1BlobFees,
           conductor: options.conductorEnabled
             ? new ConductorClient(options.conductorRpc, options.conductorRpcTimeoutMs)

@@ -97,6 +97,11 @@ export interface SequencerDeps {
   onSealed?: (sealed: SealedBlock) => void;
   /** A sequencing attempt failed (one of severity `reset` also goes to onReset). */
   onError?: (error: unknown) => void;
+  /**
+   * Whether the engine is in EL sync (--syncmode=execution-layer): no block is built meanwhile, as
+   * op-node's EngineController.StartPayload refuses ("engine is in progress of p2p sync").
+   */
+  syncing?: () => boolean;
 }
 
 /** A block the sequencer sealed, with the times it took. */
@@ -158,6 +163,8 @@ export class Sequencer {
   #active: boolean;
   #recover: boolean;
   #closed = false;
+  /** The last step found the engine in EL sync (logged once). */
+  #waitedForSync = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> | undefined;
 
@@ -275,6 +282,13 @@ export class Sequencer {
   /** Builds the next block when its time has come; returns the milliseconds until the next try. */
   async #step(): Promise<number> {
     const { l2, l1 } = this.#deps;
+    if (this.#deps.syncing?.() === true) {
+      if (!this.#waitedForSync) this.#log.info("Not sequencing while the engine syncs (EL sync)");
+      this.#waitedForSync = true;
+      return 1000;
+    }
+    if (this.#waitedForSync) this.#log.info("EL sync is over: sequencing resumes");
+    this.#waitedForSync = false;
     const head = (await l2.payloadByNumber(await l2.headNumber()))!;
     const parent = l2BlockRefFromPayload(this.cfg, head);
     const { safe, finalized } = this.#deps.heads();

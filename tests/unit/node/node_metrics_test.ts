@@ -15,7 +15,6 @@ import {
   recordP2pCounts,
   sequencerMetrics,
 } from "../../../lib/node/node_metrics.ts";
-import type { L1BlockRef, L1Header, L2BlockRef } from "../../../lib/protocol/block_ref.ts";
 import { compressChannel } from "../../../lib/protocol/channel.ts";
 import type { ExecutionPayload } from "../../../lib/protocol/engine.ts";
 import { encodeBatcherTxData } from "../../../lib/protocol/frame.ts";
@@ -25,7 +24,17 @@ import { LocalBlockSigner } from "../../../lib/rollup/p2p/block_signer.ts";
 import { P2pHost } from "../../../lib/rollup/p2p/mod.ts";
 import { Sequencer, type SequencerDeps } from "../../../lib/rollup/sequencer/mod.ts";
 import { assert, assertEquals, assertRejects } from "../../assert.ts";
-import { rollupFixture } from "../rollup/derive/rollup_fixture.ts";
+import {
+  BATCHER,
+  config,
+  genesisPayload,
+  genesisRef,
+  l1Header,
+  l1Ref,
+  notFound,
+  sequencerFakes,
+  Z32,
+} from "../rollup/fake_chain.ts";
 import { ADDRESS, KEY } from "../rollup/fake_signer.ts";
 import { testPayload, until } from "../rollup/p2p_helpers.ts";
 
@@ -35,45 +44,6 @@ function sample(text: string, series: string): number | undefined {
     if (line.startsWith(series + " ")) return Number(line.slice(series.length + 1));
   }
   return undefined;
-}
-
-const BATCHER = new Uint8Array(20).fill(0xbb);
-const Z32 = new Uint8Array(32);
-
-function config(): RollupConfig {
-  const cfg = rollupFixture();
-  cfg.genesis.systemConfig = { batcherAddr: BATCHER, overhead: Z32, scalar: Z32, gasLimit: 30_000_000n };
-  return cfg;
-}
-
-const l1Ref = (n: bigint): L1BlockRef => ({
-  hash: n === 0n ? new Uint8Array(32).fill(1) : new Uint8Array(32).fill(0x40 + Number(n)),
-  number: n,
-  parentHash: n === 0n ? Z32 : new Uint8Array(32).fill(n === 1n ? 1 : 0x40 + Number(n - 1n)),
-  timestamp: n * 12n,
-});
-
-const l1Header = (n: bigint): L1Header => ({ ...l1Ref(n), baseFeePerGas: 7n, mixHash: Z32 });
-
-/** The L2 genesis block of `config()`. */
-const genesisPayload = (): ExecutionPayload => ({
-  ...testPayload(0n, 0n),
-  parentHash: Z32,
-  blockHash: new Uint8Array(32).fill(2),
-  transactions: [],
-});
-
-const genesisRef = (): L2BlockRef => ({
-  hash: new Uint8Array(32).fill(2),
-  number: 0n,
-  parentHash: Z32,
-  timestamp: 0n,
-  l1Origin: { hash: l1Ref(0n).hash, number: 0n },
-  sequenceNumber: 0n,
-});
-
-function notFound(what: unknown): never {
-  throw new BaseError("L1_NOT_FOUND", `Cannot find L1 block ${String(what)}`);
 }
 
 Deno.test("driver: derivation_idle, derivation_errors, channel_input_bytes; with a sequencer, sequencer_resets", async () => {
@@ -149,38 +119,18 @@ Deno.test("sequencer: sealing and building times, transactions sequenced, sequen
     transactions: [Uint8Array.of(0x7e, 1), Uint8Array.of(2, 1), Uint8Array.of(2, 2)],
   };
   let builds = 0;
-  const engine = {
-    forkchoiceUpdated: (_v: number, _state: unknown, attributes?: unknown) => {
-      if (attributes === undefined) {
-        return Promise.resolve({ payloadStatus: { status: "VALID" }, payloadId: null });
-      }
-      builds++;
-      // The second build fails (a sequencing error), the third with severity reset (a sequencer reset).
-      if (builds === 2) return Promise.reject(new BaseError("ENGINE_DOWN", "engine down"));
-      if (builds === 3) {
-        return Promise.reject(new BaseError("L1_REORG", "origin gone", { severity: "reset" }));
-      }
-      return Promise.resolve({ payloadStatus: { status: "VALID" }, payloadId: Uint8Array.of(1) });
-    },
-    getPayload: () => Promise.resolve({ executionPayload: built }),
-    newPayload: () => Promise.resolve({ status: "VALID" }),
-  };
-  const l1 = {
-    blockRef: (x: unknown) =>
-      Promise.resolve(
-        x === "latest" ? l1Ref(100n) : x instanceof Uint8Array || x === 0n ? l1Ref(0n) : l1Ref(x as bigint),
-      ),
-    header: () => Promise.resolve(l1Header(0n)),
-    receipts: () => Promise.resolve([]),
-  };
+  const fakes = sequencerFakes(built, () => {
+    builds++;
+    // The second build fails (a sequencing error), the third with severity reset (a sequencer reset).
+    if (builds === 2) return Promise.reject(new BaseError("ENGINE_DOWN", "engine down"));
+    if (builds === 3) return Promise.reject(new BaseError("L1_REORG", "origin gone", { severity: "reset" }));
+    return Promise.resolve();
+  });
   const m = new Metrics({ lagProbeIntervalMs: 0 });
   let resets = 0;
   let blocks = 0;
   const seq = new Sequencer(cfg, {
-    l1,
-    engine,
-    l2: { headNumber: () => Promise.resolve(0n), payloadByNumber: () => Promise.resolve(genesisPayload()) },
-    heads: () => ({ safe: genesisRef(), finalized: genesisRef() }),
+    ...fakes,
     now: () => 1_000_000,
     onReset: () => resets++,
     onBlock: () => blocks++,
