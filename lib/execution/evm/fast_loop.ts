@@ -19,6 +19,7 @@ import { installFastFrames, learnInterpreter, STOCK_ONLY_EIPS } from "./fast_fra
 
 interface OpcodeInfo {
   code: number;
+  fee: number;
   feeBigInt: bigint;
   dynamicGas: boolean;
   isAsync: boolean;
@@ -111,7 +112,21 @@ const INVALID_OPCODE = EVMError.errorMessages.INVALID_OPCODE;
 const OUT_OF_GAS = EVMError.errorMessages.OUT_OF_GAS;
 const STOP = EVMError.errorMessages.STOP;
 
-/** The stock `run` for legacy code (interpreter.js `run` and `runStep`), with sync steps not awaited. */
+/** The largest gas counter the loop keeps as a JS number (above it, every step uses bigints). */
+const MAX_NUMBER_GAS = BigInt(Number.MAX_SAFE_INTEGER);
+/** GAS pushes the gas left: a static-gas step that reads the counter. */
+const GAS_OPCODE = 0x5a;
+
+/**
+ * The stock `run` for legacy code (interpreter.js `run` and `runStep`), with sync steps not awaited.
+ *
+ * The gas counter: most steps (PUSH, DUP, SWAP, arithmetic, JUMP) have a static fee and a sync handler
+ * that never reads the gas left; for those the loop keeps the counter as a JS number (`left`) instead
+ * of a bigint subtraction (an allocation) per step. Before any other step (a dynamic fee, whose gas
+ * handler may read the counter; an async handler; GAS) the number goes back into `rs.gasLeft` and is
+ * read again after it, so every handler and gas handler sees the exact counter. A counter above 2^53
+ * (an eth_call with an uncapped gas limit) keeps bigints throughout.
+ */
 async function fastRun(it: InterpreterLike, code: Uint8Array, opts: { pc?: number }): Promise<RunResult> {
   const rs = it._runState;
   rs.code = code;
@@ -124,6 +139,10 @@ async function fastRun(it: InterpreterLike, code: Uint8Array, opts: { pc?: numbe
   const common = it.common;
   let cached: OpcodeEntry[] | undefined;
   let err: EVMError | undefined;
+  const numeric = rs.gasLeft <= MAX_NUMBER_GAS;
+  /** The gas left while `inNumber` (rs.gasLeft is then stale). */
+  let left = numeric ? Number(rs.gasLeft) : 0;
+  let inNumber = numeric;
   while (rs.programCounter < code.length) {
     const pc = rs.programCounter;
     let entry: OpcodeEntry | undefined;
@@ -146,6 +165,26 @@ async function fastRun(it: InterpreterLike, code: Uint8Array, opts: { pc?: numbe
     try {
       entry ??= table[opCode];
       const info = entry.opcodeInfo;
+      if (numeric && !info.dynamicGas && !info.isAsync && opCode !== GAS_OPCODE) {
+        // A plain step: the counter stays a number.
+        if (!inNumber) {
+          left = Number(rs.gasLeft);
+          inNumber = true;
+        }
+        if (info.isInvalid) throw new EVMError(INVALID_OPCODE);
+        left -= info.fee;
+        if (left < 0) {
+          left = 0;
+          throw new EVMError(OUT_OF_GAS);
+        }
+        rs.programCounter++;
+        entry.opHandler(rs, common);
+        continue;
+      }
+      if (inNumber) {
+        rs.gasLeft = BigInt(left);
+        inNumber = false;
+      }
       let gas = info.feeBigInt;
       if (info.dynamicGas) {
         const charged = entry.gasHandler(rs, gas, common);
@@ -161,10 +200,15 @@ async function fastRun(it: InterpreterLike, code: Uint8Array, opts: { pc?: numbe
       if (info.isAsync) await entry.opHandler(rs, common);
       else entry.opHandler(rs, common);
     } catch (e) {
+      if (inNumber) {
+        rs.gasLeft = BigInt(left);
+        inNumber = false;
+      }
       if (!isEVMError(e)) throw e;
       if (e.error !== STOP) err = e;
       break;
     }
   }
+  if (inNumber) rs.gasLeft = BigInt(left);
   return { runState: rs, exceptionError: err };
 }

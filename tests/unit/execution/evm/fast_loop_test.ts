@@ -232,6 +232,23 @@ Deno.test("fast loop: REVERT, INVALID, undefined opcode, bad JUMP, stack errors 
   await same("stop", asm("600160005500"));
 });
 
+Deno.test("fast loop: the gas counter between plain steps, GAS, and a limit above 2^53", async () => {
+  // PUSH1 1, DUP1, ADD, POP (plain steps), GAS, then MSTORE (dynamic) and GAS again: both GAS readings
+  // returned, so a counter the plain steps left stale would show.
+  const program = asm("6001", "80", "01", "50", "5a", "600052", "5a", "602052", "60406000f3");
+  const low = await same("gas readings", program);
+  assertEquals(
+    BigInt("0x" + low.returnValue.slice(2, 66)) - BigInt("0x" + low.returnValue.slice(66)),
+    2n + 3n + 6n,
+  );
+  // A limit above 2^53 keeps bigints; the readings are exact there too.
+  const high = await same("gas readings above 2^53", program, undefined, (1n << 60n) + 12345n);
+  assertEquals(BigInt("0x" + high.returnValue.slice(2, 66)) > 1n << 59n, true);
+  // Out of gas on a plain step exactly at the limit: JUMPDEST (1) PUSH2 (3) JUMP (8) per round.
+  const exact = await same("oog on a plain step", asm("5b", at(0), "56"), undefined, 21_000n + 24n + 5n);
+  assertEquals(exact.error, "out of gas");
+});
+
 Deno.test("fast loop: SSTORE refunds, transient storage, MCOPY and SELFDESTRUCT", async () => {
   const r = await same(
     "refunds",
