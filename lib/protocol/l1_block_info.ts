@@ -173,7 +173,8 @@ export function encodeL1InfoCalldata(format: L1InfoFormat | OpFork, info: L1Bloc
   return concatBytes(...parts);
 }
 
-function emptyInfo(): L1BlockInfo {
+/** An L1BlockInfo with every field zero (the fields a format does not carry stay so). */
+export function emptyL1BlockInfo(): L1BlockInfo {
   return {
     number: 0n,
     timestamp: 0n,
@@ -211,7 +212,7 @@ export function decodeL1InfoCalldata(data: Uint8Array): { format: L1InfoFormat; 
       `Cannot decode L1 info: ${format} data length is ${data.length}, expected ${L1_INFO_LENGTHS[format]}`,
     );
   }
-  const info = emptyInfo();
+  const info = emptyL1BlockInfo();
   const at = (start: number, len: number) => bytesToBigInt(data.subarray(start, start + len));
   if (format === "bedrock") {
     const word = (i: number) => data.subarray(4 + 32 * i, 4 + 32 * (i + 1));

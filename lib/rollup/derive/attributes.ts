@@ -17,6 +17,7 @@ import { type DepositTx, encodeDepositTx, l1InfoDepositSourceHash } from "../../
 import type { PayloadAttributes } from "../../protocol/engine.ts";
 import { type L1BlobFeeSchedule, l1HeaderBlobBaseFee } from "../../protocol/l1_blob_fee.ts";
 import {
+  emptyL1BlockInfo,
   encodeL1InfoCalldata,
   type L1BlockInfo,
   type L1InfoFormat,
@@ -88,20 +89,13 @@ export function l1InfoDepositTx(
 ): DepositTx {
   const format: L1InfoFormat = l1InfoFormatAt(config.forks, l2Timestamp, config.blockTime);
   const info: L1BlockInfo = {
+    ...emptyL1BlockInfo(),
     number: l1Origin.number,
     timestamp: l1Origin.timestamp,
     baseFee: l1Origin.baseFeePerGas,
     blockHash: l1Origin.hash,
     sequenceNumber,
     batcherHash: concatBytes(new Uint8Array(12), systemConfig.batcherAddr),
-    l1FeeOverhead: 0n,
-    l1FeeScalar: 0n,
-    blobBaseFee: 0n,
-    baseFeeScalar: 0n,
-    blobBaseFeeScalar: 0n,
-    operatorFeeScalar: 0n,
-    operatorFeeConstant: 0n,
-    daFootprintGasScalar: 0n,
   };
   if (format === "bedrock") {
     info.l1FeeOverhead = bytesToBigInt(systemConfig.overhead);

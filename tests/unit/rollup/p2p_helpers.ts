@@ -1,7 +1,7 @@
 /** Shared by the p2p tests: a host on 127.0.0.1 for a test chain, waiting, and a block payload. */
 import { encodeDepositTx } from "../../../lib/protocol/deposit_tx.ts";
 import type { ExecutionPayload } from "../../../lib/protocol/engine.ts";
-import { encodeL1InfoCalldata } from "../../../lib/protocol/l1_block_info.ts";
+import { emptyL1BlockInfo, encodeL1InfoCalldata } from "../../../lib/protocol/l1_block_info.ts";
 import type { RollupConfig } from "../../../lib/protocol/rollup_config.ts";
 import { P2pHost, type P2pHostOptions } from "../../../lib/rollup/p2p/mod.ts";
 
@@ -51,20 +51,12 @@ export function testPayload(number: bigint, timestamp: bigint): ExecutionPayload
 /** The L1-info deposit (bedrock format) of the L2 block at position `sequenceNumber` of L1 origin 7. */
 export function l1InfoDeposit(sequenceNumber: bigint): Uint8Array {
   const data = encodeL1InfoCalldata("bedrock", {
+    ...emptyL1BlockInfo(),
     number: 7n,
     timestamp: 900n,
     baseFee: 1n,
     blockHash: new Uint8Array(32).fill(7),
     sequenceNumber,
-    batcherHash: new Uint8Array(32),
-    l1FeeOverhead: 0n,
-    l1FeeScalar: 0n,
-    blobBaseFee: 0n,
-    baseFeeScalar: 0n,
-    blobBaseFeeScalar: 0n,
-    operatorFeeScalar: 0n,
-    operatorFeeConstant: 0n,
-    daFootprintGasScalar: 0n,
   });
   return encodeDepositTx({
     sourceHash: new Uint8Array(32),
