@@ -131,6 +131,18 @@ function writeIndexNibbles(i: number, out: Uint8Array, at: number): number {
   return 2 + 2 * len;
 }
 
+/** rlp(i): the key of entry i of an ordered trie (the transactions and receipts tries). */
+export function rlpEncodeIndex(i: number): Uint8Array {
+  if (i === 0) return new Uint8Array([0x80]);
+  if (i < 0x80) return new Uint8Array([i]);
+  let len = 0;
+  for (let n = i; n > 0; n = Math.floor(n / 256)) len++;
+  const out = new Uint8Array(1 + len);
+  out[0] = 0x80 + len;
+  for (let k = len, n = i; k >= 1; k--, n = Math.floor(n / 256)) out[k] = n % 256;
+  return out;
+}
+
 /** Root of the trie mapping rlp(i) to values[i]: the transactions root and the receipts root. */
 export function orderedTrieRoot(values: Uint8Array[]): Uint8Array {
   // All keys' nibbles in one buffer (an index below 2^53 takes at most 2 + 2 * 7 nibbles).

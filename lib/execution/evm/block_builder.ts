@@ -423,7 +423,11 @@ export class BlockBuilder {
     }
     this.#gasUsed += result.gasUsed;
     this.results.push(result);
-    this.#rootJob?.step();
+    const job = this.#rootJob;
+    if (job !== undefined) {
+      job.addReceipt(encodeReceipt(result.receipt));
+      job.step();
+    }
     return result;
   }
 
@@ -473,13 +477,16 @@ export class BlockBuilder {
     if (this.config.op === undefined && this.rules.common.gteHardfork(Hardfork.Prague)) {
       requests = await this.#requests();
     }
-    // With a state-root worker, the last changes go out first and the other roots are computed here
-    // while the worker finishes.
+    // With a state-root worker, the last changes go out first and the transactions root and bloom are
+    // computed here while the worker finishes; it also built the receipts trie as the receipts came.
     const pendingRoot = this.#rootJob !== undefined ? this.#stateRoot() : undefined;
     const transactionsRoot = known.transactionsRoot ?? orderedTrieRoot(this.results.map((r) => r.encoded));
-    const receiptsRoot = orderedTrieRoot(this.results.map((r) => encodeReceipt(r.receipt)));
     const logsBloom = orBlooms(this.results.map((r) => r.receipt.logsBloom));
     const stateRoot = await (pendingRoot ?? this.#stateRoot());
+    const fromWorker = this.#external?.receipts;
+    const receiptsRoot = fromWorker !== undefined && fromWorker.count === this.results.length
+      ? fromWorker.root
+      : orderedTrieRoot(this.results.map((r) => encodeReceipt(r.receipt)));
     const header: Header = {
       ...this.header,
       stateRoot,

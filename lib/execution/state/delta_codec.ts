@@ -140,3 +140,42 @@ export function unpackDelta(packed: Uint8Array): StateDelta {
   }
   return { resets, accounts, slots };
 }
+
+/**
+ * Receipts in one buffer, for the same trip (the worker builds the block's receipts trie beside its
+ * state tries): u32 index of the first, u32 count, then per receipt u32 length and its encoding.
+ */
+export function packReceipts(first: number, receipts: Uint8Array[]): Uint8Array {
+  let size = 8;
+  for (const r of receipts) size += 4 + r.length;
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, first);
+  view.setUint32(4, receipts.length);
+  let at = 8;
+  for (const r of receipts) {
+    view.setUint32(at, r.length);
+    out.set(r, at + 4);
+    at += 4 + r.length;
+  }
+  return out;
+}
+
+/** What packReceipts packed (views into `packed`); throws STATE_DELTA_ENCODING on bytes it did not write. */
+export function unpackReceipts(packed: Uint8Array): { first: number; receipts: Uint8Array[] } {
+  const fail = (why: string) => new BaseError("STATE_DELTA_ENCODING", `Cannot unpack receipts: ${why}`);
+  if (packed.length < 8) throw fail(`${packed.length} bytes`);
+  const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+  const first = view.getUint32(0);
+  const receipts: Uint8Array[] = new Array(view.getUint32(4));
+  let at = 8;
+  for (let i = 0; i < receipts.length; i++) {
+    if (at + 4 > packed.length) throw fail(`truncated at byte ${at}`);
+    const n = view.getUint32(at);
+    if (at + 4 + n > packed.length) throw fail(`truncated at byte ${at}`);
+    receipts[i] = packed.subarray(at + 4, at + 4 + n);
+    at += 4 + n;
+  }
+  if (at !== packed.length) throw fail(`${packed.length - at} bytes left over`);
+  return { first, receipts };
+}

@@ -5,7 +5,10 @@
  * sends the accumulated changes to a worker whenever the worker is idle (or too much piled up), and
  * the worker folds them into its copy of the tries (root_worker.ts). At the end only the last changes
  * remain to apply: the root is ready shortly after the last transaction instead of after a full
- * flush on the executing thread.
+ * flush on the executing thread. The block's receipts go along with the deltas (StateRootJob.addReceipt)
+ * and the worker builds the receipts trie too: measured (bench_block, 500 ERC-20 transfers a block), the
+ * executing thread otherwise spent ~4 ms hashing it after the last transaction while the worker had
+ * already finished, and the root arrived 15-18 ms after the last transaction instead of 4-9 ms.
  *
  * Block import uses it (engine_newPayload: the block is known whole and its latency is what a
  * verifier waits on); the worker reads the parent state from the database file through its own
@@ -15,7 +18,7 @@
 import { bytesToUnprefixedHex, equalBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import type { ExternalState, KeelStateManager, StateDelta } from "./state_manager.ts";
-import { packDelta } from "./delta_codec.ts";
+import { packDelta, packReceipts } from "./delta_codec.ts";
 
 export interface StateRootTaskOptions {
   /** Send changes as soon as the worker is idle once this many addresses changed. */
@@ -43,8 +46,11 @@ export const DEFAULT_STATE_ROOT_TASK_OPTIONS: StateRootTaskOptions = {
 export type RootRequest =
   | { kind: "open"; path: string; cacheSizeKiB: number; nodeCacheKiB: number; pending: SharedArrayBuffer }
   | { kind: "begin"; id: number; root: Uint8Array }
-  /** `delta`: a StateDelta packed (delta_codec.ts), transferred. */
-  | { kind: "delta" | "finish"; id: number; delta: Uint8Array }
+  /**
+   * `delta`: a StateDelta packed (delta_codec.ts), transferred; `receipts`: the receipts of the
+   * transactions executed since the last message (packReceipts), transferred.
+   */
+  | { kind: "delta" | "finish"; id: number; delta: Uint8Array; receipts?: Uint8Array }
   /** The accounts (unprefixed address hex) the block will change, to load their paths ahead. */
   | { kind: "prefetch"; id: number; addresses: string[] }
   | { kind: "cancel"; id: number };
@@ -57,6 +63,8 @@ export type RootResponse =
     storageRoots: [string, Uint8Array][];
     /** packNodes */
     nodes: Uint8Array;
+    /** The root of the receipts trie of the `count` receipts received. */
+    receipts: { root: Uint8Array; count: number };
     /** The worker's milliseconds on this block. */
     ms: { prefetch: number; apply: number; prehash: number; finish: number };
     /** Trie nodes the worker read (from its cache or the database) for this block. */
@@ -225,10 +233,12 @@ export class StateRootTask {
     if (msg.kind !== "open") {
       this.#sent.push({ kind: msg.kind, at: performance.timeOrigin + performance.now() });
     }
-    this.#worker.postMessage(
-      msg,
-      msg.kind === "delta" || msg.kind === "finish" ? [msg.delta.buffer as ArrayBuffer] : [],
-    );
+    const transfer: Transferable[] = [];
+    if (msg.kind === "delta" || msg.kind === "finish") {
+      transfer.push(msg.delta.buffer as ArrayBuffer);
+      if (msg.receipts !== undefined) transfer.push(msg.receipts.buffer as ArrayBuffer);
+    }
+    this.#worker.postMessage(msg, transfer);
   }
 
   /** The last block's exchange with the worker (undefined before the first root). */
@@ -301,6 +311,7 @@ export class StateRootTask {
     kind: "delta" | "finish",
     delta: StateDelta,
     copies?: Uint8Array[],
+    receipts?: Uint8Array,
   ): Promise<RootResponse> | undefined {
     if (this.#closed || generation !== this.#generation) {
       return kind === "finish"
@@ -311,11 +322,11 @@ export class StateRootTask {
     copies?.push(packed.slice());
     if (kind === "delta") {
       this.stats.deltas++;
-      this.#post({ kind, id, delta: packed });
+      this.#post({ kind, id, delta: packed, receipts });
       return undefined;
     }
     const result = new Promise<RootResponse>((resolve) => this.#waiting.set(id, resolve));
-    this.#post({ kind, id, delta: packed });
+    this.#post({ kind, id, delta: packed, receipts });
     return result;
   }
 
@@ -353,6 +364,9 @@ export class StateRootJob {
   readonly #named = new Set<string>();
   /** Copies of the packed deltas sent, in order (when begun with keepDeltas). */
   readonly deltas: Uint8Array[] | undefined;
+  /** Receipts handed over (addReceipt) and not sent yet, and how many were sent before them. */
+  #receipts: Uint8Array[] = [];
+  #receiptsSent = 0;
   #done = false;
 
   constructor(
@@ -388,13 +402,38 @@ export class StateRootJob {
     this.#task.prefetch(this.#id, this.#generation, hex);
   }
 
+  /**
+   * Hands over the encoding of the block's next receipt: the worker builds the receipts trie beside the
+   * state tries (the root arrives with the state root: ExternalState.receipts), so that the executing
+   * thread does not hash it after the last transaction. Sent with the next delta.
+   */
+  addReceipt(encoded: Uint8Array): void {
+    if (!this.#done) this.#receipts.push(encoded);
+  }
+
+  /** The receipts not sent yet, packed (undefined when none). */
+  #takeReceipts(): Uint8Array | undefined {
+    if (this.#receipts.length === 0) return undefined;
+    const packed = packReceipts(this.#receiptsSent, this.#receipts);
+    this.#receiptsSent += this.#receipts.length;
+    this.#receipts = [];
+    return packed;
+  }
+
   /** After a transaction: hands the changes so far to the worker when it is idle (or they piled up). */
   step(): void {
     if (this.#done) return;
     const n = this.#sm.pendingChanges;
     const { minChanges, maxChanges } = this.#task.options;
     if (n >= maxChanges || (n >= minChanges && this.#task.idle)) {
-      this.#task.send(this.#id, this.#generation, "delta", this.#sm.drainDelta(), this.deltas);
+      this.#task.send(
+        this.#id,
+        this.#generation,
+        "delta",
+        this.#sm.drainDelta(),
+        this.deltas,
+        this.#takeReceipts(),
+      );
     }
   }
 
@@ -408,7 +447,14 @@ export class StateRootJob {
     const delta = this.#sm.drainDelta();
     this.#sm.stopStream();
     const t0 = performance.now();
-    const r = await this.#task.send(this.#id, this.#generation, "finish", delta, this.deltas)!;
+    const r = await this.#task.send(
+      this.#id,
+      this.#generation,
+      "finish",
+      delta,
+      this.deltas,
+      this.#takeReceipts(),
+    )!;
     const stats = this.#task.stats;
     stats.waitMs += performance.now() - t0;
     if ("error" in r) {
@@ -426,7 +472,7 @@ export class StateRootJob {
     stats.prehashMs += r.ms.prehash;
     stats.finishMs += r.ms.finish;
     stats.reads += r.reads;
-    return { root: r.root, storageRoots: new Map(r.storageRoots), nodes: r.nodes };
+    return { root: r.root, storageRoots: new Map(r.storageRoots), nodes: r.nodes, receipts: r.receipts };
   }
 
   /** Drops the job (the block is abandoned). */

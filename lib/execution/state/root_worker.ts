@@ -3,7 +3,7 @@
  * executing thread and folds each StateDelta in as it arrives (batch_trie.ts PendingTrie: nodes loaded
  * and paths rebuilt in memory); while no delta waits it hashes what is settled below the top two
  * levels; at the end it hashes the rest once and answers the root, the new storage roots and the new
- * nodes.
+ * nodes, and the root of the block's receipts (sent along with the deltas, hashed ahead the same way).
  *
  * Nodes are read from the database file through its own read-only connection (WAL: it sees the last
  * committed block, which is the parent of the block being imported) and written to one packed buffer;
@@ -21,7 +21,9 @@ import { type NodeDb, PendingTrie, type TrieUpdate } from "./batch_trie.ts";
 import { internKey } from "./trie_node.ts";
 import { keepSnapshots, pruneSnapshots, type TrieSnapshot } from "./trie_snapshot.ts";
 import type { DeltaAccount, StateDelta } from "./state_manager.ts";
-import { unpackDelta } from "./delta_codec.ts";
+import { unpackDelta, unpackReceipts } from "./delta_codec.ts";
+import { EMPTY_TRIE_ROOT } from "../../protocol/block.ts";
+import { rlpEncodeIndex } from "../../protocol/ordered_trie.ts";
 import { TrieDb } from "./trie_db.ts";
 import type { RootRequest, RootResponse, WorkerStep } from "./root_task.ts";
 
@@ -126,6 +128,7 @@ class Job {
   readonly storage = new Map<string, PendingTrie>();
   /** Accounts whose leaf waits for their storage root. */
   readonly deferred = new Set<string>();
+  readonly receipts = new ReceiptsTrie();
 
   constructor(db: TrieDb, root: Uint8Array) {
     this.overlay = new Overlay(db);
@@ -164,6 +167,7 @@ class Job {
     this.state.prehash(PREHASH_LEVEL);
     for (const t of this.#touchedTries) t.prehash(PREHASH_LEVEL);
     this.#touchedTries.clear();
+    this.receipts.trie.prehash(PREHASH_LEVEL);
   }
 
   /** Loads the paths to these accounts (unprefixed address hex) ahead of their changes. */
@@ -204,7 +208,11 @@ class Job {
   }
 
   /** Hashes everything: the state root and the storage roots of the accounts whose storage changed. */
-  async finish(): Promise<{ root: Uint8Array; storageRoots: [string, Uint8Array][] }> {
+  async finish(): Promise<{
+    root: Uint8Array;
+    storageRoots: [string, Uint8Array][];
+    receipts: { root: Uint8Array; count: number };
+  }> {
     const storageRoots: [string, Uint8Array][] = [];
     const updates: TrieUpdate[] = [];
     for (const a of this.deferred) {
@@ -215,7 +223,8 @@ class Job {
       updates.push(this.#leaf(a, fields, root));
     }
     await this.state.update(updates);
-    return { root: await this.state.commit(), storageRoots };
+    const receipts = { root: await this.receipts.trie.commit(), count: this.receipts.count };
+    return { root: await this.state.commit(), storageRoots, receipts };
   }
 
   /**
@@ -234,6 +243,37 @@ class Job {
   /** The nodes made, packed (packNodes): only committed tries write, so all of them are reachable. */
   newNodes(): Uint8Array {
     return this.overlay.packed();
+  }
+}
+
+/** The receipts trie keeps no nodes: only its root is wanted. */
+const NO_NODES: NodeDb = { get: () => Promise.resolve(undefined), put: () => {}, copiesValues: true };
+
+/**
+ * A block's receipts trie (key rlp(index)), built as the receipts arrive and hashed ahead like the state
+ * tries, so that its root is ready with the state root (the same root as protocol/ordered_trie.ts).
+ */
+class ReceiptsTrie {
+  readonly trie = new PendingTrie(NO_NODES, EMPTY_TRIE_ROOT);
+  count = 0;
+
+  /** Adds receipts `first`, `first + 1`, ...: they must continue the ones before. */
+  async add(first: number, receipts: Uint8Array[]): Promise<void> {
+    if (first !== this.count) {
+      throw new Error(`receipt ${first} arrived after ${this.count} receipts`);
+    }
+    // The trie takes keys of one length per batch: rlp(i) has one byte below 128, then 2, 3...
+    let batch: TrieUpdate[] = [];
+    for (let j = 0; j < receipts.length; j++) {
+      const key = rlpEncodeIndex(first + j);
+      if (batch.length > 0 && batch[0].key.length !== key.length) {
+        await this.trie.update(batch);
+        batch = [];
+      }
+      batch.push({ key, value: receipts[j] });
+    }
+    await this.trie.update(batch);
+    this.count += receipts.length;
   }
 }
 
@@ -297,6 +337,10 @@ async function handle(msg: RootRequest): Promise<void> {
     if (job.failed === undefined) {
       const t0 = performance.now();
       await job.job.apply(unpackDelta(msg.delta));
+      if (msg.receipts !== undefined) {
+        const { first, receipts } = unpackReceipts(msg.receipts);
+        await job.job.receipts.add(first, receipts);
+      }
       const t1 = performance.now();
       time.apply += t1 - t0;
       // Only this message pending: the worker would idle until the next one.
@@ -316,7 +360,7 @@ async function handle(msg: RootRequest): Promise<void> {
     else {
       try {
         const t0 = performance.now();
-        const { root, storageRoots } = await j.job.finish();
+        const { root, storageRoots, receipts } = await j.job.finish();
         const nodes = j.job.newNodes();
         time.finish += performance.now() - t0;
         keepHot(j.job.snapshots());
@@ -325,6 +369,7 @@ async function handle(msg: RootRequest): Promise<void> {
           root,
           storageRoots,
           nodes,
+          receipts,
           ms: { ...time },
           reads: j.job.overlay.reads,
           // The finish itself is not in it yet: it ends with this answer.

@@ -126,6 +126,8 @@ export interface ExternalState {
   storageRoots: Map<string, Uint8Array>;
   /** Trie nodes, packed (packNodes). */
   nodes: Uint8Array;
+  /** The root of the receipts trie of the first `count` receipts handed to the job (StateRootJob.addReceipt). */
+  receipts?: { root: Uint8Array; count: number };
 }
 
 /** Trie nodes in one buffer (one transfer between threads): per node its 32-byte hash, u32 length, RLP. */

@@ -3,7 +3,7 @@ import { RLP } from "@ethereumjs/rlp";
 import { assertEquals } from "../../assert.ts";
 import { bytesToHex } from "../../../lib/common/bytes.ts";
 import { EMPTY_TRIE_ROOT } from "../../../lib/protocol/block.ts";
-import { orderedTrieRoot, trieRoot } from "../../../lib/protocol/ordered_trie.ts";
+import { orderedTrieRoot, rlpEncodeIndex, trieRoot } from "../../../lib/protocol/ordered_trie.ts";
 
 /** Deterministic pseudo-random bytes (xorshift32). */
 function rng(seed: number) {
@@ -51,5 +51,11 @@ Deno.test("trieRoot equals MerklePatriciaTrie for random keys of mixed length (s
     for (let i = 0; i < n; i++) pairs.push([bytes(1 + (bytes(1)[0] % 4)), bytes(1 + (bytes(1)[0] % 8))]);
     // Last write wins in both.
     assertEquals(bytesToHex(trieRoot(pairs)), bytesToHex(await mptRoot(pairs)), `round ${round}`);
+  }
+});
+
+Deno.test("rlpEncodeIndex: the key of entry i is rlp(i), across each change of length", () => {
+  for (const i of [0, 1, 0x7f, 0x80, 0xff, 0x100, 0xffff, 0x10000, 0xffffff, 0x1000000, 2 ** 32 + 5]) {
+    assertEquals(bytesToHex(rlpEncodeIndex(i)), bytesToHex(RLP.encode(i)), `index ${i}`);
   }
 });

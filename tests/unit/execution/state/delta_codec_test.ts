@@ -1,5 +1,10 @@
 import { assertEquals, assertThrows } from "../../../assert.ts";
-import { packDelta, unpackDelta } from "../../../../lib/execution/state/delta_codec.ts";
+import {
+  packDelta,
+  packReceipts,
+  unpackDelta,
+  unpackReceipts,
+} from "../../../../lib/execution/state/delta_codec.ts";
 import type { StateDelta } from "../../../../lib/execution/state/state_manager.ts";
 
 const addr = (n: number) => n.toString(16).padStart(40, "0");
@@ -52,4 +57,22 @@ Deno.test("delta codec: values out of range and damaged bytes are refused, not m
   const badTag = packed.slice();
   badTag[12 + 41] = 9; // the tag after the 40-character address
   assertThrows(() => unpackDelta(badTag), Error, "account tag 9");
+});
+
+Deno.test("receipts codec: the receipts and the index of the first survive the round trip", () => {
+  const receipts = [fill(300, 0x02), new Uint8Array(0), fill(1, 0xc0), fill(70_000, 0x7e)];
+  const out = unpackReceipts(packReceipts(129, receipts));
+  assertEquals(out.first, 129);
+  assertEquals(out.receipts, receipts);
+  assertEquals(unpackReceipts(packReceipts(0, [])), { first: 0, receipts: [] });
+});
+
+Deno.test("receipts codec: bytes it did not write are refused", () => {
+  const packed = packReceipts(3, [fill(10, 1), fill(5, 2)]);
+  for (const bad of [packed.subarray(0, 7), packed.subarray(0, packed.length - 1)]) {
+    assertThrows(() => unpackReceipts(bad), Error, "Cannot unpack receipts");
+  }
+  const longer = new Uint8Array(packed.length + 1);
+  longer.set(packed);
+  assertThrows(() => unpackReceipts(longer), Error, "1 bytes left over");
 });

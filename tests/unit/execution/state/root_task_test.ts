@@ -23,6 +23,7 @@ import {
   StateRootTask,
 } from "../../../../lib/execution/state/mod.ts";
 import type { Header } from "../../../../lib/protocol/block.ts";
+import { orderedTrieRoot } from "../../../../lib/protocol/ordered_trie.ts";
 import type { ChainConfig } from "../../../../lib/protocol/chain_config.ts";
 import type { OpFork } from "../../../../lib/protocol/hardforks.ts";
 import { L2_TO_L1_MESSAGE_PASSER_ADDRESS } from "../../../../lib/protocol/predeploys.ts";
@@ -325,5 +326,37 @@ Deno.test("root task: a block on the last block's root starts from its tries, re
     // Accounts the block before named (the sender, the deposit's accounts, the fee vaults) are not
     // named again: only the block's new recipients are.
     assert(named[0] > 0 && named.slice(1).every((n) => n < named[0]), `${named}`);
+  });
+});
+
+Deno.test("root task: the worker builds the receipts trie as the receipts arrive (keys of 1, 2 and 3 bytes)", async () => {
+  await withStores(async (_a, b) => {
+    const sm = await genesisState(b);
+    const task = new StateRootTask(b.path, { minChanges: 1, maxChanges: 8 });
+    try {
+      const job = task.begin(await sm.getStateRoot(), sm)!;
+      // Sizes from 1 byte (leaves embedded in their parent) to 600; the keys rlp(i) change length at
+      // 128 and 256, inside the batches.
+      const receipts = Array.from(
+        { length: 300 },
+        (_, i) => new Uint8Array(1 + (i * 37) % 600).fill(i & 0xff),
+      );
+      for (let i = 0; i < receipts.length; i++) {
+        await sm.putAccount(
+          new Address(new Uint8Array(20).fill(i % 200 + 1)),
+          new Account(0n, BigInt(i + 1)),
+        );
+        job.addReceipt(receipts[i]);
+        job.step();
+        // Now and then the worker gets a moment: receipts go out in many messages of different sizes.
+        if (i % 17 === 0) await new Promise((r) => setTimeout(r, 1));
+      }
+      const state = await job.finish();
+      assertEquals(state.receipts, { root: orderedTrieRoot(receipts), count: receipts.length });
+      assert(task.stats.deltas > 5, `${task.stats.deltas} deltas`);
+      assertEquals(task.stats.failures, 0);
+    } finally {
+      task.close();
+    }
   });
 });
