@@ -151,6 +151,32 @@ function checkOrder(
   }
 }
 
+/** The fork fields this parser knows (a name ending in Block or Time). */
+const KNOWN_FORK_FIELDS: ReadonlySet<string> = new Set([
+  ...L1_BLOCK_FORKS.map((f) => `${f}Block`),
+  ...L1_TIME_FORKS.map((f) => `${f}Time`),
+  ...OP_FORKS.filter((f) => f !== "bedrock").map((f) => `${f}Time`),
+  "bedrockBlock",
+]);
+
+/**
+ * Refuses a fork keel does not implement that the config schedules (op-geth's `karstTime`, geth's
+ * `bpo1Time`, `amsterdamTime`, ...). Go's JSON decoding would skip a field it does not know, and a node
+ * that skipped a scheduled fork would follow other rules than the chain from that time on.
+ */
+function checkUnknownForks(c: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(c)) {
+    if (!/^[a-z][A-Za-z0-9]*(Block|Time)$/.test(key) || KNOWN_FORK_FIELDS.has(key)) continue;
+    if (value === null || value === undefined) continue;
+    throw configError(
+      `${key} schedules a fork keel does not implement (it knows the OP forks ${OP_FORKS.join(", ")} ` +
+        `and the L1 forks up to ${L1_TIME_FORKS.at(-1)}): a node without it would leave the chain when ` +
+        `it activates. Remove the field, or set it to null, if the chain never activates it.`,
+      key,
+    );
+  }
+}
+
 /**
  * Parses op-geth's `genesis.json` `config` object into a `ChainConfig`.
  *
@@ -162,8 +188,14 @@ function checkOrder(
  *   (specs/protocol/{canyon,ecotone,isthmus}/exec-engine.md).
  * - Fork order is checked as geth's `CheckConfigForkOrder` does, and the OP forks must be in
  *   `OP_FORKS` order with none skipped.
+ * - A fork field it does not know (`karstTime`, ...) that is set is refused (checkUnknownForks), unless
+ *   `unknownForks: "ignore"` (a config read for something else than executing the chain: an L1's blob
+ *   fee schedule).
  */
-export function parseChainConfig(json: unknown): ParsedChainConfig {
+export function parseChainConfig(
+  json: unknown,
+  options: { unknownForks?: "refuse" | "ignore" } = {},
+): ParsedChainConfig {
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw configError("config must be a JSON object", "config");
   }
@@ -171,6 +203,7 @@ export function parseChainConfig(json: unknown): ParsedChainConfig {
   if (c.chainId === undefined || c.chainId === null) throw configError("chainId is required", "chainId");
   const chainId = parseJsonUint(c.chainId, "chainId");
   if (chainId === 0n) throw configError("chainId must not be 0", "chainId");
+  if (options.unknownForks !== "ignore") checkUnknownForks(c);
 
   const blockForks: Partial<Record<L1BlockFork, bigint>> = {};
   for (const fork of L1_BLOCK_FORKS) {

@@ -178,7 +178,9 @@ export function l1BlobFeeScheduleFromChainConfig(
       typeof outer.config === "object" && outer.config !== null
     ? outer.config
     : json;
-  const parsed = parseChainConfig(raw);
+  // An L1's config names forks keel does not execute (bpo1Time, amsterdamTime...): only its blob fee
+  // schedule is read here.
+  const parsed = parseChainConfig(raw, { unknownForks: "ignore" });
   const fields = raw as Record<string, unknown>;
   const times: L1BlobForkTimes = {};
   for (const fork of L1_BLOB_FORKS) {

@@ -115,3 +115,18 @@ Deno.test("chain config: a Canyon-less OP chain may omit eip1559DenominatorCanyo
   assertEquals(c.op?.eip1559.denominatorCanyon, 50n);
   assertEquals(c.l1, {});
 });
+
+Deno.test("chain config: a fork keel does not implement is refused when scheduled, accepted when null", () => {
+  for (
+    const [field, at] of [["karstTime", 1783526401], ["bpo1Time", 0], ["amsterdamTime", "0x10"]] as const
+  ) {
+    const e = assertThrows(() => parseChainConfig({ ...OP_MAINNET, [field]: at }), BaseError) as BaseError;
+    assertEquals(e.code, "INVALID_CHAIN_CONFIG");
+    assertEquals(e.meta?.field, field);
+    assertEquals(e.message.includes(`${field} schedules a fork keel does not implement`), true, e.message);
+  }
+  // op-geth writes no field for a fork not scheduled; null says the same.
+  assertEquals(parseChainConfig({ ...OP_MAINNET, karstTime: null }), parseChainConfig(OP_MAINNET));
+  // Fields that merely end like a fork's are not forks unless named so: other keys stay ignored.
+  assertEquals(parseChainConfig({ ...OP_MAINNET, daoForkSupport: true }), parseChainConfig(OP_MAINNET));
+});
