@@ -3,7 +3,10 @@ export * from "./engine/mod.ts";
 export { ChainStore, type StoredReceipt } from "./chain/mod.ts";
 export {
   buildDevGenesis,
+  checkMnemonic,
   deriveDevAccounts,
+  type DevAccount,
+  ETHER,
   type Genesis,
   type GenesisJson,
   parseGenesis,

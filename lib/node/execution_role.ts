@@ -10,11 +10,14 @@ import { SqliteStore } from "../db/mod.ts";
 import {
   buildDevGenesis,
   CHAIN_CONFIG_KEY,
+  checkMnemonic,
   deriveDevAccounts,
   DEV_TXPOOL_OPTIONS,
+  type DevAccount,
   DevClock,
   DevMiner,
   engineNamespace,
+  ETHER,
   ExecutionEngine,
   ExecutionEngineApi,
   exportChain,
@@ -113,6 +116,26 @@ export async function writeGenesisFile(path: string, genesis: GenesisJson): Prom
   }
 }
 
+/** The dev accounts of these options (derived once: thousands take a while). */
+const devAccountsCache = new WeakMap<ExecutionOptions, DevAccount[]>();
+
+/**
+ * The dev mode's accounts: `--dev.accounts` of `--dev.mnemonic` (checked as BIP-39 first: a typo would
+ * otherwise fund accounts nobody has the words for).
+ */
+export function devAccountsOf(options: ExecutionOptions): DevAccount[] {
+  let accounts = devAccountsCache.get(options);
+  if (accounts === undefined) {
+    checkMnemonic(options.devMnemonic);
+    accounts = deriveDevAccounts(
+      options.devAccounts,
+      options.devMnemonic.normalize("NFKD").trim().split(/\s+/).join(" "),
+    );
+    devAccountsCache.set(options, accounts);
+  }
+  return accounts;
+}
+
 /**
  * The genesis to open the data dir with: `--genesis`, else the data dir's own copy, else (with
  * `--dev`) a new dev genesis that is saved there so a restart reopens the same chain. Undefined
@@ -129,6 +152,9 @@ export async function resolveGenesis(
   const genesis = buildDevGenesis({
     chainId: options.networkId,
     timestamp: BigInt(Math.floor(Date.now() / 1000)),
+    accounts: devAccountsOf(options).map((a) => a.address),
+    balance: options.devBalance * ETHER,
+    gasLimit: options.devGasLimit,
   });
   if (inMemory) return genesis;
   await Deno.mkdir(options.datadir, { recursive: true });
@@ -287,7 +313,7 @@ export async function startExecutionRole(
         ? undefined
         : sequencerForwarder(options.rollupSequencerHttp),
       txConditionals: options.rollupSequencerTxConditionalEnabled ? engine.conditionals : undefined,
-      devAccounts: options.dev ? deriveDevAccounts(10) : undefined,
+      devAccounts: options.dev ? devAccountsOf(options) : undefined,
       impersonation: options.dev ? engine.impersonation : undefined,
       clientVersion: `${version}/${Deno.build.os}-${Deno.build.arch}/deno${Deno.version.deno}`,
       options: {

@@ -346,7 +346,7 @@ export const EXECUTION_OPTIONS = {
     origin: OP_GETH,
     group: chainGroup,
     description:
-      "developer mode: a chain that seals its own blocks, the test mnemonic's 10 accounts funded and unlocked, anvil's evm_*/anvil_* methods",
+      "developer mode: a chain that seals its own blocks, the --dev.accounts accounts of --dev.mnemonic (10 of the test mnemonic) funded and unlocked, anvil's evm_*/anvil_* methods",
   }),
   devPeriod: option({
     ...named("dev.period"),
@@ -355,6 +355,40 @@ export const EXECUTION_OPTIONS = {
     origin: OP_GETH,
     group: chainGroup,
     description: "seconds between dev blocks (0 = a block as soon as a transaction arrives)",
+  }),
+  devAccounts: option({
+    ...named("dev.accounts"),
+    kind: int(1, 10_000),
+    default: 10,
+    origin: "anvil",
+    group: chainGroup,
+    description:
+      "dev mode: accounts derived from --dev.mnemonic (m/44'/60'/0'/0/i), funded in a new dev chain's genesis and unlocked (anvil --accounts)",
+  }),
+  devBalance: option({
+    ...named("dev.balance"),
+    kind: uint64,
+    default: 10_000n,
+    origin: "anvil",
+    group: chainGroup,
+    description: "dev mode: ether each dev account holds in a new dev chain's genesis (anvil --balance)",
+  }),
+  devMnemonic: option({
+    ...named("dev.mnemonic"),
+    kind: text,
+    default: "test test test test test test test test test test test junk",
+    origin: "anvil",
+    group: chainGroup,
+    description: "dev mode: the BIP-39 mnemonic (English) the dev accounts come from (anvil --mnemonic)",
+  }),
+  devGasLimit: option({
+    ...named("dev.gaslimit"),
+    kind: uint64,
+    default: 30_000_000n,
+    origin: OP_GETH,
+    group: chainGroup,
+    description:
+      "dev mode: the gas limit of a new dev chain's genesis, which its blocks keep (geth --dev.gaslimit)",
   }),
   loadState: optional({
     ...named("load-state"),

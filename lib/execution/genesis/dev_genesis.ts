@@ -5,9 +5,9 @@
  * values and the GasPriceOracle flags set for every active fork (Ecotone, Fjord, Isthmus, Jovian).
  * The devnet builds its L2 genesis through the same `buildL2Alloc` with its real L1 addresses.
  */
-import { HDKey, privateKeyToAddress } from "viem/accounts";
+import { english, HDKey, privateKeyToAddress } from "viem/accounts";
 import { pbkdf2 } from "@noble/hashes/pbkdf2.js";
-import { sha512 } from "@noble/hashes/sha2.js";
+import { sha256, sha512 } from "@noble/hashes/sha2.js";
 import { bigIntToBytes, bytesToHex, concatBytes, hexToBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import { keccak256 } from "../../common/hash.ts";
@@ -29,6 +29,34 @@ export const ETHER = 10n ** 18n;
 export interface DevAccount {
   address: Uint8Array;
   privateKey: Uint8Array;
+}
+
+/** Index of each word of the BIP-39 English list. */
+let wordIndex: Map<string, number> | undefined;
+
+/**
+ * Checks a BIP-39 mnemonic in the English list, as anvil's `--mnemonic` does: 12, 15, 18, 21 or 24
+ * words of the list whose last bits are the checksum (the first words/3 bits of the SHA-256 of the
+ * entropy the other bits make). Throws INVALID_MNEMONIC naming what is wrong.
+ */
+export function checkMnemonic(phrase: string): void {
+  const fail = (why: string) => new BaseError("INVALID_MNEMONIC", `Invalid mnemonic: ${why}`);
+  const words = phrase.normalize("NFKD").trim().split(/\s+/);
+  if (![12, 15, 18, 21, 24].includes(words.length)) {
+    throw fail(`${words.length} words; a BIP-39 mnemonic has 12, 15, 18, 21 or 24`);
+  }
+  wordIndex ??= new Map(english.map((w, i) => [w, i]));
+  let bits = 0n;
+  for (const w of words) {
+    const i = wordIndex.get(w);
+    if (i === undefined) throw fail(`"${w}" is not in the BIP-39 English word list`);
+    bits = (bits << 11n) | BigInt(i);
+  }
+  const checksumBits = BigInt(words.length / 3);
+  const entropyBytes = (words.length * 11 - words.length / 3) / 8;
+  const entropy = bigIntToBytes(bits >> checksumBits, entropyBytes);
+  const want = BigInt(sha256(entropy)[0]) >> (8n - checksumBits);
+  if ((bits & ((1n << checksumBits) - 1n)) !== want) throw fail("its checksum does not match its words");
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   ARTIFACTS,
   buildDevGenesis,
   buildGenesis,
+  checkMnemonic,
   deriveDevAccounts,
   EIP1967_ADMIN_SLOT,
   EIP1967_IMPLEMENTATION_SLOT,
@@ -86,6 +87,28 @@ Deno.test("dev genesis: account 0 of the test mnemonic is 0xf39F…2266, account
   );
   assertEquals(bytesToHex(accounts[9].address), "0xa0ee7a142d267c1f36714e4a8f75612f20a79720");
   assertEquals(new Set(accounts.map((a) => bytesToHex(a.address))).size, 10);
+});
+
+Deno.test("dev accounts: another mnemonic gives its own accounts (BIP-44 vector of 'abandon ... about')", () => {
+  const phrase =
+    "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
+  checkMnemonic(phrase);
+  const [first] = deriveDevAccounts(1, phrase);
+  assertEquals(bytesToHex(first.address), "0x9858effd232b4033e47d90003d41ec34ecaeda94");
+});
+
+Deno.test("dev accounts: a mnemonic that is not BIP-39 is refused, naming what is wrong", () => {
+  checkMnemonic("test test test test test test test test test test test junk");
+  // 24 words: 256 bits of entropy and an 8-bit checksum.
+  checkMnemonic(`${"zoo ".repeat(23)}vote`);
+  const bad = (phrase: string, text: string) => {
+    const e = assertThrows(() => checkMnemonic(phrase), BaseError, text) as BaseError;
+    assertEquals(e.code, "INVALID_MNEMONIC");
+  };
+  bad("test test test", "3 words");
+  bad("test test test test test test test test test test test kunk", '"kunk" is not in the BIP-39 English');
+  bad("test test test test test test test test test test test test", "checksum does not match");
+  bad(`${"zoo ".repeat(23)}zoo`, "checksum does not match");
 });
 
 Deno.test("dev genesis: deterministic state root and hash, 10 accounts with 10,000 ETH", async () => {

@@ -1,0 +1,84 @@
+/**
+ * `keel execution --dev` with anvil's account options: `--dev.accounts`, `--dev.balance`, `--dev.mnemonic`
+ * (checked as BIP-39) and geth's `--dev.gaslimit`, on a real process. The accounts are funded, unlocked
+ * (eth_sendTransaction signs with their keys) and their balance and the gas limit are the genesis's; a
+ * restart on the same data dir keeps that genesis.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { rpcResult, sendAndWait, startKeelExecution } from "./helpers/mod.ts";
+
+/** The BIP-44 test vector: m/44'/60'/0'/0/0 of "abandon ... about" is 0x9858…da94. */
+const MNEMONIC =
+  "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
+const FIRST = "0x9858effd232b4033e47d90003d41ec34ecaeda94";
+const ETHER = 10n ** 18n;
+
+Deno.test({
+  name:
+    "keel execution --dev: --dev.accounts, --dev.balance, --dev.mnemonic and --dev.gaslimit make the dev chain",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const dataDir = await Deno.makeTempDir({ prefix: "keel-dev-accounts-" });
+    const args = [
+      "--dev.accounts=3",
+      "--dev.balance=5",
+      `--dev.mnemonic=${MNEMONIC}`,
+      "--dev.gaslimit=40000000",
+    ];
+    try {
+      let node = await startKeelExecution({ ws: false, dataDir, args });
+      try {
+        const accounts = await rpcResult(node.httpUrl, "eth_accounts", []) as string[];
+        assertEquals(accounts.length, 3);
+        assertEquals(accounts[0], FIRST);
+        for (const a of accounts) {
+          assertEquals(BigInt(await rpcResult(node.httpUrl, "eth_getBalance", [a, "latest"])), 5n * ETHER);
+        }
+        // The test mnemonic's account 0 is not funded on this chain.
+        const testAccount0 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+        assertEquals(BigInt(await rpcResult(node.httpUrl, "eth_getBalance", [testAccount0, "latest"])), 0n);
+        // Unlocked: the node signs for them.
+        const receipt = await sendAndWait(node.httpUrl, { from: accounts[1], to: accounts[2], value: "0x1" });
+        assertEquals(receipt.status, "0x1");
+        assertEquals(receipt.from, accounts[1]);
+        const block = await rpcResult(node.httpUrl, "eth_getBlockByNumber", ["latest", false]) as {
+          gasLimit: string;
+        };
+        assertEquals(BigInt(block.gasLimit), 40_000_000n);
+      } finally {
+        await node.stop();
+      }
+      // A restart keeps the chain (its genesis is in the data dir), whatever the account options say.
+      node = await startKeelExecution({ ws: false, dataDir, args: ["--dev.balance=7"] });
+      try {
+        assertEquals(BigInt(await rpcResult(node.httpUrl, "eth_getBalance", [FIRST, "latest"])), 5n * ETHER);
+      } finally {
+        await node.stop();
+      }
+    } finally {
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "keel execution --dev: a --dev.mnemonic that is not BIP-39 stops the start with the reason",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const bad = await startKeelExecution({
+      ws: false,
+      inMemory: true,
+      args: ["--dev.mnemonic=test test test test test test test test test test test test"],
+    }).then(
+      async (n) => {
+        await n.stop();
+        return undefined;
+      },
+      (e: Error) => e,
+    );
+    assert(bad !== undefined, "a bad mnemonic must stop the start");
+    assertStringIncludes(bad.message, "Invalid mnemonic: its checksum does not match its words");
+  },
+});
