@@ -155,6 +155,7 @@ export async function resolveGenesis(
     accounts: devAccountsOf(options).map((a) => a.address),
     balance: options.devBalance * ETHER,
     gasLimit: options.devGasLimit,
+    upTo: options.devHardfork,
   });
   if (inMemory) return genesis;
   await Deno.mkdir(options.datadir, { recursive: true });

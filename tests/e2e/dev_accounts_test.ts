@@ -2,7 +2,8 @@
  * `keel execution --dev` with anvil's account options: `--dev.accounts`, `--dev.balance`, `--dev.mnemonic`
  * (checked as BIP-39) and geth's `--dev.gaslimit`, on a real process. The accounts are funded, unlocked
  * (eth_sendTransaction signs with their keys) and their balance and the gas limit are the genesis's; a
- * restart on the same data dir keeps that genesis.
+ * restart on the same data dir keeps that genesis. `--dev.hardfork` (anvil's `--hardfork`) makes a chain of
+ * any OP fork from Bedrock to Jovian, each sealing blocks with that fork's header and receipt fields.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { rpcResult, sendAndWait, startKeelExecution } from "./helpers/mod.ts";
@@ -80,5 +81,53 @@ Deno.test({
     );
     assert(bad !== undefined, "a bad mnemonic must stop the start");
     assertStringIncludes(bad.message, "Invalid mnemonic: its checksum does not match its words");
+  },
+});
+
+Deno.test({
+  name:
+    "keel execution --dev --dev.hardfork: a dev chain on an earlier or later OP fork seals blocks of that fork",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    // Per fork: the header fields and receipt fields that fork has (exec-engine.md of each fork).
+    const cases = [
+      { fork: "bedrock", withdrawals: false, beacon: false, extraDataBytes: 0, ecotoneFee: false },
+      { fork: "regolith", withdrawals: false, beacon: false, extraDataBytes: 0, ecotoneFee: false },
+      { fork: "canyon", withdrawals: true, beacon: false, extraDataBytes: 0, ecotoneFee: false },
+      { fork: "delta", withdrawals: true, beacon: false, extraDataBytes: 0, ecotoneFee: false },
+      { fork: "fjord", withdrawals: true, beacon: true, extraDataBytes: 0, ecotoneFee: true },
+      { fork: "granite", withdrawals: true, beacon: true, extraDataBytes: 0, ecotoneFee: true },
+      { fork: "isthmus", withdrawals: true, beacon: true, extraDataBytes: 9, ecotoneFee: true },
+      { fork: "ecotone", withdrawals: true, beacon: true, extraDataBytes: 0, ecotoneFee: true },
+      { fork: "holocene", withdrawals: true, beacon: true, extraDataBytes: 9, ecotoneFee: true },
+      { fork: "jovian", withdrawals: true, beacon: true, extraDataBytes: 17, ecotoneFee: true },
+    ];
+    for (const c of cases) {
+      const node = await startKeelExecution({
+        ws: false,
+        inMemory: true,
+        args: [`--dev.hardfork=${c.fork}`],
+      });
+      try {
+        const [from, to] = await rpcResult(node.httpUrl, "eth_accounts", []) as string[];
+        const receipt = await sendAndWait(node.httpUrl, { from, to, value: "0x1" });
+        assertEquals(receipt.status, "0x1", c.fork);
+        assertEquals("l1BaseFeeScalar" in receipt, c.ecotoneFee, `${c.fork}: l1BaseFeeScalar`);
+        assertEquals("l1FeeScalar" in receipt, !c.ecotoneFee, `${c.fork}: l1FeeScalar`);
+        const block = await rpcResult(node.httpUrl, "eth_getBlockByNumber", [
+          receipt.blockNumber,
+          false,
+        ]) as Record<
+          string,
+          string
+        >;
+        assertEquals("withdrawalsRoot" in block, c.withdrawals, `${c.fork}: withdrawalsRoot`);
+        assertEquals("parentBeaconBlockRoot" in block, c.beacon, `${c.fork}: parentBeaconBlockRoot`);
+        assertEquals((block.extraData.length - 2) / 2, c.extraDataBytes, `${c.fork}: extraData`);
+      } finally {
+        await node.stop();
+      }
+    }
   },
 });

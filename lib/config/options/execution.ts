@@ -5,6 +5,7 @@
  * `keel node` embeds the execution client and takes the same entries.
  */
 import { envSuffixOf, KEEL, OP_GETH, option, optional, type OptionTable, SPEC_4_1 } from "../option.ts";
+import { OP_FORKS } from "../../protocol/hardforks.ts";
 import {
   bool,
   duration,
@@ -389,6 +390,16 @@ export const EXECUTION_OPTIONS = {
     group: chainGroup,
     description:
       "dev mode: the gas limit of a new dev chain's genesis, which its blocks keep (geth --dev.gaslimit)",
+  }),
+  devHardfork: option({
+    ...named("dev.hardfork"),
+    // Interop is left out: keel does not run an interop chain (interfaces.md's interop options are refused).
+    kind: oneOf(OP_FORKS.filter((f) => f !== "interop")),
+    default: "isthmus",
+    origin: "anvil",
+    group: chainGroup,
+    description:
+      "dev mode: the OP fork a new dev chain runs, with every fork before it, active from genesis (anvil --hardfork)",
   }),
   loadState: optional({
     ...named("load-state"),
