@@ -156,6 +156,7 @@ export async function resolveGenesis(
     balance: options.devBalance * ETHER,
     gasLimit: options.devGasLimit,
     upTo: options.devHardfork,
+    baseFeePerGas: options.devBaseFee,
   });
   if (inMemory) return genesis;
   await Deno.mkdir(options.datadir, { recursive: true });

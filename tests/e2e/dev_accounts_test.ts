@@ -1,9 +1,10 @@
 /**
- * `keel execution --dev` with anvil's account options: `--dev.accounts`, `--dev.balance`, `--dev.mnemonic`
- * (checked as BIP-39) and geth's `--dev.gaslimit`, on a real process. The accounts are funded, unlocked
- * (eth_sendTransaction signs with their keys) and their balance and the gas limit are the genesis's; a
- * restart on the same data dir keeps that genesis. `--dev.hardfork` (anvil's `--hardfork`) makes a chain of
- * any OP fork from Bedrock to Jovian, each sealing blocks with that fork's header and receipt fields.
+ * `keel execution --dev` with anvil's options for a new dev chain: `--dev.accounts`, `--dev.balance`,
+ * `--dev.mnemonic` (checked as BIP-39), `--dev.basefee`, and geth's `--dev.gaslimit`, on a real process.
+ * The accounts are funded, unlocked (eth_sendTransaction signs with their keys), their balance, the gas
+ * limit and the base fee are the genesis's; a restart on the same data dir keeps that genesis.
+ * `--dev.hardfork` (anvil's `--hardfork`) makes a chain of any OP fork from Bedrock to Jovian, each sealing
+ * blocks with that fork's header and receipt fields.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { rpcResult, sendAndWait, startKeelExecution } from "./helpers/mod.ts";
@@ -16,7 +17,7 @@ const ETHER = 10n ** 18n;
 
 Deno.test({
   name:
-    "keel execution --dev: --dev.accounts, --dev.balance, --dev.mnemonic and --dev.gaslimit make the dev chain",
+    "keel execution --dev: --dev.accounts, --dev.balance, --dev.mnemonic, --dev.gaslimit and --dev.basefee make the dev chain",
   sanitizeOps: false,
   sanitizeResources: false,
   fn: async () => {
@@ -26,6 +27,7 @@ Deno.test({
       "--dev.balance=5",
       `--dev.mnemonic=${MNEMONIC}`,
       "--dev.gaslimit=40000000",
+      "--dev.basefee=7",
     ];
     try {
       let node = await startKeelExecution({ ws: false, dataDir, args });
@@ -47,6 +49,10 @@ Deno.test({
           gasLimit: string;
         };
         assertEquals(BigInt(block.gasLimit), 40_000_000n);
+        const genesis = await rpcResult(node.httpUrl, "eth_getBlockByNumber", ["0x0", false]) as {
+          baseFeePerGas: string;
+        };
+        assertEquals(BigInt(genesis.baseFeePerGas), 7n);
       } finally {
         await node.stop();
       }

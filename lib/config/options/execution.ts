@@ -391,6 +391,15 @@ export const EXECUTION_OPTIONS = {
     description:
       "dev mode: the gas limit of a new dev chain's genesis, which its blocks keep (geth --dev.gaslimit)",
   }),
+  devBaseFee: option({
+    ...named("dev.basefee"),
+    kind: uint64,
+    default: 1_000_000_000n,
+    origin: "anvil",
+    group: chainGroup,
+    description:
+      "dev mode: the base fee per gas (wei) of a new dev chain's genesis, from which EIP-1559 moves it (anvil --block-base-fee-per-gas)",
+  }),
   devHardfork: option({
     ...named("dev.hardfork"),
     // Interop is left out: keel does not run an interop chain (interfaces.md's interop options are refused).
