@@ -542,6 +542,21 @@ function checkDevState(r: Resolution<typeof EXECUTION_OPTION_TABLE>): void {
       );
     }
   }
+  // anvil refuses --no-mining with --block-time likewise: one mines on a timer, the other never.
+  if (v.devNoMining && v.devPeriod > 0) {
+    throw new ConfigError(
+      "CONFIG_CONFLICT",
+      `${label(t.devNoMining)} and ${label(t.devPeriod)} = ${v.devPeriod} exclude each other: ` +
+        `no block on its own, or one every ${v.devPeriod} seconds`,
+      {
+        flag: flagOf(t.devNoMining),
+        env: envName(t.devNoMining),
+        value: "true",
+        form: "only one",
+        other: flagOf(t.devPeriod),
+      },
+    );
+  }
 }
 
 /** CONFIG_MISSING_REQUIRED for `spec`, required always or `when` another option is set (a phrase). */

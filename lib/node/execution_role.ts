@@ -452,10 +452,15 @@ export async function startExecutionRole(
       vhosts: ["*"],
     });
     if (miner !== undefined) {
+      if (options.devNoMining) miner.setAutomine(false);
       miner.start();
       stops.push(() => miner.stop());
       log.info("Dev mode: sealing blocks", {
-        period: options.devPeriod === 0 ? "on demand" : options.devPeriod,
+        period: options.devNoMining
+          ? "none (evm_mine)"
+          : options.devPeriod === 0
+          ? "on demand"
+          : options.devPeriod,
         chain: inMemory ? "in memory (give --datadir to keep it)" : options.datadir,
       });
     }

@@ -4,7 +4,8 @@
  * The accounts are funded, unlocked (eth_sendTransaction signs with their keys), their balance, the gas
  * limit and the base fee are the genesis's; a restart on the same data dir keeps that genesis.
  * `--dev.hardfork` (anvil's `--hardfork`) makes a chain of any OP fork from Bedrock to Jovian, each sealing
- * blocks with that fork's header and receipt fields.
+ * blocks with that fork's header and receipt fields; `--dev.no-mining` (anvil's `--no-mining`) seals only
+ * on evm_mine.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { rpcResult, sendAndWait, startKeelExecution } from "./helpers/mod.ts";
@@ -134,6 +135,30 @@ Deno.test({
       } finally {
         await node.stop();
       }
+    }
+  },
+});
+
+Deno.test({
+  name: "keel execution --dev --dev.no-mining: transactions wait in the pool until evm_mine",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const node = await startKeelExecution({ ws: false, inMemory: true, args: ["--dev.no-mining"] });
+    try {
+      assertEquals(await rpcResult(node.httpUrl, "anvil_getAutomine", []), false);
+      const [from, to] = await rpcResult(node.httpUrl, "eth_accounts", []) as string[];
+      const hash = await rpcResult(node.httpUrl, "eth_sendTransaction", [{ from, to, value: "0x1" }]);
+      await new Promise((r) => setTimeout(r, 1500));
+      assertEquals(await rpcResult(node.httpUrl, "eth_blockNumber", []), "0x0");
+      assertEquals(await rpcResult(node.httpUrl, "eth_getTransactionReceipt", [hash]), null);
+      await rpcResult(node.httpUrl, "evm_mine", []);
+      const receipt = await rpcResult(node.httpUrl, "eth_getTransactionReceipt", [hash]) as {
+        blockNumber: string;
+      };
+      assertEquals(receipt.blockNumber, "0x1");
+    } finally {
+      await node.stop();
     }
   },
 });

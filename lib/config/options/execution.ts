@@ -410,6 +410,15 @@ export const EXECUTION_OPTIONS = {
     description:
       "dev mode: the OP fork a new dev chain runs, with every fork before it, active from genesis (anvil --hardfork)",
   }),
+  devNoMining: option({
+    ...named("dev.no-mining"),
+    kind: bool,
+    default: false,
+    origin: "anvil",
+    group: chainGroup,
+    description:
+      "dev mode: seal no block on arrival or timer, only on evm_mine / anvil_mine (or after evm_setAutomine, evm_setIntervalMining) (anvil --no-mining)",
+  }),
   loadState: optional({
     ...named("load-state"),
     kind: path,

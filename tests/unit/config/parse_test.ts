@@ -241,6 +241,36 @@ Deno.test("execution: anvil's state files need --dev, and --state excludes the o
   assertStringIncludes(both.message, "exclude each other");
 });
 
+Deno.test("execution: anvil's dev chain options parse with their defaults; --dev.no-mining excludes --dev.period", () => {
+  const d = parseArgs(["execution", "--dev"], {});
+  assert(d.command === "execution");
+  assertEquals(
+    [
+      d.options.devAccounts,
+      d.options.devBalance,
+      d.options.devBaseFee,
+      d.options.devHardfork,
+      d.options.devNoMining,
+    ],
+    [10, 10_000n, 1_000_000_000n, "isthmus", false],
+  );
+  assertEquals(d.options.devMnemonic, "test test test test test test test test test test test junk");
+  const env = parseArgs(["execution", "--dev", "--dev.hardfork=jovian"], {
+    KEEL_DEV_ACCOUNTS: "3",
+    KEEL_DEV_NO_MINING: "true",
+  });
+  assert(env.command === "execution");
+  assertEquals([env.options.devAccounts, env.options.devHardfork, env.options.devNoMining], [
+    3,
+    "jovian",
+    true,
+  ]);
+  fails(["execution", "--dev", "--dev.hardfork=interop"], "CONFIG_INVALID_VALUE");
+  fails(["execution", "--dev", "--dev.accounts=0"], "CONFIG_INVALID_VALUE");
+  const both = fails(["execution", "--dev", "--dev.no-mining", "--dev.period=2"], "CONFIG_CONFLICT");
+  assertStringIncludes(both.message, "exclude each other");
+});
+
 Deno.test("unknown command and stray arguments", () => {
   const e = fails(["nod"], "CONFIG_UNKNOWN_COMMAND");
   assertStringIncludes(e.message, "did you mean node?");
