@@ -151,7 +151,7 @@ export async function resolveGenesis(
   if (!options.dev) return undefined;
   const genesis = buildDevGenesis({
     chainId: options.networkId,
-    timestamp: BigInt(Math.floor(Date.now() / 1000)),
+    timestamp: options.devTimestamp ?? BigInt(Math.floor(Date.now() / 1000)),
     accounts: devAccountsOf(options).map((a) => a.address),
     balance: options.devBalance * ETHER,
     gasLimit: options.devGasLimit,

@@ -1,6 +1,7 @@
 /**
  * `keel execution --dev` with anvil's options for a new dev chain: `--dev.accounts`, `--dev.balance`,
- * `--dev.mnemonic` (checked as BIP-39), `--dev.basefee`, and geth's `--dev.gaslimit`, on a real process.
+ * `--dev.mnemonic` (checked as BIP-39), `--dev.basefee`, `--dev.timestamp`, and geth's `--dev.gaslimit`, on a
+ * real process.
  * The accounts are funded, unlocked (eth_sendTransaction signs with their keys), their balance, the gas
  * limit and the base fee are the genesis's; a restart on the same data dir keeps that genesis.
  * `--dev.hardfork` (anvil's `--hardfork`) makes a chain of any OP fork from Bedrock to Jovian, each sealing
@@ -18,7 +19,7 @@ const ETHER = 10n ** 18n;
 
 Deno.test({
   name:
-    "keel execution --dev: --dev.accounts, --dev.balance, --dev.mnemonic, --dev.gaslimit and --dev.basefee make the dev chain",
+    "keel execution --dev: --dev.accounts, --dev.balance, --dev.mnemonic, --dev.gaslimit, --dev.basefee and --dev.timestamp make the dev chain",
   sanitizeOps: false,
   sanitizeResources: false,
   fn: async () => {
@@ -29,6 +30,7 @@ Deno.test({
       `--dev.mnemonic=${MNEMONIC}`,
       "--dev.gaslimit=40000000",
       "--dev.basefee=7",
+      "--dev.timestamp=4000000000",
     ];
     try {
       let node = await startKeelExecution({ ws: false, dataDir, args });
@@ -48,12 +50,17 @@ Deno.test({
         assertEquals(receipt.from, accounts[1]);
         const block = await rpcResult(node.httpUrl, "eth_getBlockByNumber", ["latest", false]) as {
           gasLimit: string;
+          timestamp: string;
         };
         assertEquals(BigInt(block.gasLimit), 40_000_000n);
         const genesis = await rpcResult(node.httpUrl, "eth_getBlockByNumber", ["0x0", false]) as {
           baseFeePerGas: string;
+          timestamp: string;
         };
         assertEquals(BigInt(genesis.baseFeePerGas), 7n);
+        // A genesis in the future: the blocks go on from its timestamp.
+        assertEquals(BigInt(genesis.timestamp), 4_000_000_000n);
+        assertEquals(BigInt(block.timestamp), 4_000_000_001n);
       } finally {
         await node.stop();
       }

@@ -410,6 +410,14 @@ export const EXECUTION_OPTIONS = {
     description:
       "dev mode: the OP fork a new dev chain runs, with every fork before it, active from genesis (anvil --hardfork)",
   }),
+  devTimestamp: optional({
+    ...named("dev.timestamp"),
+    kind: uint64,
+    origin: "anvil",
+    group: chainGroup,
+    description:
+      "dev mode: the timestamp of a new dev chain's genesis (default: now); the blocks after it keep going up from it (anvil --timestamp)",
+  }),
   devNoMining: option({
     ...named("dev.no-mining"),
     kind: bool,
