@@ -380,7 +380,10 @@ export const EXECUTION_OPTIONS = {
     default: "test test test test test test test test test test test junk",
     origin: "anvil",
     group: chainGroup,
-    description: "dev mode: the BIP-39 mnemonic (English) the dev accounts come from (anvil --mnemonic)",
+    description:
+      'dev mode: the BIP-39 mnemonic (English) the dev accounts come from (anvil --mnemonic; default: the test mnemonic "test test ... junk")',
+    // Keys come from it: kept out of error messages and logs as the other secrets.
+    secret: true,
   }),
   devGasLimit: option({
     ...named("dev.gaslimit"),

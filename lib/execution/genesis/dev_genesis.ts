@@ -47,9 +47,10 @@ export function checkMnemonic(phrase: string): void {
   }
   wordIndex ??= new Map(english.map((w, i) => [w, i]));
   let bits = 0n;
-  for (const w of words) {
-    const i = wordIndex.get(w);
-    if (i === undefined) throw fail(`"${w}" is not in the BIP-39 English word list`);
+  for (let k = 0; k < words.length; k++) {
+    const i = wordIndex.get(words[k]);
+    // Its position, not the word: the phrase is a secret.
+    if (i === undefined) throw fail(`word ${k + 1} is not in the BIP-39 English word list`);
     bits = (bits << 11n) | BigInt(i);
   }
   const checksumBits = BigInt(words.length / 3);
