@@ -483,10 +483,8 @@ export class BlockBuilder {
     const transactionsRoot = known.transactionsRoot ?? orderedTrieRoot(this.results.map((r) => r.encoded));
     const logsBloom = orBlooms(this.results.map((r) => r.receipt.logsBloom));
     const stateRoot = await (pendingRoot ?? this.#stateRoot());
-    const fromWorker = this.#external?.receipts;
-    const receiptsRoot = fromWorker !== undefined && fromWorker.count === this.results.length
-      ? fromWorker.root
-      : orderedTrieRoot(this.results.map((r) => encodeReceipt(r.receipt)));
+    const receiptsRoot = this.#external?.receipts?.root ??
+      orderedTrieRoot(this.results.map((r) => encodeReceipt(r.receipt)));
     const header: Header = {
       ...this.header,
       stateRoot,
@@ -520,7 +518,7 @@ export class BlockBuilder {
     if (job === undefined) return await sm.getStateRoot();
     this.#rootJob = undefined;
     try {
-      this.#external = await job.finish();
+      this.#external = await job.finish(this.results.length);
       if (job.deltas !== undefined) {
         this.#rootChanges = { deltas: job.deltas, storageRoots: this.#external.storageRoots };
       }
@@ -593,6 +591,7 @@ export class BlockBuilder {
     (this.#deps.senderCache ?? sharedSenderCache).remember(tx);
     this.#daFootprint += result.l1Fee?.blobGasUsed ?? 0n;
     this.results.push(result);
+    this.#rootJob?.addReceipt(encodeReceipt(result.receipt));
   }
 
   /** Sends the changes made since the last transaction to the state-root worker (after addExecuted). */

@@ -116,6 +116,8 @@ export interface StateRootTaskStats {
    * block before (a block on the last root starts from that block's tries, held in memory).
    */
   reads: number;
+  /** Blocks whose receipts root came from the worker (every receipt of the block handed over). */
+  receiptsRoots: number;
 }
 
 /**
@@ -149,6 +151,7 @@ export class StateRootTask {
     finishMs: 0,
     waitMs: 0,
     reads: 0,
+    receiptsRoots: 0,
   };
   #worker: { postMessage(m: unknown, transfer: Transferable[]): void; terminate(): void } | undefined;
   #connect: (() => RootWorkerChannel) | undefined;
@@ -441,7 +444,11 @@ export class StateRootJob {
    * Sends the last changes and waits for the root. Rejects with STATE_ROOT_TASK_FAILED when the worker
    * could not compute it (the caller then computes the root itself: the manager's caches are intact).
    */
-  async finish(): Promise<ExternalState> {
+  /**
+   * `receipts`: how many the block has; the worker's receipts root is answered only when it got each of
+   * them (else the caller computes the root itself).
+   */
+  async finish(receipts?: number): Promise<ExternalState> {
     if (this.#done) throw new BaseError("STATE_ROOT_TASK_DONE", "Cannot finish a state root job twice");
     this.#done = true;
     const delta = this.#sm.drainDelta();
@@ -472,7 +479,14 @@ export class StateRootJob {
     stats.prehashMs += r.ms.prehash;
     stats.finishMs += r.ms.finish;
     stats.reads += r.reads;
-    return { root: r.root, storageRoots: new Map(r.storageRoots), nodes: r.nodes, receipts: r.receipts };
+    const complete = receipts !== undefined && r.receipts.count === receipts;
+    if (complete) stats.receiptsRoots++;
+    return {
+      root: r.root,
+      storageRoots: new Map(r.storageRoots),
+      nodes: r.nodes,
+      receipts: complete ? r.receipts : undefined,
+    };
   }
 
   /** Drops the job (the block is abandoned). */

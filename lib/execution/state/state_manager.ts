@@ -126,7 +126,7 @@ export interface ExternalState {
   storageRoots: Map<string, Uint8Array>;
   /** Trie nodes, packed (packNodes). */
   nodes: Uint8Array;
-  /** The root of the receipts trie of the first `count` receipts handed to the job (StateRootJob.addReceipt). */
+  /** The root of the receipts trie of the `count` receipts handed to the job (StateRootJob.addReceipt), all the block's. */
   receipts?: { root: Uint8Array; count: number };
 }
 

@@ -175,7 +175,11 @@ for (const withRoots of [false, true]) {
           assertEquals(st.retries, 0);
           // Without the state-root worker the block's changes are not at hand: every tail starts cold.
           assertEquals(st.warm, withRoots ? chain.length - 1 : 0);
-          if (roots !== undefined) assertEquals(roots.stats.roots, chain.length);
+          if (roots !== undefined) {
+            assertEquals(roots.stats.roots, chain.length);
+            // The merged transactions' receipts reach the worker too: each receipts root is the worker's.
+            assertEquals(roots.stats.receiptsRoots, chain.length);
+          }
           assertEquals(await smB.getStateRoot(), chain.at(-1)!.block.header.stateRoot);
         } finally {
           task.close();

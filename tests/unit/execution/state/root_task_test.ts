@@ -162,6 +162,7 @@ for (const [fork, minChanges] of [["canyon", 1], ["canyon", 1000], ["isthmus", 1
         }
         // Every root came from the worker, with changes sent mid-block unless the threshold forbids it.
         assertEquals(task.stats.roots, chain.length);
+        assertEquals(task.stats.receiptsRoots, chain.length);
         assertEquals(task.stats.failures, 0);
         if (minChanges === 1) assert(task.stats.deltas > 2 * chain.length, `${task.stats.deltas} deltas`);
         if (minChanges === 1000) assertEquals(task.stats.deltas, 0);
@@ -351,10 +352,28 @@ Deno.test("root task: the worker builds the receipts trie as the receipts arrive
         // Now and then the worker gets a moment: receipts go out in many messages of different sizes.
         if (i % 17 === 0) await new Promise((r) => setTimeout(r, 1));
       }
-      const state = await job.finish();
+      const state = await job.finish(receipts.length);
       assertEquals(state.receipts, { root: orderedTrieRoot(receipts), count: receipts.length });
+      assertEquals(task.stats.receiptsRoots, 1);
       assert(task.stats.deltas > 5, `${task.stats.deltas} deltas`);
       assertEquals(task.stats.failures, 0);
+    } finally {
+      task.close();
+    }
+  });
+});
+
+Deno.test("root task: a receipts root of fewer receipts than the block has is not answered", async () => {
+  await withStores(async (_a, b) => {
+    const sm = await genesisState(b);
+    const task = new StateRootTask(b.path);
+    try {
+      const job = task.begin(await sm.getStateRoot(), sm)!;
+      job.addReceipt(new Uint8Array(40).fill(1));
+      // The block has two receipts, the worker got one: the caller computes the root itself.
+      const state = await job.finish(2);
+      assertEquals(state.receipts, undefined);
+      assertEquals(task.stats.receiptsRoots, 0);
     } finally {
       task.close();
     }
