@@ -126,11 +126,7 @@ const devAccountsCache = new WeakMap<ExecutionOptions, DevAccount[]>();
 export function devAccountsOf(options: ExecutionOptions): DevAccount[] {
   let accounts = devAccountsCache.get(options);
   if (accounts === undefined) {
-    checkMnemonic(options.devMnemonic);
-    accounts = deriveDevAccounts(
-      options.devAccounts,
-      options.devMnemonic.normalize("NFKD").trim().split(/\s+/).join(" "),
-    );
+    accounts = deriveDevAccounts(options.devAccounts, checkMnemonic(options.devMnemonic));
     devAccountsCache.set(options, accounts);
   }
   return accounts;

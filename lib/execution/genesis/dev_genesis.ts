@@ -37,9 +37,10 @@ let wordIndex: Map<string, number> | undefined;
 /**
  * Checks a BIP-39 mnemonic in the English list, as anvil's `--mnemonic` does: 12, 15, 18, 21 or 24
  * words of the list whose last bits are the checksum (the first words/3 bits of the SHA-256 of the
- * entropy the other bits make). Throws INVALID_MNEMONIC naming what is wrong.
+ * entropy the other bits make). Throws INVALID_MNEMONIC naming what is wrong; returns the phrase
+ * normalized (NFKD, single spaces), as the seed is derived from.
  */
-export function checkMnemonic(phrase: string): void {
+export function checkMnemonic(phrase: string): string {
   const fail = (why: string) => new BaseError("INVALID_MNEMONIC", `Invalid mnemonic: ${why}`);
   const words = phrase.normalize("NFKD").trim().split(/\s+/);
   if (![12, 15, 18, 21, 24].includes(words.length)) {
@@ -58,6 +59,7 @@ export function checkMnemonic(phrase: string): void {
   const entropy = bigIntToBytes(bits >> checksumBits, entropyBytes);
   const want = BigInt(sha256(entropy)[0]) >> (8n - checksumBits);
   if ((bits & ((1n << checksumBits) - 1n)) !== want) throw fail("its checksum does not match its words");
+  return words.join(" ");
 }
 
 /**

@@ -98,7 +98,11 @@ Deno.test("dev accounts: another mnemonic gives its own accounts (BIP-44 vector 
 });
 
 Deno.test("dev accounts: a mnemonic that is not BIP-39 is refused, naming what is wrong", () => {
-  checkMnemonic("test test test test test test test test test test test junk");
+  // Checked and normalized: one space between words, as the seed is derived from.
+  assertEquals(
+    checkMnemonic("  test test test test test test test test test test test\tjunk "),
+    "test test test test test test test test test test test junk",
+  );
   // 24 words: 256 bits of entropy and an 8-bit checksum.
   checkMnemonic(`${"zoo ".repeat(23)}vote`);
   const bad = (phrase: string, text: string) => {
