@@ -542,6 +542,40 @@ function checkDevState(r: Resolution<typeof EXECUTION_OPTION_TABLE>): void {
       );
     }
   }
+  // anvil: --disable-code-size-limit conflicts_with --code-size-limit; both change the EVM of a dev chain.
+  for (const key of ["devCodeSizeLimit", "devDisableCodeSizeLimit"] as const) {
+    if (v[key] === undefined || v[key] === false || v.dev) continue;
+    throw new ConfigError(
+      "CONFIG_CONFLICT",
+      `${label(t[key])} = ${quote(r.given[key])} needs ${
+        label(t.dev)
+      }: a chain that changes the EVM's size limits ` +
+        `leaves the protocol, which only a dev chain may`,
+      {
+        flag: flagOf(t[key]),
+        env: envName(t[key]),
+        value: r.given[key],
+        form: "with --dev",
+        other: flagOf(t.dev),
+      },
+    );
+  }
+  if (v.devCodeSizeLimit !== undefined && v.devDisableCodeSizeLimit) {
+    throw new ConfigError(
+      "CONFIG_CONFLICT",
+      `${label(t.devCodeSizeLimit)} = ${quote(r.given.devCodeSizeLimit)} and ${
+        label(t.devDisableCodeSizeLimit)
+      } ` +
+        `exclude each other: one limit, or none`,
+      {
+        flag: flagOf(t.devDisableCodeSizeLimit),
+        env: envName(t.devDisableCodeSizeLimit),
+        value: "true",
+        form: "only one",
+        other: flagOf(t.devCodeSizeLimit),
+      },
+    );
+  }
   // anvil refuses --no-mining with --block-time likewise: one mines on a timer, the other never.
   if (v.devNoMining && v.devPeriod > 0) {
     throw new ConfigError(

@@ -276,6 +276,12 @@ export async function startExecutionRole(
       genesis,
       txpool: txpoolOptions(options, sources),
       preimages: options.dev,
+      // anvil --code-size-limit / --disable-code-size-limit (usize::MAX there).
+      codeSizeLimit: !options.dev
+        ? undefined
+        : options.devDisableCodeSizeLimit
+        ? Number.MAX_SAFE_INTEGER
+        : options.devCodeSizeLimit,
       // A dev chain keeps every state (as anvil: evm_revert, anvil_rollback go back to any block) unless
       // --gcmode full is given: then the last 128 blocks', the snapshots' and the genesis's.
       gcMode: options.dev && sources.gcmode !== "flag" && sources.gcmode !== "env"

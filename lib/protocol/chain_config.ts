@@ -32,6 +32,12 @@ export interface ChainConfig {
     forks: ForkSchedule;
     eip1559: Eip1559Params;
   };
+  /**
+   * Dev mode only, never from a genesis file: the EIP-170 contract code size limit in bytes instead of
+   * 24,576, with the EIP-3860 initcode limit at twice it (anvil `--code-size-limit`, as revm derives
+   * the initcode limit). A chain that sets it leaves the protocol: only `keel execution --dev` does.
+   */
+  codeSizeLimit?: number;
 }
 
 // ---------------------------------------------------------------------------------------------

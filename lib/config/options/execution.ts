@@ -430,6 +430,23 @@ export const EXECUTION_OPTIONS = {
     description:
       "dev mode: seal no block on arrival or timer, only on evm_mine / anvil_mine (or after evm_setAutomine, evm_setIntervalMining) (anvil --no-mining)",
   }),
+  devCodeSizeLimit: optional({
+    ...named("dev.code-size-limit"),
+    kind: int(1, 2 ** 31 - 1),
+    origin: "anvil",
+    group: chainGroup,
+    description:
+      "dev mode: the contract code size limit in bytes instead of EIP-170's 24576, the initcode limit twice it (anvil --code-size-limit)",
+  }),
+  devDisableCodeSizeLimit: option({
+    ...named("dev.disable-code-size-limit"),
+    kind: bool,
+    default: false,
+    origin: "anvil",
+    group: chainGroup,
+    description:
+      "dev mode: no contract code size limit and no initcode size limit (anvil --disable-code-size-limit)",
+  }),
   loadState: optional({
     ...named("load-state"),
     kind: path,

@@ -104,6 +104,11 @@ export interface ExecutionEngineOptions {
   gcMode?: "full" | "archive";
   /** Online pruning's parameters (DEFAULT_ONLINE_PRUNE_OPTIONS). */
   prune?: Partial<OnlinePruneOptions>;
+  /**
+   * Dev mode: the contract code size limit in bytes instead of EIP-170's 24,576, the initcode limit
+   * twice it (ChainConfig.codeSizeLimit; anvil --code-size-limit). Not stored: it holds while set.
+   */
+  codeSizeLimit?: number;
 }
 
 export interface ExecutionEngineDeps {

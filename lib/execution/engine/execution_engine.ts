@@ -244,6 +244,16 @@ export class ExecutionEngine {
         config = stored;
         genesisHash = first;
       }
+      const limit = options.codeSizeLimit;
+      if (limit !== undefined) {
+        if (!Number.isSafeInteger(limit) || limit < 1) {
+          throw new BaseError(
+            "INVALID_OPTION",
+            `Cannot open the engine: the code size limit must be a whole number of bytes from 1, got ${limit}`,
+          );
+        }
+        config = { ...config, codeSizeLimit: limit };
+      }
       // After the genesis is written: the chain store loads its head labels when constructed.
       const chain = new ChainStore(options.chain ?? {}, { store });
       const engine = new ExecutionEngine(
@@ -273,6 +283,9 @@ export class ExecutionEngine {
         headHash: bytesToHex(head.hash),
         // geth's --gcmode: "full" prunes old states as the chain grows (a sqlite file only).
         gcmode: engine.#pruning === undefined ? "archive" : "full",
+        ...(limit === undefined ? {} : {
+          codeSizeLimit: limit === Number.MAX_SAFE_INTEGER ? "none" : limit,
+        }),
       });
       return engine;
     } catch (err) {

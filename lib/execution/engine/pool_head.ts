@@ -16,6 +16,7 @@ import {
   hasNoCode,
   type L1FeeSource,
   loadL1FeeSource,
+  maxInitCodeSize,
   nextBlockBaseFee,
 } from "../evm/mod.ts";
 import { createStateManager } from "../state/mod.ts";
@@ -104,6 +105,7 @@ export class PoolHeadView {
       allowedTypes: new Set(types),
       timestamp,
       isShanghai: common.gteHardfork(Hardfork.Shanghai),
+      maxInitCodeSize: maxInitCodeSize(config),
       isPrague: prague,
     };
   }

@@ -65,8 +65,8 @@ export function fastEipLookup(common: Common): void {
   (common as unknown as { isActivatedEIP: typeof isActivatedEIP }).isActivatedEIP = isActivatedEIP;
 }
 
-function commonFor(chainId: bigint, hardfork: Hardfork): Common {
-  const key = `${chainId}:${hardfork}`;
+function commonFor(chainId: bigint, hardfork: Hardfork, codeSizeLimit?: number): Common {
+  const key = `${chainId}:${hardfork}:${codeSizeLimit ?? ""}`;
   let common = cache.get(key);
   if (common === undefined) {
     // createCustomCommon wants a number chain id (PLATFORM.md).
@@ -76,6 +76,7 @@ function commonFor(chainId: bigint, hardfork: Hardfork): Common {
     });
     // The libraries add their parameters lazily; add them all up front so any of them can read any.
     for (const p of [paramsBlock, paramsTx, paramsEVM, paramsVM]) common.updateParams(p);
+    if (codeSizeLimit !== undefined) overrideCodeSize(common, codeSizeLimit);
     fastEipLookup(common);
     // A cached Common never changes hardfork, but every EVM built on it subscribes to its
     // 'hardforkChanged' event, which would keep each EVM (and its state) alive: ignore subscriptions.
@@ -86,6 +87,36 @@ function commonFor(chainId: bigint, hardfork: Hardfork): Common {
   }
   return common;
 }
+
+/**
+ * Makes `common` (and the copies made from it: `copy()` keeps own properties) answer the size limits
+ * `maxCodeSize` (EIP-170) and `maxInitCodeSize` (EIP-3860) with dev mode's: the EVM (CREATE, CREATE2,
+ * create transactions) and the transaction decoder read them through `common.param`. Not through
+ * `updateParams`: every VM, EVM and transaction made on a Common merges its library's defaults into the
+ * parameter set again (and a copy shares that set), which would put the stock limits back. A parameter the
+ * fork does not have (`maxInitCodeSize` before Shanghai) still throws as before.
+ */
+function overrideCodeSize(common: Common, limit: number): void {
+  const sizes = new Map<string, bigint>([
+    ["maxCodeSize", BigInt(limit)],
+    ["maxInitCodeSize", BigInt(maxInitCodeSize({ codeSizeLimit: limit }))],
+  ]);
+  const param = Object.getPrototypeOf(common).param as (this: Common, name: string) => bigint;
+  (common as unknown as { param: typeof param }).param = function (this: Common, name: string): bigint {
+    const value = param.call(this, name);
+    return sizes.get(name) ?? value;
+  };
+}
+
+/** EIP-3860 MAX_INITCODE_SIZE of a chain (2 * 24,576 unless dev mode's `codeSizeLimit` changed it). */
+export function maxInitCodeSize(config: Pick<ChainConfig, "codeSizeLimit">): number {
+  return config.codeSizeLimit === undefined
+    ? DEFAULT_MAX_INITCODE_SIZE
+    : Math.min(2 * config.codeSizeLimit, Number.MAX_SAFE_INTEGER);
+}
+
+/** EIP-3860 MAX_INITCODE_SIZE = 2 * MAX_CODE_SIZE (EIP-170: 24,576). */
+export const DEFAULT_MAX_INITCODE_SIZE = 49_152;
 
 /** The Ethereum hardfork an OP fork runs on. */
 export function hardforkForOp(opFork: OpFork): Hardfork {
@@ -149,12 +180,24 @@ export function txCommon(common: Common): Common {
 export function forkRules(config: ChainConfig, timestamp: bigint): ForkRules {
   if (config.op === undefined) {
     const hardfork = hardforkForL1(config, timestamp);
-    return { hardfork, common: commonFor(config.chainId, hardfork), key: `l1:${hardfork}` };
+    return {
+      hardfork,
+      common: commonFor(config.chainId, hardfork, config.codeSizeLimit),
+      key: `l1:${hardfork}${limitKey(config)}`,
+    };
   }
   const opFork = activeFork(config.op.forks, timestamp);
   const hardfork = hardforkForOp(opFork);
-  return { opFork, hardfork, common: commonFor(config.chainId, hardfork), key: `op:${opFork}` };
+  return {
+    opFork,
+    hardfork,
+    common: commonFor(config.chainId, hardfork, config.codeSizeLimit),
+    key: `op:${opFork}${limitKey(config)}`,
+  };
 }
+
+const limitKey = (config: ChainConfig) =>
+  config.codeSizeLimit === undefined ? "" : `:code${config.codeSizeLimit}`;
 
 /** True on an OP chain when `fork` is active at `timestamp`; false on a plain chain. */
 export function opActive(config: ChainConfig, fork: OpFork, timestamp: bigint): boolean {

@@ -16,7 +16,14 @@
 import { Hardfork } from "@ethereumjs/common";
 import type { Block as EjsBlock } from "@ethereumjs/block";
 import { Capability, type TypedTransaction } from "@ethereumjs/tx";
-import { Account, Address, createAddressFromString, KECCAK256_NULL } from "@ethereumjs/util";
+import {
+  Account,
+  Address,
+  bigIntToUnpaddedBytes,
+  createAddressFromString,
+  generateAddress,
+  KECCAK256_NULL,
+} from "@ethereumjs/util";
 import { runTx, type RunTxResult, type VM } from "@ethereumjs/vm";
 import { bytesToHex, equalBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
@@ -107,7 +114,6 @@ const NO_EXECUTION: RunTxResult["execResult"] = Object.freeze({
   returnValue: new Uint8Array(0),
   logs: [],
 }) as RunTxResult["execResult"];
-const MAX_INITCODE_SIZE = 49152;
 
 function toLogs(raw: [Uint8Array, Uint8Array[], Uint8Array][] | undefined): Log[] {
   return (raw ?? []).map(([address, topics, data]) => ({ address, topics, data }));
@@ -145,6 +151,11 @@ async function processSelfdestructs(
   }
 }
 
+/** The address a CREATE by `from` at `nonce` makes (yellow paper: keccak256(rlp([from, nonce]))[12:]). */
+function createdAddressOf(from: Uint8Array, nonce: bigint): Uint8Array {
+  return generateAddress(from, bigIntToUnpaddedBytes(nonce));
+}
+
 /** Applies a deposit transaction. Throws only when it cannot be included (gas pool). */
 export async function runDeposit(
   vm: VM,
@@ -175,10 +186,12 @@ export async function runDeposit(
   else if (dep.gas < floor) {
     failure = `insufficient gas for floor data gas cost: have ${dep.gas}, want ${floor}`;
   } else if (account.balance < dep.value) failure = "insufficient funds for transfer";
-  else if (
-    dep.to === null && rules.common.gteHardfork(Hardfork.Shanghai) && dep.data.length > MAX_INITCODE_SIZE
-  ) {
-    failure = `max initcode size exceeded: code size ${dep.data.length} limit ${MAX_INITCODE_SIZE}`;
+  else if (dep.to === null && rules.common.gteHardfork(Hardfork.Shanghai)) {
+    // The Common's limit: EIP-3860's, or dev mode's --dev.code-size-limit (common.ts codeSizeParams).
+    const limit = Number(rules.common.param("maxInitCodeSize"));
+    if (dep.data.length > limit) {
+      failure = `max initcode size exceeded: code size ${dep.data.length} limit ${limit}`;
+    }
   }
   let execGasUsed = 0n;
   let refund = 0n;
@@ -251,7 +264,8 @@ export async function runDeposit(
     to: dep.to,
     nonce,
     gasUsed,
-    contractAddress: dep.to === null && status === 1 ? contractAddress : undefined,
+    // Also when the creation failed, as op-geth's MakeReceipt: the address the sender's nonce gave.
+    contractAddress: dep.to === null ? contractAddress ?? createdAddressOf(dep.from, nonce) : undefined,
     logs,
     effectiveGasPrice: 0n,
     error: failure ?? evmError,
@@ -470,7 +484,10 @@ export async function runUserTx(
     to: tx.to?.bytes ?? null,
     nonce: tx.nonce,
     gasUsed,
-    contractAddress: status === 1 ? result.createdAddress?.bytes : undefined,
+    // Also when the creation failed (geth MakeReceipt: CreateAddress(origin, tx nonce) for every create).
+    contractAddress: tx.to === undefined
+      ? result.createdAddress?.bytes ?? createdAddressOf(sender.bytes, tx.nonce)
+      : undefined,
     logs,
     effectiveGasPrice,
     l1Fee,

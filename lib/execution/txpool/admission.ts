@@ -45,10 +45,11 @@ export function validateStateless(
   reinject: boolean,
 ): Uint8Array {
   const isCreate = tx.to === undefined;
-  if (head.isShanghai && isCreate && tx.data.length > MAX_INITCODE_SIZE) {
+  const maxInitCode = head.maxInitCodeSize ?? MAX_INITCODE_SIZE;
+  if (head.isShanghai && isCreate && tx.data.length > maxInitCode) {
     throw txPoolError(
       "MAX_INITCODE_SIZE_EXCEEDED",
-      `code size ${tx.data.length}, limit ${MAX_INITCODE_SIZE}`,
+      `code size ${tx.data.length}, limit ${maxInitCode}`,
     );
   }
   const limit = head.gasLimit > opts.gasLimitReserve ? head.gasLimit - opts.gasLimitReserve : 0n;

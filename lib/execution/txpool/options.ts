@@ -19,6 +19,8 @@ export interface PoolHead {
   timestamp: bigint;
   /** EIP-3860 initcode rules (Shanghai; Canyon on OP). */
   isShanghai: boolean;
+  /** EIP-3860 MAX_INITCODE_SIZE (49,152; dev mode's --dev.code-size-limit doubled). Default 49,152. */
+  maxInitCodeSize?: number;
   /** EIP-7623 calldata floor (Prague; Isthmus on OP). */
   isPrague: boolean;
 }

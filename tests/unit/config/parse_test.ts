@@ -271,6 +271,28 @@ Deno.test("execution: anvil's dev chain options parse with their defaults; --dev
   assertStringIncludes(both.message, "exclude each other");
 });
 
+Deno.test("execution: --dev.code-size-limit and --dev.disable-code-size-limit need --dev and exclude each other (anvil)", () => {
+  const d = parseArgs(["execution", "--dev"], {});
+  assert(d.command === "execution");
+  assertEquals([d.options.devCodeSizeLimit, d.options.devDisableCodeSizeLimit], [undefined, false]);
+  const set = parseArgs(["execution", "--dev", "--dev.code-size-limit=30000"], {});
+  assert(set.command === "execution");
+  assertEquals(set.options.devCodeSizeLimit, 30_000);
+  const env = parseArgs(["execution", "--dev"], { KEEL_DEV_DISABLE_CODE_SIZE_LIMIT: "true" });
+  assert(env.command === "execution");
+  assertEquals(env.options.devDisableCodeSizeLimit, true);
+  fails(["execution", "--dev", "--dev.code-size-limit=0"], "CONFIG_INVALID_VALUE");
+  fails(["execution", "--dev", "--dev.code-size-limit=lots"], "CONFIG_INVALID_VALUE");
+  const real = fails(["execution", "--dev.code-size-limit=30000"], "CONFIG_CONFLICT");
+  assertStringIncludes(real.message, "needs --dev");
+  fails(["execution"], "CONFIG_CONFLICT", { KEEL_DEV_DISABLE_CODE_SIZE_LIMIT: "true" });
+  const both = fails(
+    ["execution", "--dev", "--dev.code-size-limit=30000", "--dev.disable-code-size-limit"],
+    "CONFIG_CONFLICT",
+  );
+  assertStringIncludes(both.message, "exclude each other");
+});
+
 Deno.test("unknown command and stray arguments", () => {
   const e = fails(["nod"], "CONFIG_UNKNOWN_COMMAND");
   assertStringIncludes(e.message, "did you mean node?");

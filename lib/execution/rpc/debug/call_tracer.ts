@@ -346,8 +346,11 @@ export class CallTracer implements Tracer {
     if (root !== undefined && tx !== undefined) {
       root.gas = tx.gasLimit;
       root.gasUsed = outcome.gasUsed;
-      if (outcome.contractAddress !== undefined) root.to = outcome.contractAddress;
       if (root.error === undefined && outcome.error !== undefined) root.error = outcome.error;
+      // geth callFrame.processOutput: a failed CREATE frame has no `to` (the receipt still names the address).
+      if (outcome.contractAddress !== undefined && root.error === undefined) {
+        root.to = outcome.contractAddress;
+      }
     }
   }
 

@@ -220,6 +220,9 @@ async function filledTransaction(
     e,
   ): [Uint8Array, Uint8Array[]] => [e.address, e.storageKeys]);
   const fields = { nonce, to: args.to, value: call.value, data, gasLimit };
+  // The initcode size is the pool's to refuse (geth: "max initcode size exceeded: code size N, limit M"),
+  // not the constructor's (its error would be an internal one).
+  const opts = { common, allowUnlimitedInitCodeSize: true };
   let tx: TypedTransaction;
   if (type === 4n) {
     tx = createEOACode7702Tx({
@@ -229,7 +232,7 @@ async function filledTransaction(
       authorizationList: args.authorizationList!.map(authorizationTuple),
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    }, { common });
+    }, opts);
   } else if (type === 2n) {
     tx = createFeeMarket1559Tx({
       ...fields,
@@ -237,12 +240,12 @@ async function filledTransaction(
       accessList,
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    }, { common });
+    }, opts);
   } else if (type === 1n) {
-    tx = createAccessList2930Tx({ ...fields, chainId, accessList, gasPrice: fees.gasPrice }, { common });
+    tx = createAccessList2930Tx({ ...fields, chainId, accessList, gasPrice: fees.gasPrice }, opts);
   } else {
     // EIP-155: the common's chain id goes into v.
-    tx = createLegacyTx({ ...fields, gasPrice: fees.gasPrice }, { common });
+    tx = createLegacyTx({ ...fields, gasPrice: fees.gasPrice }, opts);
   }
   return tx;
 }

@@ -1,6 +1,13 @@
 import { assertEquals, assertThrows } from "../../../assert.ts";
 import { createEVM } from "@ethereumjs/evm";
-import { BlockBuilder, forkRules, hardforkForOp, txCommon } from "../../../../lib/execution/evm/mod.ts";
+import { createVM } from "@ethereumjs/vm";
+import {
+  BlockBuilder,
+  forkRules,
+  hardforkForOp,
+  maxInitCodeSize,
+  txCommon,
+} from "../../../../lib/execution/evm/mod.ts";
 import { attributes, genesisHeader, l1Config, newState, opConfig } from "./helpers.ts";
 
 Deno.test("fork mapping: OP forks onto Ethereum hardforks", () => {
@@ -72,4 +79,37 @@ Deno.test("forkRules: isActivatedEIP is a Set lookup with the stock answers, on 
     copy.setEIPs([7928]);
     assertEquals(copy.isActivatedEIP(7928), true);
   }
+});
+
+Deno.test("forkRules: dev mode's codeSizeLimit sets maxCodeSize and twice it maxInitCodeSize, also in the VMs made on it", async () => {
+  const plain = opConfig("isthmus");
+  const limited = { ...opConfig("isthmus"), codeSizeLimit: 30_000 };
+  const rules = forkRules(limited, 0n);
+  assertEquals(rules.common.param("maxCodeSize"), 30_000n);
+  assertEquals(rules.common.param("maxInitCodeSize"), 60_000n);
+  assertEquals(maxInitCodeSize(limited), 60_000);
+  // A VM merges its library's default parameters into the Common it is given (and a copy shares the
+  // parameter set): the limits must survive that, in the copy and in the cached Common.
+  const copy = rules.common.copy();
+  const vm = await createVM({ common: copy, stateManager: newState() });
+  assertEquals(vm.evm.common.param("maxCodeSize"), 30_000n);
+  assertEquals(vm.evm.common.param("maxInitCodeSize"), 60_000n);
+  assertEquals(rules.common.param("maxCodeSize"), 30_000n);
+  assertEquals(txCommon(rules.common).param("maxInitCodeSize"), 60_000n);
+  // Another Common and another VM key than the stock chain's, whose limits stay EIP-170's and EIP-3860's.
+  assertEquals(rules.key === forkRules(plain, 0n).key, false);
+  assertEquals(forkRules(plain, 0n).common.param("maxCodeSize"), 24_576n);
+  assertEquals(forkRules(plain, 0n).common.param("maxInitCodeSize"), 49_152n);
+  assertEquals(maxInitCodeSize(plain), 49_152);
+  // No limit: the largest safe integer, as anvil's usize::MAX.
+  const none = forkRules({ ...opConfig("isthmus"), codeSizeLimit: Number.MAX_SAFE_INTEGER }, 0n);
+  assertEquals(none.common.param("maxInitCodeSize"), BigInt(Number.MAX_SAFE_INTEGER));
+  // Before Shanghai (Canyon) there is no initcode limit to ask for, overridden or not.
+  assertThrows(() =>
+    forkRules({ ...opConfig("regolith"), codeSizeLimit: 30_000 }, 0n).common.param("maxInitCodeSize")
+  );
+  assertEquals(
+    forkRules({ ...opConfig("regolith"), codeSizeLimit: 30_000 }, 0n).common.param("maxCodeSize"),
+    30_000n,
+  );
 });

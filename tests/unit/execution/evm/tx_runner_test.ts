@@ -1,5 +1,5 @@
 import { RLP } from "@ethereumjs/rlp";
-import { createEOACode7702Tx } from "@ethereumjs/tx";
+import { createEOACode7702Tx, createFeeMarket1559Tx } from "@ethereumjs/tx";
 import { Address, bigIntToBytes, generateAddress } from "@ethereumjs/util";
 import { assert, assertEquals, assertRejects } from "../../../assert.ts";
 import type { DepositTx } from "../../../../lib/protocol/deposit_tx.ts";
@@ -21,6 +21,7 @@ import {
   fund,
   genesisHeader,
   GWEI,
+  KEY,
   l1Config,
   legacyTransfer,
   newState,
@@ -357,5 +358,31 @@ Deno.test("user tx (Ecotone activation block): pre-Ecotone L1Block values keep t
   assertEquals(r.l1Fee?.l1Fee, l1GasUsed * FEES.l1BaseFee * FEES.scalar / 1_000_000n);
   assertEquals(r.l1Fee?.l1FeeScalar, "0.684");
   assertEquals(await balanceOf(sm, L1_FEE_VAULT_ADDRESS), r.l1Fee!.l1Fee);
+  await b.abort();
+});
+
+Deno.test("a creation that fails still names its address in the receipt, as geth's MakeReceipt (user tx and deposit)", async () => {
+  const { config, sm, b } = await open("isthmus");
+  await fund(sm, SENDER, ETHER);
+  // Initcode that reverts: PUSH1 0, PUSH1 0, REVERT.
+  const tx = createFeeMarket1559Tx({
+    chainId: config.chainId,
+    nonce: 0n,
+    gasLimit: 100_000n,
+    maxFeePerGas: 3n * GWEI,
+    maxPriorityFeePerGas: GWEI / 2n,
+    data: REVERT_CODE,
+  }, { common: forkRules(config, 2n).common }).sign(KEY);
+  const r = await b.addTransaction(tx);
+  assertEquals(r.receipt.status, 0);
+  assertEquals(r.contractAddress, generateAddress(SENDER, bigIntToBytes(0n)));
+  // A deposit whose creation reverts: the address of the depositor's nonce before it.
+  await b.addTransaction(deposit({ mint: 0n }));
+  const d = await b.addTransaction(deposit({ to: null, data: REVERT_CODE, gas: 200_000n, mint: 0n }));
+  assertEquals(d.receipt.status, 0);
+  assertEquals(d.contractAddress, generateAddress(DEPOSITOR, bigIntToBytes(1n)));
+  // A call names none.
+  const call = await b.addTransaction(deposit({ mint: 0n }));
+  assertEquals(call.contractAddress, undefined);
   await b.abort();
 });

@@ -154,6 +154,19 @@ Deno.test("error: max initcode size exceeded (EIP-3860) only from Shanghai", asy
   assertEquals(await pool.add(create.serialize()), hashOf(create));
 });
 
+Deno.test("a dev chain's initcode limit (--dev.code-size-limit, doubled) replaces EIP-3860's", async () => {
+  const { pool, chain } = setup();
+  chain.head = { ...chain.head, maxInitCodeSize: 60_000 };
+  const create = tx1559({ to: null, data: new Uint8Array(49_153), gas: 2_000_000n });
+  assertEquals(await pool.add(create.serialize()), hashOf(create));
+  const over = tx1559({ nonce: 1n, to: null, data: new Uint8Array(60_001), gas: 2_000_000n });
+  await rejects(
+    pool.add(over.serialize()),
+    "MAX_INITCODE_SIZE_EXCEEDED",
+    "max initcode size exceeded: code size 60001, limit 60000",
+  );
+});
+
 Deno.test("error: exceeds block gas limit (minus the L1-info reserve on L2)", async () => {
   const { pool } = setup();
   await rejects(pool.add(tx1559({ gas: 29_930_001n }).serialize()), "GAS_LIMIT", "exceeds block gas limit");
