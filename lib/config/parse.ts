@@ -542,6 +542,7 @@ function checkDevState(r: Resolution<typeof EXECUTION_OPTION_TABLE>): void {
       );
     }
   }
+  checkDevFork(r);
   // anvil: --disable-code-size-limit conflicts_with --code-size-limit; both change the EVM of a dev chain.
   for (const key of ["devCodeSizeLimit", "devDisableCodeSizeLimit"] as const) {
     if (v[key] === undefined || v[key] === false || v.dev) continue;
@@ -589,6 +590,67 @@ function checkDevState(r: Resolution<typeof EXECUTION_OPTION_TABLE>): void {
         form: "only one",
         other: flagOf(t.devPeriod),
       },
+    );
+  }
+}
+
+/**
+ * Fork mode (anvil's --fork-url): dev mode only; the chain is in memory (nothing of another node's
+ * chain is kept on disk) and starts at the remote's block, so the options that make a new genesis
+ * cannot be given with it.
+ */
+function checkDevFork(r: Resolution<typeof EXECUTION_OPTION_TABLE>): void {
+  const t = EXECUTION_OPTION_TABLE;
+  const v = r.values;
+  const given = (key: string) => r.sources[key] === "flag" || r.sources[key] === "env";
+  const conflict = (spec: AnyOption, value: string, why: string, other: AnyOption, form = "only one") =>
+    new ConfigError("CONFIG_CONFLICT", why, {
+      flag: flagOf(spec),
+      env: envName(spec),
+      value,
+      form,
+      other: flagOf(other),
+    });
+  if (v.devForkBlockNumber !== undefined && v.devForkUrl === undefined) {
+    throw conflict(
+      t.devForkBlockNumber,
+      r.given.devForkBlockNumber,
+      `${label(t.devForkBlockNumber)} = ${quote(r.given.devForkBlockNumber)} needs ${
+        label(t.devForkUrl)
+      }: the block of which chain?`,
+      t.devForkUrl,
+      "with --dev.fork-url",
+    );
+  }
+  if (v.devForkUrl === undefined) return;
+  const url = "<redacted>";
+  if (!v.dev) {
+    throw conflict(
+      t.devForkUrl,
+      url,
+      `${label(t.devForkUrl)} needs ${label(t.dev)}: a fork is a dev chain`,
+      t.dev,
+      "with --dev",
+    );
+  }
+  for (const key of ["datadir", "genesis", "devTimestamp", "devBaseFee", "devGasLimit"] as const) {
+    if (!given(key)) continue;
+    throw conflict(
+      t[key],
+      r.given[key],
+      `${label(t.devForkUrl)} and ${label(t[key])} exclude each other: ` +
+        (key === "datadir" ? "a forked chain is kept in memory" : "the forked block sets the chain's start"),
+      t.devForkUrl,
+    );
+  }
+  try {
+    const u = new URL(v.devForkUrl);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error(u.protocol);
+  } catch {
+    throw new ConfigError(
+      "CONFIG_INVALID_VALUE",
+      `invalid value for ${label(t.devForkUrl)}: expected an http:// or https:// URL`,
+      { flag: flagOf(t.devForkUrl), env: envName(t.devForkUrl), value: url, form: "an http(s) URL" },
     );
   }
 }

@@ -69,6 +69,8 @@ export interface RunningExecution extends RunningRole {
 }
 import { type SharedServices, startSharedServices } from "./services.ts";
 import { dumpStateFile, loadStateFile, stateFileToLoad } from "./dev_state_files.ts";
+import { planFork } from "./dev_fork.ts";
+import { attachFork } from "../execution/state/mod.ts";
 import { rootWorkerConnector, sendersConnector } from "./threads.ts";
 
 /** The genesis file a data dir keeps: written by `init` and on the first `--dev` start. */
@@ -190,6 +192,11 @@ export interface ExecutionRoleDeps {
   sharedServices?: SharedServices;
 }
 
+/** Whether `key` was given by flag or environment (not a default). */
+function given(sources: Record<string, ValueSource>, key: string): boolean {
+  return sources[key] === "flag" || sources[key] === "env";
+}
+
 /** `--dev` turns the HTTP server on unless `--http=false` was given, as anvil serves by default. */
 /** The pool's options from `--txpool.*` (dev mode: no minimum tip unless `--txpool.pricelimit` is given). */
 export function txpoolOptions(
@@ -259,8 +266,29 @@ export async function startExecutionRole(
     // A dev chain without --datadir lives in memory (as geth --dev and anvil): sqlite's in-memory
     // database, which also seals ~20% faster than a file (no WAL, no checkpoints; measured).
     const inMemory = devChainInMemory(options, sources);
-    const genesis = await resolveGenesis(options, inMemory);
+    // anvil --fork-url: the dev chain starts at another node's block and reads what it lacks from it.
+    const fork = options.dev && options.devForkUrl !== undefined
+      ? await planFork({
+        url: options.devForkUrl,
+        blockNumber: options.devForkBlockNumber,
+        accounts: devAccountsOf(options).map((a) => a.address),
+        balance: options.devBalance * ETHER,
+        hardfork: given(sources, "devHardfork") ? options.devHardfork : undefined,
+        chainId: given(sources, "networkId") ? options.networkId : undefined,
+      })
+      : undefined;
+    const genesis = fork?.genesis ?? await resolveGenesis(options, inMemory);
     const memoryStore = inMemory ? SqliteStore.open(":memory:") : undefined;
+    if (fork !== undefined) {
+      attachFork(memoryStore!, fork.source);
+      log.info("Forked", {
+        remote: new URL(options.devForkUrl!).host,
+        block: fork.blockNumber.toString(),
+        remoteHash: fork.remoteHash,
+        chainId: fork.chainId.toString(),
+        rules: fork.opFork ?? "prague (L1)",
+      });
+    }
     if (memoryStore !== undefined) {
       stops.push(() => memoryStore.close());
       stops.push(watchMemoryChain(memoryStore, log));

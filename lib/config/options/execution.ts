@@ -430,6 +430,24 @@ export const EXECUTION_OPTIONS = {
     description:
       "dev mode: seal no block on arrival or timer, only on evm_mine / anvil_mine (or after evm_setAutomine, evm_setIntervalMining) (anvil --no-mining)",
   }),
+  devForkUrl: optional({
+    ...named("dev.fork-url"),
+    kind: text,
+    origin: "anvil",
+    group: chainGroup,
+    description:
+      "dev mode: fork another node's chain over JSON-RPC: the dev chain goes on from its block --dev.fork-block-number, reading what it has not written from it (anvil --fork-url)",
+    // RPC URLs often carry an API key.
+    secret: true,
+  }),
+  devForkBlockNumber: optional({
+    ...named("dev.fork-block-number"),
+    kind: uint64,
+    origin: "anvil",
+    group: chainGroup,
+    description:
+      "dev mode: the block of --dev.fork-url to fork at (default: its head; anvil --fork-block-number)",
+  }),
   devCodeSizeLimit: optional({
     ...named("dev.code-size-limit"),
     kind: int(1, 2 ** 31 - 1),

@@ -12,6 +12,7 @@ import type { KvStore } from "../../db/kv_store.ts";
 import { EMPTY_TRIE_ROOT } from "../../protocol/block.ts";
 import { KeelTrie } from "./keel_trie.ts";
 import { preimageLogOf } from "./preimages.ts";
+import { forkOf } from "./fork_source.ts";
 import { keelCaches, KeelStateManager } from "./state_manager.ts";
 import { TrieDb } from "./trie_db.ts";
 
@@ -69,6 +70,7 @@ export async function createStateManager(
   });
   sm.nodeDb = new TrieDb(store);
   sm.preimages = preimageLogOf(store);
+  sm.fork = forkOf(store);
   if (!equalBytes(stateRoot, EMPTY_TRIE_ROOT)) {
     if (!(await trie.checkRoot(stateRoot))) {
       throw new BaseError(

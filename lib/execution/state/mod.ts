@@ -9,3 +9,4 @@ export * from "./recording_state.ts";
 export * from "./preimages.ts";
 export { packDelta, unpackDelta } from "./delta_codec.ts";
 export * from "./online_prune.ts";
+export * from "./fork_source.ts";

@@ -20,13 +20,14 @@ import {
   EthereumJSErrorWithoutCode,
   unpadBytes,
 } from "@ethereumjs/util";
-import { bytesToUnprefixedHex, concatBytes, equalBytes, hexToBytes } from "../../common/bytes.ts";
+import { bytesToHex, bytesToUnprefixedHex, concatBytes, equalBytes, hexToBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import { keccak256 } from "../../common/hash.ts";
 import { rlpDecode, rlpEncode } from "../../common/rlp.ts";
 import { applyTrieUpdates, type TrieUpdate } from "./batch_trie.ts";
 import type { TrieDb } from "./trie_db.ts";
 import type { PreimageLog } from "./preimages.ts";
+import { ACCOUNT_TOMBSTONE, type ForkRemote, isTombstone } from "./fork_source.ts";
 
 /** A copy that shares nothing mutable (storageRoot and codeHash are replaced, never changed in place). */
 function copyAccount(a: Account): Account {
@@ -193,6 +194,8 @@ export class KeelStateManager extends MerkleStateManager {
   nodeDb?: TrieDb;
   /** Where the addresses and slots flushed are recorded (a database with preimages: createStateManager). */
   preimages?: PreimageLog;
+  /** Fork mode: what the local tries never held is the remote's (fork_source.ts; createStateManager). */
+  fork?: ForkRemote;
   #stream: Stream | undefined;
   #external: ExternalState | undefined;
 
@@ -315,7 +318,75 @@ export class KeelStateManager extends MerkleStateManager {
   override async getAccount(address: Address): Promise<Account | undefined> {
     const elem = this._caches?.account?.get(address) as Partial<LazyAccountElement> | undefined;
     if (elem?.account !== undefined) return copyAccount(elem.account);
+    if (elem === undefined && this.fork !== undefined) return await this.#forkAccount(address);
     return await super.getAccount(address);
+  }
+
+  /** Fork mode: the local trie's account (none for a tombstone), else the remote's. */
+  async #forkAccount(address: Address): Promise<Account | undefined> {
+    const rlp = await this._trie.get(address.bytes);
+    let account: Account | undefined;
+    if (rlp !== null) {
+      const local = createAccountFromRLP(rlp);
+      account = isTombstone(local) ? undefined : local;
+    } else {
+      const remote = await this.fork!.account(address.bytes);
+      // Its storage is the remote's until written: the local storage trie starts empty.
+      account = remote === null
+        ? undefined
+        : new Account(remote.nonce, remote.balance, undefined, remote.codeHash);
+    }
+    this._caches?.account?.put(address, account);
+    return account === undefined ? undefined : copyAccount(account);
+  }
+
+  /** Fork mode: a slot the local storage trie does not hold is the remote's. */
+  override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    const fork = this.fork;
+    if (fork === undefined) return await super.getStorage(address, key);
+    if (key.length !== 32) throw EthereumJSErrorWithoutCode("Storage key must be 32 bytes long");
+    const cached = this._caches?.storage?.get(address, key);
+    if (cached !== undefined) return rlpDecode(cached) as Uint8Array;
+    const account = await this.getAccount(address);
+    if (account === undefined) return new Uint8Array();
+    const local = await this._getStorageTrie(address, account).get(key);
+    let value: Uint8Array;
+    if (local !== null) value = rlpDecode(local) as Uint8Array;
+    else {
+      const remote = await fork.account(address.bytes);
+      value = remote === null || remote.code.length === 0
+        ? new Uint8Array()
+        : unpadBytes(await fork.storage(address.bytes, key));
+    }
+    this._caches?.storage?.put(address, key, rlpEncode(value));
+    return value;
+  }
+
+  /** Fork mode: code not in the local database is the remote account's (checked against the code hash). */
+  override async getCode(address: Address): Promise<Uint8Array> {
+    const fork = this.fork;
+    if (fork === undefined) return await super.getCode(address);
+    const elem = this._caches?.code?.get(address);
+    if (elem !== undefined) return elem.code ?? new Uint8Array();
+    const account = await this.getAccount(address);
+    if (account === undefined || !account.isContract()) return new Uint8Array();
+    let code = await this._getCodeDB().get(
+      this._prefixCodeHashes ? concatBytes(CODE_PREFIX, account.codeHash) : account.codeHash,
+    );
+    if (code === undefined || code === null) {
+      const remote = await fork.account(address.bytes);
+      if (remote === null || !equalBytes(remote.codeHash, account.codeHash)) {
+        throw new BaseError(
+          "STATE_CODE_MISSING",
+          `Cannot read the code of ${address}: hash ${
+            bytesToHex(account.codeHash)
+          } is neither local nor the remote's`,
+        );
+      }
+      code = remote.code;
+    }
+    this._caches?.code?.put(address, code);
+    return code;
   }
 
   /**
@@ -395,9 +466,13 @@ export class KeelStateManager extends MerkleStateManager {
       const decoded = rlpDecode(value ?? new Uint8Array()) as Uint8Array;
       let list = slots.get(addressHex);
       if (list === undefined) slots.set(addressHex, list = []);
+      const zero = decoded.length === 0;
       list.push({
         key: keccak256(hexToBytes(`0x${keyHex}`)),
-        value: decoded.length === 0 ? null : rlpEncode(decoded),
+        // Fork mode: a zero over a remote non-zero stays in the trie as the RLP of zero (fork_source.ts).
+        value: !zero || (this.fork !== undefined && await this.#remoteSlotSet(addressHex, keyHex))
+          ? rlpEncode(decoded)
+          : null,
       });
     }
     for (const [addressHex, updates] of slots) {
@@ -411,9 +486,22 @@ export class KeelStateManager extends MerkleStateManager {
     const accounts: TrieUpdate[] = [];
     for (const [addressHex, elem] of caches.account?.flush() ?? []) {
       preimages?.record(addressHex);
-      accounts.push({ key: keccak256(hexToBytes(`0x${addressHex}`)), value: elem.accountRLP ?? null });
+      let value = elem.accountRLP ?? null;
+      // Fork mode: an account the remote has stays deleted as an empty account (fork_source.ts).
+      if (value === null && this.fork !== undefined) {
+        if ((await this.fork.account(hexToBytes(`0x${addressHex}`))) !== null) value = ACCOUNT_TOMBSTONE;
+      }
+      accounts.push({ key: keccak256(hexToBytes(`0x${addressHex}`)), value });
     }
     await applyTrieUpdates(this._trie, accounts);
+  }
+
+  /** Fork mode: whether the remote holds a non-zero value in the slot (its account with code). */
+  async #remoteSlotSet(addressHex: string, keyHex: string): Promise<boolean> {
+    const address = hexToBytes(`0x${addressHex}`);
+    const remote = await this.fork!.account(address);
+    if (remote === null || remote.code.length === 0) return false;
+    return (await this.fork!.storage(address, hexToBytes(`0x${keyHex}`))).some((b) => b !== 0);
   }
 
   /** The flush of a block whose root was computed elsewhere (adoptExternal). */

@@ -293,6 +293,44 @@ Deno.test("execution: --dev.code-size-limit and --dev.disable-code-size-limit ne
   assertStringIncludes(both.message, "exclude each other");
 });
 
+Deno.test("execution: --dev.fork-url (anvil --fork-url) needs --dev, an http(s) URL, no data dir or genesis options", () => {
+  const ok = parseArgs([
+    "execution",
+    "--dev",
+    "--dev.fork-url=http://127.0.0.1:8545",
+    "--dev.fork-block-number=12",
+  ], {});
+  assert(ok.command === "execution");
+  assertEquals([ok.options.devForkUrl, ok.options.devForkBlockNumber], ["http://127.0.0.1:8545", 12n]);
+  const env = parseArgs(["execution", "--dev"], { KEEL_DEV_FORK_URL: "https://rpc.example/key" });
+  assert(env.command === "execution");
+  assertEquals(env.options.devForkUrl, "https://rpc.example/key");
+  assertStringIncludes(
+    fails(["execution", "--dev.fork-url=http://x"], "CONFIG_CONFLICT").message,
+    "needs --dev",
+  );
+  assertStringIncludes(
+    fails(["execution", "--dev", "--dev.fork-block-number=3"], "CONFIG_CONFLICT").message,
+    "needs --dev.fork-url",
+  );
+  for (
+    const other of [
+      "--datadir=/tmp/x",
+      "--genesis=g.json",
+      "--dev.timestamp=5",
+      "--dev.basefee=1",
+      "--dev.gaslimit=1",
+    ]
+  ) {
+    const e = fails(["execution", "--dev", "--dev.fork-url=http://x", other], "CONFIG_CONFLICT");
+    assertStringIncludes(e.message, "exclude each other");
+  }
+  // The URL may carry an API key: it is not repeated in the error.
+  const bad = fails(["execution", "--dev", "--dev.fork-url=ws://secret-key@x"], "CONFIG_INVALID_VALUE");
+  assertEquals(bad.message.includes("secret-key"), false);
+  fails(["execution", "--dev", "--dev.fork-url=not a url"], "CONFIG_INVALID_VALUE");
+});
+
 Deno.test("unknown command and stray arguments", () => {
   const e = fails(["nod"], "CONFIG_UNKNOWN_COMMAND");
   assertStringIncludes(e.message, "did you mean node?");

@@ -1,0 +1,182 @@
+/**
+ * `keel execution --dev --dev.fork-url URL [--dev.fork-block-number N]` (anvil's `--fork-url`,
+ * `--fork-block-number`): a dev chain that goes on from block N (default: the remote's head) of another
+ * node. Its first block is keel's own block N: the remote block's number, parent hash, timestamp, gas
+ * limit, base fee, extra data, prevrandao and fee recipient, over the local state (a local block hash
+ * and state root: the local tries hold only what was read or written since, state/fork_source.ts).
+ * Every account, slot and code the chain has not written is read from the remote at block N, once.
+ * The dev accounts keep their remote nonce and code and get `--dev.balance`, as anvil funds them.
+ *
+ * An OP remote (the L1Block predeploy has code at block N) runs the OP rules of its fork at block N,
+ * told from the header (Isthmus: requestsHash; Jovian and Holocene: the extra data's version; Ecotone:
+ * the beacon root; Canyon: withdrawals; else Regolith) unless `--dev.hardfork` names it; a plain
+ * Ethereum remote runs Prague (keel's L1 rules), and must be at Prague (requestsHash) at block N; the
+ * Prague system contracts it lacks (a dev chain such as anvil's has none) are added as in keel's L1 dev
+ * genesis, without which no Prague block can be built.
+ */
+import { bytesToHex } from "../common/bytes.ts";
+import { BaseError } from "../common/errors.ts";
+import { JsonRpcClient } from "../common/json_rpc_client.ts";
+import {
+  buildL1DevGenesis,
+  devChainConfig,
+  type GenesisJson,
+  L1_SYSTEM_CONTRACTS,
+  l1SystemContractAlloc,
+} from "../execution/genesis/mod.ts";
+import { ForkSource } from "../execution/state/mod.ts";
+import type { OpFork } from "../protocol/hardforks.ts";
+import { L1_BLOCK_ADDRESS } from "../protocol/predeploys.ts";
+
+export interface ForkOptions {
+  url: string;
+  /** The block to fork at; default the remote's head. */
+  blockNumber?: bigint;
+  /** The dev accounts to fund, and with how much (wei). */
+  accounts: Uint8Array[];
+  balance: bigint;
+  /** The OP fork to run when given explicitly (`--dev.hardfork`); default: told from the header. */
+  hardfork?: OpFork;
+  /** The chain id when given explicitly (`--networkid`); default the remote's. */
+  chainId?: bigint;
+  /** Milliseconds a remote call may take (anvil --timeout: 45 s). */
+  timeoutMs?: number;
+}
+
+export interface ForkPlan {
+  source: ForkSource;
+  genesis: GenesisJson;
+  chainId: bigint;
+  blockNumber: bigint;
+  /** The remote block's own hash (the local block N has its own). */
+  remoteHash: string;
+  /** The OP fork run, or undefined for a plain Ethereum remote. */
+  opFork?: OpFork;
+}
+
+interface RemoteBlock {
+  number: string;
+  hash: string;
+  parentHash: string;
+  timestamp: string;
+  gasLimit: string;
+  baseFeePerGas?: string;
+  extraData: string;
+  mixHash?: string;
+  miner: string;
+  excessBlobGas?: string;
+  withdrawalsRoot?: string;
+  parentBeaconBlockRoot?: string;
+  requestsHash?: string;
+}
+
+const hex = (n: bigint) => `0x${n.toString(16)}`;
+
+/** The OP fork of an OP block, from the header fields each fork added (each fork's exec-engine.md). */
+export function opForkOfHeader(
+  block: Pick<RemoteBlock, "extraData" | "requestsHash" | "parentBeaconBlockRoot" | "withdrawalsRoot">,
+): OpFork {
+  const extra = block.extraData.length > 2 ? parseInt(block.extraData.slice(2, 4), 16) : undefined;
+  // jovian/exec-engine.md: extra data version 1 (17 bytes, minBaseFee); holocene: version 0 (9 bytes).
+  if (block.extraData.length === 2 + 34 && extra === 1) return "jovian";
+  if (block.requestsHash !== undefined && block.requestsHash !== null) return "isthmus";
+  if (block.extraData.length === 2 + 18 && extra === 0) return "holocene";
+  if (block.parentBeaconBlockRoot !== undefined && block.parentBeaconBlockRoot !== null) return "granite";
+  if (block.withdrawalsRoot !== undefined && block.withdrawalsRoot !== null) return "delta";
+  return "regolith";
+}
+
+/** Reads the remote's block and chain, and makes the dev chain's genesis at that block. */
+export async function planFork(o: ForkOptions): Promise<ForkPlan> {
+  const client = new JsonRpcClient(o.url, { timeoutMs: o.timeoutMs ?? 45_000 });
+  const fail = (what: string, e: unknown) =>
+    new BaseError("FORK_REMOTE", `Cannot fork: ${what}: ${(e as Error).message}`, { cause: e });
+  let remoteChainId: bigint;
+  let head: bigint;
+  try {
+    [remoteChainId, head] =
+      (await client.batch<string>([{ method: "eth_chainId" }, { method: "eth_blockNumber" }]))
+        .map((x) => BigInt(x));
+  } catch (e) {
+    throw fail("the remote does not answer eth_chainId and eth_blockNumber", e);
+  }
+  const number = o.blockNumber ?? head;
+  if (number > head) {
+    throw new BaseError(
+      "FORK_BLOCK_AHEAD",
+      `Cannot fork at block ${number}: the remote's head is block ${head}`,
+      { meta: { blockNumber: number.toString(), head: head.toString() } },
+    );
+  }
+  let block: RemoteBlock | null;
+  let l1BlockCode: string;
+  try {
+    const [b, code] = await client.batch<unknown>([
+      { method: "eth_getBlockByNumber", params: [hex(number), false] },
+      { method: "eth_getCode", params: [bytesToHex(L1_BLOCK_ADDRESS), hex(number)] },
+    ]);
+    block = b as RemoteBlock | null;
+    l1BlockCode = code as string;
+  } catch (e) {
+    throw fail(`the remote does not answer block ${number} and its state`, e);
+  }
+  if (block === null) throw new BaseError("FORK_REMOTE", `Cannot fork: the remote has no block ${number}`);
+  const isOp = l1BlockCode !== "0x";
+  const chainId = o.chainId ?? remoteChainId;
+  let opFork: OpFork | undefined;
+  let config: Record<string, unknown>;
+  if (isOp) {
+    opFork = o.hardfork ?? opForkOfHeader(block);
+    config = devChainConfig(chainId, opFork);
+  } else {
+    if (block.requestsHash === undefined || block.requestsHash === null) {
+      throw new BaseError(
+        "FORK_UNSUPPORTED",
+        `Cannot fork block ${number}: a plain Ethereum chain must be at Prague (the block has no requestsHash), ` +
+          `the L1 rules keel runs`,
+      );
+    }
+    config = buildL1DevGenesis({ chainId, accounts: [] }).config;
+  }
+  const source = new ForkSource(client, number);
+  const alloc: GenesisJson["alloc"] = {};
+  if (!isOp) {
+    // A Prague block needs the four system contracts (EIP-7002/7251: without code the block is invalid).
+    // A remote dev chain may lack them (anvil's genesis has none): they are added as a dev L1 genesis has them.
+    const system = await Promise.all(L1_SYSTEM_CONTRACTS.map((c) => source.account(c.address)));
+    const entries = l1SystemContractAlloc();
+    L1_SYSTEM_CONTRACTS.forEach((c, i) => {
+      if (system[i] === null || system[i]!.code.length === 0) {
+        const key = bytesToHex(c.address).toLowerCase();
+        alloc[key] = entries[key];
+      }
+    });
+  }
+  const remotes = await Promise.all(o.accounts.map((a) => source.account(a)));
+  o.accounts.forEach((a, i) => {
+    const remote = remotes[i];
+    alloc[bytesToHex(a)] = {
+      balance: hex(o.balance),
+      ...(remote === null ? {} : { nonce: hex(remote.nonce) }),
+      ...(remote === null || remote.code.length === 0 ? {} : { code: bytesToHex(remote.code) }),
+    };
+  });
+  const genesis: GenesisJson = {
+    config,
+    nonce: "0x0",
+    timestamp: block.timestamp,
+    extraData: block.extraData,
+    gasLimit: block.gasLimit,
+    difficulty: "0x0",
+    mixHash: block.mixHash ?? bytesToHex(new Uint8Array(32)),
+    coinbase: block.miner,
+    number: block.number,
+    gasUsed: "0x0",
+    parentHash: block.parentHash,
+    baseFeePerGas: block.baseFeePerGas ?? null,
+    alloc,
+  };
+  // The blob fee goes on from the remote's (an OP block's is 0).
+  if (!isOp && block.excessBlobGas !== undefined) genesis.excessBlobGas = block.excessBlobGas;
+  return { source, genesis, chainId, blockNumber: number, remoteHash: block.hash, opFork };
+}

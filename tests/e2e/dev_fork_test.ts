@@ -1,0 +1,157 @@
+/**
+ * `keel execution --dev --dev.fork-url URL --dev.fork-block-number N` (anvil's `--fork-url`), on real
+ * processes: a fork of anvil (a plain Prague chain) and a fork of another keel dev chain (OP, Isthmus).
+ * The fork goes on from block N with the remote's chain id; it reads the remote's accounts, code and
+ * slots as they were at block N (not later), writes its own, keeps a zeroed remote slot zero across
+ * blocks and snapshots, funds the dev accounts keeping their remote nonce, and a remote that stops
+ * answering gives a clear error for what was never read, while what was read still answers.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { anvilForTest, startAnvil } from "./helpers/anvil.ts";
+import {
+  DEV_ADDRESS,
+  DEV_ADDRESS_1,
+  rpcCall,
+  rpcResult,
+  sendAndWait,
+  startKeelExecution,
+} from "./helpers/mod.ts";
+
+/** Stores calldata word 0 in slot 0 and 1 in slot 1: PUSH1 0 CALLDATALOAD PUSH1 0 SSTORE PUSH1 1 PUSH1 1 SSTORE STOP. */
+const STORE_CODE = "0x600035600055600160015500";
+const CONTRACT = "0x00000000000000000000000000000000000c0de1";
+const HOLDER = "0x000000000000000000000000000000000000b0b0";
+const word = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
+const ETHER = 10n ** 18n;
+
+Deno.test({
+  name:
+    "keel execution --dev --dev.fork-url: a fork of anvil reads its state at the fork block, writes its own, keeps zeroed slots zero",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const tool = await anvilForTest("dev_fork_test");
+    if (!tool.ok) return;
+    const anvil = await startAnvil(tool.binary);
+    try {
+      const a = anvil.url;
+      await rpcResult(a, "anvil_setCode", [CONTRACT, STORE_CODE]);
+      await rpcResult(a, "anvil_setStorageAt", [CONTRACT, "0x0", word(7)]);
+      await rpcResult(a, "anvil_setStorageAt", [CONTRACT, "0x1", word(9)]);
+      await rpcResult(a, "anvil_setBalance", [HOLDER, "0x" + (5n * ETHER).toString(16)]);
+      // The dev account sends one transaction on anvil: its nonce at the fork is 1.
+      await rpcResult(a, "eth_sendTransaction", [{ from: DEV_ADDRESS, to: HOLDER, value: "0x0" }]);
+      await rpcResult(a, "evm_mine", []);
+      const forkBlock = BigInt(await rpcResult(a, "eth_blockNumber", []));
+      // After the fork block the remote changes (by a transaction: anvil_set* also rewrite anvil's past
+      // states): the fork must not see it.
+      await rpcResult(a, "eth_sendTransaction", [{ from: DEV_ADDRESS_1, to: CONTRACT, data: word(100) }]);
+      await rpcResult(a, "eth_sendTransaction", [{ from: DEV_ADDRESS_1, to: HOLDER, value: "0x7" }]);
+      assertEquals(await rpcResult(a, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]), word(100));
+
+      const node = await startKeelExecution({
+        ws: false,
+        inMemory: true,
+        args: [`--dev.fork-url=${a}`, `--dev.fork-block-number=${forkBlock}`],
+      });
+      try {
+        const k = node.httpUrl;
+        assertEquals(BigInt(await rpcResult(k, "eth_chainId", [])), 31337n);
+        assertEquals(BigInt(await rpcResult(k, "eth_blockNumber", [])), forkBlock);
+        assertEquals(await rpcResult(k, "eth_getCode", [CONTRACT, "latest"]), STORE_CODE);
+        assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]), word(7));
+        assertEquals(BigInt(await rpcResult(k, "eth_getBalance", [HOLDER, "latest"])), 5n * ETHER);
+        // The dev account: the remote nonce, --dev.balance's ether.
+        assertEquals(await rpcResult(k, "eth_getTransactionCount", [DEV_ADDRESS, "latest"]), "0x1");
+        assertEquals(BigInt(await rpcResult(k, "eth_getBalance", [DEV_ADDRESS, "latest"])), 10_000n * ETHER);
+        // The block keeps the remote's timestamp and parent; its hash is the fork's own.
+        const remote = await rpcResult(a, "eth_getBlockByNumber", [`0x${forkBlock.toString(16)}`, false]);
+        const local = await rpcResult(k, "eth_getBlockByNumber", ["latest", false]);
+        assertEquals([local.number, local.timestamp, local.parentHash], [
+          remote.number,
+          remote.timestamp,
+          remote.parentHash,
+        ]);
+
+        const snapshot = await rpcResult(k, "evm_snapshot", []);
+        const receipt = await sendAndWait(k, { from: DEV_ADDRESS, to: CONTRACT, data: word(0) });
+        assertEquals(receipt.status, "0x1");
+        assertEquals(BigInt(receipt.blockNumber), forkBlock + 1n);
+        // Zeroed over the remote's 7 and kept zero in the next blocks; slot 1 written.
+        await sendAndWait(k, { from: DEV_ADDRESS_1, to: HOLDER, value: "0x1" });
+        assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]), word(0));
+        assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x1", "latest"]), word(1));
+        assertEquals(BigInt(await rpcResult(k, "eth_getBalance", [HOLDER, "latest"])), 5n * ETHER + 1n);
+        // The fork block's state is still the remote's.
+        const at = `0x${forkBlock.toString(16)}`;
+        assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x0", at]), word(7));
+        // The same call on anvil at the fork block: the same answer.
+        assertEquals(
+          await rpcResult(k, "eth_call", [{ to: CONTRACT, data: word(3) }, at]),
+          await rpcResult(a, "eth_call", [{ to: CONTRACT, data: word(3) }, at]),
+        );
+        // Back to the fork block's state.
+        assertEquals(await rpcResult(k, "evm_revert", [snapshot]), true);
+        assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]), word(7));
+        // anvil itself was not written to.
+        assertEquals(await rpcResult(a, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]), word(100));
+
+        // The remote stops: what was read still answers; what was not is a clear error.
+        await anvil.stop();
+        assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x1", "latest"]), word(9));
+        const lost = await rpcCall(k, "eth_getBalance", [
+          "0x00000000000000000000000000000000000000ff",
+          "latest",
+        ]) as {
+          error?: { message: string };
+        };
+        assert(lost.error !== undefined, "a read the remote cannot answer must fail");
+        assertStringIncludes(lost.error.message, "from the fork's remote");
+      } catch (e) {
+        console.error(node.output().slice(-3000));
+        throw e;
+      } finally {
+        await node.stop();
+      }
+    } finally {
+      await anvil.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "keel execution --dev --dev.fork-url: a fork of an OP dev chain runs its OP fork, with the L1 fee",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const remote = await startKeelExecution({ ws: false, inMemory: true, args: ["--dev.hardfork=jovian"] });
+    try {
+      const r = remote.httpUrl;
+      await sendAndWait(r, { from: DEV_ADDRESS, to: HOLDER, value: "0x5" });
+      const fork = await startKeelExecution({ ws: false, inMemory: true, args: [`--dev.fork-url=${r}`] });
+      try {
+        const k = fork.httpUrl;
+        assertStringIncludes(fork.output(), "rules=jovian");
+        assertEquals(await rpcResult(k, "eth_chainId", []), await rpcResult(r, "eth_chainId", []));
+        assertEquals(BigInt(await rpcResult(k, "eth_getBalance", [HOLDER, "latest"])), 5n);
+        // The remote's L1Block and GasPriceOracle: the fork's receipts carry the L1 fee fields.
+        const receipt = await sendAndWait(k, { from: DEV_ADDRESS, to: HOLDER, value: "0x1" });
+        assertEquals(receipt.status, "0x1");
+        assert(BigInt(receipt.l1Fee) > 0n, "an OP fork charges the L1 fee");
+        assert(
+          "daFootprintGasScalar" in receipt || "operatorFeeScalar" in receipt,
+          "Isthmus/Jovian receipt fields",
+        );
+        const block = await rpcResult(k, "eth_getBlockByNumber", [receipt.blockNumber, true]);
+        // The block starts with the L1-info deposit, as on the remote.
+        assertEquals(block.transactions[0].type, "0x7e");
+        assertEquals(BigInt(await rpcResult(k, "eth_getBalance", [HOLDER, "latest"])), 6n);
+        assertEquals(BigInt(await rpcResult(r, "eth_getBalance", [HOLDER, "latest"])), 5n);
+      } finally {
+        await fork.stop();
+      }
+    } finally {
+      await remote.stop();
+    }
+  },
+});
