@@ -70,6 +70,7 @@ export interface RunningExecution extends RunningRole {
 import { type SharedServices, startSharedServices } from "./services.ts";
 import { dumpStateFile, loadStateFile, stateFileToLoad } from "./dev_state_files.ts";
 import { planFork } from "./dev_fork.ts";
+import { forkHistory } from "./fork_history.ts";
 import { attachFork } from "../execution/state/mod.ts";
 import { rootWorkerConnector, sendersConnector } from "./threads.ts";
 
@@ -395,7 +396,12 @@ export async function startExecutionRole(
         minedBlock: (hash) => minedBlockDetail(backend, hash),
         erc20Slot: erc20SlotFinder(backend),
       })]),
-      ethNamespace(backend, filters),
+      // Fork mode: the blocks, transactions and states before the fork block are the remote's.
+      fork === undefined ? ethNamespace(backend, filters) : forkHistory(ethNamespace(backend, filters), {
+        client: fork.source.client,
+        blockNumber: fork.blockNumber,
+        head: () => engine.head().header.number,
+      }),
       ethSubscriptions({
         onNewHeads: (cb) => engine.onNewHeads(cb),
         onPending: (cb) => engine.pool.onPending(cb),

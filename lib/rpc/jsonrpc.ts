@@ -308,7 +308,7 @@ export class RawJson {
 
 function callMethod(def: AnyMethodDef, rawParams: unknown, ctx: DispatchContext): unknown {
   const params = parseParams(def.params, def.required, rawParams);
-  const mctx: MethodContext = { signal: ctx.signal, connection: ctx.connection };
+  const mctx: MethodContext = { signal: ctx.signal, connection: ctx.connection, raw: rawParams };
   return def.handler(params, mctx);
 }
 

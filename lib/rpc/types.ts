@@ -37,4 +37,6 @@ export interface MethodContext {
   readonly signal?: AbortSignal;
   /** Set for calls that arrived over WebSocket. */
   readonly connection?: WsConnection;
+  /** The params as they arrived (JSON), for a handler that passes the call on as is (fork mode's history). */
+  readonly raw?: unknown;
 }

@@ -17,16 +17,17 @@ import {
   startKeelExecution,
 } from "./helpers/mod.ts";
 
-/** Stores calldata word 0 in slot 0 and 1 in slot 1: PUSH1 0 CALLDATALOAD PUSH1 0 SSTORE PUSH1 1 PUSH1 1 SSTORE STOP. */
-const STORE_CODE = "0x600035600055600160015500";
+/** Stores calldata word 0 in slot 0 and logs: PUSH1 0 CALLDATALOAD PUSH1 0 SSTORE PUSH1 0 PUSH1 0 LOG0 STOP. */
+const STORE_CODE = "0x60003560005560006000a000";
 const CONTRACT = "0x00000000000000000000000000000000000c0de1";
 const HOLDER = "0x000000000000000000000000000000000000b0b0";
 const word = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
 const ETHER = 10n ** 18n;
+const hex = (n: bigint) => `0x${n.toString(16)}`;
 
 Deno.test({
   name:
-    "keel execution --dev --dev.fork-url: a fork of anvil reads its state at the fork block, writes its own, keeps zeroed slots zero",
+    "keel execution --dev --dev.fork-url: a fork of anvil reads its state and history up to the fork block, writes its own, keeps zeroed slots zero",
   sanitizeOps: false,
   sanitizeResources: false,
   fn: async () => {
@@ -36,17 +37,23 @@ Deno.test({
     try {
       const a = anvil.url;
       await rpcResult(a, "anvil_setCode", [CONTRACT, STORE_CODE]);
-      await rpcResult(a, "anvil_setStorageAt", [CONTRACT, "0x0", word(7)]);
       await rpcResult(a, "anvil_setStorageAt", [CONTRACT, "0x1", word(9)]);
-      await rpcResult(a, "anvil_setBalance", [HOLDER, "0x" + (5n * ETHER).toString(16)]);
-      // The dev account sends one transaction on anvil: its nonce at the fork is 1.
-      await rpcResult(a, "eth_sendTransaction", [{ from: DEV_ADDRESS, to: HOLDER, value: "0x0" }]);
+      await rpcResult(a, "anvil_setBalance", [HOLDER, hex(5n * ETHER)]);
       await rpcResult(a, "evm_mine", []);
+      // The dev account sends one transaction on anvil (its nonce at the fork is 1): slot 0 = 7, a log.
+      const before = await rpcResult(a, "eth_sendTransaction", [{
+        from: DEV_ADDRESS,
+        to: CONTRACT,
+        data: word(7),
+      }]);
       const forkBlock = BigInt(await rpcResult(a, "eth_blockNumber", []));
       // After the fork block the remote changes (by a transaction: anvil_set* also rewrite anvil's past
       // states): the fork must not see it.
-      await rpcResult(a, "eth_sendTransaction", [{ from: DEV_ADDRESS_1, to: CONTRACT, data: word(100) }]);
-      await rpcResult(a, "eth_sendTransaction", [{ from: DEV_ADDRESS_1, to: HOLDER, value: "0x7" }]);
+      const after = await rpcResult(a, "eth_sendTransaction", [{
+        from: DEV_ADDRESS_1,
+        to: CONTRACT,
+        data: word(100),
+      }]);
       assertEquals(await rpcResult(a, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]), word(100));
 
       const node = await startKeelExecution({
@@ -60,36 +67,56 @@ Deno.test({
         assertEquals(BigInt(await rpcResult(k, "eth_blockNumber", [])), forkBlock);
         assertEquals(await rpcResult(k, "eth_getCode", [CONTRACT, "latest"]), STORE_CODE);
         assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]), word(7));
+        assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x1", "latest"]), word(9));
         assertEquals(BigInt(await rpcResult(k, "eth_getBalance", [HOLDER, "latest"])), 5n * ETHER);
         // The dev account: the remote nonce, --dev.balance's ether.
         assertEquals(await rpcResult(k, "eth_getTransactionCount", [DEV_ADDRESS, "latest"]), "0x1");
         assertEquals(BigInt(await rpcResult(k, "eth_getBalance", [DEV_ADDRESS, "latest"])), 10_000n * ETHER);
         // The block keeps the remote's timestamp and parent; its hash is the fork's own.
-        const remote = await rpcResult(a, "eth_getBlockByNumber", [`0x${forkBlock.toString(16)}`, false]);
+        const remoteBlock = await rpcResult(a, "eth_getBlockByNumber", [hex(forkBlock), false]);
         const local = await rpcResult(k, "eth_getBlockByNumber", ["latest", false]);
         assertEquals([local.number, local.timestamp, local.parentHash], [
-          remote.number,
-          remote.timestamp,
-          remote.parentHash,
+          remoteBlock.number,
+          remoteBlock.timestamp,
+          remoteBlock.parentHash,
         ]);
+        // History before the fork block is the remote's; what the remote did after it is not the fork's.
+        const older = hex(forkBlock - 1n);
+        assertEquals(
+          await rpcResult(k, "eth_getBlockByNumber", [older, true]),
+          await rpcResult(a, "eth_getBlockByNumber", [older, true]),
+        );
+        assertEquals(
+          await rpcResult(k, "eth_getTransactionCount", [DEV_ADDRESS, older]),
+          await rpcResult(a, "eth_getTransactionCount", [DEV_ADDRESS, older]),
+        );
+        assertEquals(
+          await rpcResult(k, "eth_getTransactionReceipt", [before]),
+          await rpcResult(a, "eth_getTransactionReceipt", [before]),
+        );
+        assertEquals(await rpcResult(k, "eth_getTransactionReceipt", [after]), null);
+        assertEquals(await rpcResult(k, "eth_getTransactionByHash", [after]), null);
 
         const snapshot = await rpcResult(k, "evm_snapshot", []);
         const receipt = await sendAndWait(k, { from: DEV_ADDRESS, to: CONTRACT, data: word(0) });
         assertEquals(receipt.status, "0x1");
         assertEquals(BigInt(receipt.blockNumber), forkBlock + 1n);
-        // Zeroed over the remote's 7 and kept zero in the next blocks; slot 1 written.
+        // Zeroed over the remote's 7 and kept zero in the next blocks; slot 1 still the remote's.
         await sendAndWait(k, { from: DEV_ADDRESS_1, to: HOLDER, value: "0x1" });
         assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]), word(0));
-        assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x1", "latest"]), word(1));
+        assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x1", "latest"]), word(9));
         assertEquals(BigInt(await rpcResult(k, "eth_getBalance", [HOLDER, "latest"])), 5n * ETHER + 1n);
         // The fork block's state is still the remote's.
-        const at = `0x${forkBlock.toString(16)}`;
-        assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x0", at]), word(7));
-        // The same call on anvil at the fork block: the same answer.
-        assertEquals(
-          await rpcResult(k, "eth_call", [{ to: CONTRACT, data: word(3) }, at]),
-          await rpcResult(a, "eth_call", [{ to: CONTRACT, data: word(3) }, at]),
-        );
+        assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x0", hex(forkBlock)]), word(7));
+        // Logs from the remote's first block on: the remote's up to the fork block, then the fork's.
+        const logs = await rpcResult(k, "eth_getLogs", [{ address: CONTRACT, fromBlock: "0x0" }]) as {
+          blockNumber: string;
+          transactionHash: string;
+        }[];
+        assertEquals(logs.map((l) => [BigInt(l.blockNumber), l.transactionHash]), [
+          [forkBlock, before],
+          [forkBlock + 1n, receipt.transactionHash],
+        ]);
         // Back to the fork block's state.
         assertEquals(await rpcResult(k, "evm_revert", [snapshot]), true);
         assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]), word(7));

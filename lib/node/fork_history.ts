@@ -1,0 +1,171 @@
+/**
+ * Fork mode's history (dev_fork.ts): the blocks, transactions, receipts, logs and states before the fork
+ * block are the remote's, so the eth methods that ask for them are passed on to the remote as they
+ * arrived, as anvil does in fork mode:
+ * - a method at a block number below the fork block (eth_getBalance, eth_call, eth_getBlockByNumber, ...);
+ * - a method by hash (block, transaction, receipt) the local chain does not know, whose answer is kept
+ *   only when it is from the fork block or before (a transaction the remote mined later is not the fork's);
+ * - eth_getLogs over blocks up to the fork block: those from the remote (the fork block's logs too: its
+ *   transactions are the remote's), the rest from the local chain.
+ * The fork block itself and everything after it are the local chain's.
+ */
+import { BaseError } from "../common/errors.ts";
+import type { JsonRpcClient } from "../common/json_rpc_client.ts";
+import {
+  type AnyMethodDef,
+  type MethodContext,
+  type Namespace,
+  parseParams,
+  RawJson,
+  RpcError,
+} from "../rpc/mod.ts";
+
+export interface ForkHistorySource {
+  client: JsonRpcClient;
+  /** The fork block: history is what is below it (and its logs). */
+  blockNumber: bigint;
+  /** The local chain's head number. */
+  head(): bigint;
+}
+
+/** Where the block of each method is: the index of its block tag, or "hash" for a lookup by hash. */
+const AT_BLOCK: Record<string, number> = {
+  eth_getBalance: 1,
+  eth_getCode: 1,
+  eth_getStorageAt: 2,
+  eth_getTransactionCount: 1,
+  eth_getProof: 2,
+  eth_call: 1,
+  eth_estimateGas: 1,
+  eth_createAccessList: 1,
+  eth_getBlockByNumber: 0,
+  eth_getHeaderByNumber: 0,
+  eth_getBlockTransactionCountByNumber: 0,
+  eth_getTransactionByBlockNumberAndIndex: 0,
+  eth_getRawTransactionByBlockNumberAndIndex: 0,
+  eth_getBlockReceipts: 0,
+  eth_getUncleCountByBlockNumber: 0,
+  eth_getUncleByBlockNumberAndIndex: 0,
+  eth_getAccount: 1,
+};
+
+const BY_HASH = new Set([
+  "eth_getBlockByHash",
+  "eth_getHeaderByHash",
+  "eth_getBlockTransactionCountByHash",
+  "eth_getTransactionByBlockHashAndIndex",
+  "eth_getRawTransactionByBlockHashAndIndex",
+  "eth_getTransactionByHash",
+  "eth_getRawTransactionByHash",
+  "eth_getTransactionReceipt",
+  "eth_getUncleCountByBlockHash",
+  "eth_getUncleByBlockHashAndIndex",
+]);
+
+/** A block number from a block tag param (hex, or EIP-1898 {blockNumber}); undefined for names and hashes. */
+function numberOf(tag: unknown): bigint | undefined {
+  if (typeof tag === "string" && /^0x[0-9a-fA-F]+$/.test(tag) && tag.length <= 18) return BigInt(tag);
+  if (typeof tag === "object" && tag !== null && "blockNumber" in tag) return numberOf(tag.blockNumber);
+  return undefined;
+}
+
+/** An EIP-1898 {blockHash} param. */
+function isHashTag(tag: unknown): boolean {
+  return typeof tag === "object" && tag !== null && "blockHash" in tag;
+}
+
+/** Whether a remote answer (block, transaction or receipt) is from the fork block or before. */
+function upToFork(result: unknown, fork: bigint): boolean {
+  if (typeof result !== "object" || result === null) return true;
+  const n = (result as { blockNumber?: unknown; number?: unknown }).blockNumber ??
+    (result as { number?: unknown }).number;
+  return typeof n !== "string" || BigInt(n) <= fork;
+}
+
+/** A local answer that says the block is not the local chain's. */
+function notLocal(e: unknown): boolean {
+  const m = e instanceof Error ? e.message : "";
+  return m.includes("header not found") || m.includes("unknown block") || m.includes("not found");
+}
+
+function asJson(result: unknown): unknown {
+  if (!(result instanceof RawJson)) return result;
+  const text = typeof result.json === "string" ? result.json : new TextDecoder().decode(result.json);
+  return JSON.parse(text);
+}
+
+/** `namespace` with the history methods passing on to the fork's remote (see the file comment). */
+export function forkHistory(namespace: Namespace, source: ForkHistorySource): Namespace {
+  const fork = source.blockNumber;
+  const remote = async (method: string, params: unknown): Promise<unknown> => {
+    try {
+      return await source.client.call(method, Array.isArray(params) ? params : []);
+    } catch (e) {
+      if (e instanceof BaseError && e.code === "RPC_ERROR") {
+        const meta = e.meta as { code?: number; data?: unknown } | undefined;
+        throw new RpcError(meta?.code ?? -32000, e.message.replace(`${method} failed: `, ""), meta?.data);
+      }
+      throw RpcError.server(`the fork's remote did not answer ${method}: ${(e as Error).message}`);
+    }
+  };
+  const wrap = (def: AnyMethodDef): AnyMethodDef => {
+    const local = def.handler;
+    let handler: AnyMethodDef["handler"] | undefined;
+    if (def.name in AT_BLOCK) {
+      const at = AT_BLOCK[def.name];
+      handler = async (params, ctx: MethodContext) => {
+        const tag = Array.isArray(ctx.raw) ? ctx.raw[at] : undefined;
+        const n = numberOf(tag);
+        if (n !== undefined && n < fork) return await remote(def.name, ctx.raw);
+        if (!isHashTag(tag)) return await local(params, ctx);
+        try {
+          const answer = await local(params, ctx);
+          if (answer !== null) return answer;
+        } catch (e) {
+          if (!notLocal(e)) throw e;
+        }
+        return await remote(def.name, ctx.raw);
+      };
+    } else if (BY_HASH.has(def.name)) {
+      handler = async (params, ctx: MethodContext) => {
+        const answer = await local(params, ctx);
+        if (answer !== null && answer !== undefined) return answer;
+        const theirs = await remote(def.name, ctx.raw);
+        return upToFork(theirs, fork) ? theirs : null;
+      };
+    } else if (def.name === "eth_getLogs") {
+      handler = async (params, ctx: MethodContext) => {
+        const filter = Array.isArray(ctx.raw) ? ctx.raw[0] as Record<string, unknown> | undefined : undefined;
+        if (filter === undefined || filter === null || typeof filter !== "object") {
+          return await local(params, ctx);
+        }
+        if ("blockHash" in filter && filter.blockHash !== undefined && filter.blockHash !== null) {
+          try {
+            return await local(params, ctx);
+          } catch (e) {
+            if (!notLocal(e)) throw e;
+            return await remote(def.name, ctx.raw);
+          }
+        }
+        const from = filter.fromBlock === "earliest" ? 0n : numberOf(filter.fromBlock);
+        if (from === undefined || from > fork) return await local(params, ctx);
+        const to = filter.toBlock === "earliest" ? 0n : numberOf(filter.toBlock);
+        const theirs = await remote(def.name, [{
+          ...filter,
+          fromBlock: `0x${from.toString(16)}`,
+          toBlock: `0x${(to === undefined || to > fork ? fork : to).toString(16)}`,
+        }]) as unknown[];
+        if ((to !== undefined && to <= fork) || source.head() <= fork) return theirs;
+        const rest = { ...filter, fromBlock: `0x${(fork + 1n).toString(16)}` };
+        const ours = asJson(
+          await local(parseParams(def.params, def.required, [rest]) as never, ctx),
+        ) as unknown[];
+        return [...theirs, ...ours];
+      };
+    }
+    return handler === undefined ? def : { ...def, handler };
+  };
+  return Object.fromEntries(
+    Object.entries(namespace).map(([key, def]) => [key, def.kind === "method" ? wrap(def) : def]),
+  );
+}
