@@ -47,6 +47,8 @@ export interface ForkPlan {
   source: ForkSource;
   genesis: GenesisJson;
   chainId: bigint;
+  /** The remote's own chain id (`chainId` unless --networkid changed it). */
+  remoteChainId: bigint;
   blockNumber: bigint;
   /** The remote block's own hash (the local block N has its own). */
   remoteHash: string;
@@ -178,5 +180,5 @@ export async function planFork(o: ForkOptions): Promise<ForkPlan> {
   };
   // The blob fee goes on from the remote's (an OP block's is 0).
   if (!isOp && block.excessBlobGas !== undefined) genesis.excessBlobGas = block.excessBlobGas;
-  return { source, genesis, chainId, blockNumber: number, remoteHash: block.hash, opFork };
+  return { source, genesis, chainId, remoteChainId, blockNumber: number, remoteHash: block.hash, opFork };
 }

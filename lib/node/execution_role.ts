@@ -70,6 +70,7 @@ export interface RunningExecution extends RunningRole {
 import { type SharedServices, startSharedServices } from "./services.ts";
 import { dumpStateFile, loadStateFile, stateFileToLoad } from "./dev_state_files.ts";
 import { planFork } from "./dev_fork.ts";
+import { FORK_RETRY_BACKOFF_MS } from "../execution/state/mod.ts";
 import { forkHistory } from "./fork_history.ts";
 import { attachFork } from "../execution/state/mod.ts";
 import { rootWorkerConnector, sendersConnector } from "./threads.ts";
@@ -395,6 +396,13 @@ export async function startExecutionRole(
         signRequest: devTransactionSigner(backend),
         minedBlock: (hash) => minedBlockDetail(backend, hash),
         erc20Slot: erc20SlotFinder(backend),
+        fork: fork === undefined ? undefined : {
+          url: options.devForkUrl!,
+          chainId: fork.remoteChainId,
+          blockNumber: fork.blockNumber,
+          blockHash: fork.remoteHash,
+          retryBackoffMs: FORK_RETRY_BACKOFF_MS,
+        },
       })]),
       // Fork mode: the blocks, transactions and states before the fork block are the remote's.
       fork === undefined ? ethNamespace(backend, filters) : forkHistory(ethNamespace(backend, filters), {

@@ -123,6 +123,54 @@ Deno.test({
         // anvil itself was not written to.
         assertEquals(await rpcResult(a, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]), word(100));
 
+        // anvil_reset: back to the fork block, naming it again or not; another block is refused.
+        await sendAndWait(k, { from: DEV_ADDRESS, to: CONTRACT, data: word(5) });
+        assertEquals(await rpcResult(k, "anvil_reset", []), null);
+        assertEquals(BigInt(await rpcResult(k, "eth_blockNumber", [])), forkBlock);
+        assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]), word(7));
+        await sendAndWait(k, { from: DEV_ADDRESS, to: CONTRACT, data: word(5) });
+        assertEquals(
+          await rpcResult(k, "hardhat_reset", [{
+            forking: { jsonRpcUrl: a, blockNumber: Number(forkBlock) },
+          }]),
+          true,
+        );
+        assertEquals(BigInt(await rpcResult(k, "eth_blockNumber", [])), forkBlock);
+        const other = await rpcCall(k, "anvil_reset", [{
+          forking: { blockNumber: Number(forkBlock) - 1 },
+        }]) as {
+          error?: { code: number; message: string };
+        };
+        assertEquals(other.error?.code, -32602);
+        assertStringIncludes(other.error!.message, "--dev.fork-block-number");
+
+        // anvil_metadata's forkedNetwork and anvil_nodeInfo's forkConfig, as anvil forking the same block.
+        const meta = await rpcResult(k, "anvil_metadata", []);
+        assertEquals(meta.forkedNetwork, {
+          chainId: 31337,
+          forkBlockNumber: Number(forkBlock),
+          forkBlockHash: remoteBlock.hash,
+        });
+        const info = await rpcResult(k, "anvil_nodeInfo", []);
+        assertEquals([info.forkConfig.forkUrl, info.forkConfig.forkBlockNumber], [a, Number(forkBlock)]);
+        const theirs = await startAnvil(tool.binary, [
+          "--fork-url",
+          a,
+          "--fork-block-number",
+          String(forkBlock),
+        ]);
+        try {
+          const types = (o: Record<string, unknown>) =>
+            Object.entries(o).map(([key, v]) => [key, typeof v]).sort();
+          const theirMeta = await rpcResult(theirs.url, "anvil_metadata", []);
+          assertEquals(theirMeta.forkedNetwork, meta.forkedNetwork);
+          const theirInfo = await rpcResult(theirs.url, "anvil_nodeInfo", []);
+          assertEquals(types(info.forkConfig), types(theirInfo.forkConfig));
+          assertEquals(theirInfo.forkConfig.forkUrl, a);
+        } finally {
+          await theirs.stop();
+        }
+
         // The remote stops: what was read still answers; what was not is a clear error.
         await anvil.stop();
         assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x1", "latest"]), word(9));

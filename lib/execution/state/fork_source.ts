@@ -34,6 +34,8 @@ export interface ForkRemote {
 }
 
 const ATTEMPTS = 3;
+/** Milliseconds before the first retry of a failed remote read; the next waits twice as long, and so on. */
+export const FORK_RETRY_BACKOFF_MS = 200;
 
 /** The remote node's state at `blockNumber`, through `client`, each account and slot read once. */
 export class ForkSource implements ForkRemote {
@@ -117,7 +119,7 @@ export class ForkSource implements ForkRemote {
             { cause: e },
           );
         }
-        await new Promise((r) => setTimeout(r, 200 * attempt));
+        await new Promise((r) => setTimeout(r, FORK_RETRY_BACKOFF_MS * 2 ** (attempt - 1)));
       }
     }
   }

@@ -73,8 +73,21 @@ export interface DevMining {
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
 
+/** Fork mode's origin (--dev.fork-url): anvil_metadata's forkedNetwork, anvil_nodeInfo's forkConfig, anvil_reset. */
+export interface DevFork {
+  url: string;
+  /** The remote's chain id and the fork block's number and hash there. */
+  chainId: bigint;
+  blockNumber: bigint;
+  blockHash: string;
+  /** Milliseconds between retries of a failed remote read. */
+  retryBackoffMs: number;
+}
+
 /** What anvil_metadata and anvil_nodeInfo report besides the chain. */
 export interface DevInfo {
+  /** Set in fork mode. */
+  fork?: DevFork;
   /** web3_clientVersion. */
   clientVersion: string;
   /** eth_gasPrice. */

@@ -13,16 +13,52 @@ import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
 import type { DevContext } from "./backend.ts";
 import { devQuantity } from "./quantity.ts";
 
-/** anvil_reset (answers null) and hardhat_reset (answers true). */
+/**
+ * The `forking` option of anvil_reset / hardhat_reset ({jsonRpcUrl, blockNumber}): a fork chain (fork
+ * mode) goes back to its own fork block, which the option may name again; another remote or block
+ * would need a new chain (start keel with that --dev.fork-url and --dev.fork-block-number).
+ */
+function checkForking(options: unknown, ctx: DevContext): void {
+  const forking = options !== undefined && options !== null && typeof options === "object"
+    ? (options as Record<string, unknown>).forking
+    : undefined;
+  if (forking === undefined || forking === null) return;
+  const fork = ctx.info.fork;
+  if (fork === undefined) {
+    throw RpcError.invalidParams(
+      "Cannot reset to a fork: this chain is not a fork (start keel with --dev.fork-url)",
+    );
+  }
+  const f = forking as { jsonRpcUrl?: unknown; blockNumber?: unknown };
+  const url = f.jsonRpcUrl;
+  const block = f.blockNumber;
+  const sameUrl = url === undefined || url === null || url === fork.url;
+  let sameBlock = block === undefined || block === null;
+  if (!sameBlock) {
+    try {
+      sameBlock = BigInt(block as string | number) === fork.blockNumber;
+    } catch {
+      throw RpcError.invalidParams(`Cannot reset to a fork: invalid blockNumber ${JSON.stringify(block)}`);
+    }
+  }
+  if (!sameUrl || !sameBlock) {
+    throw RpcError.invalidParams(
+      `Cannot reset to another fork: this chain resets to its fork block ${fork.blockNumber} of its remote; ` +
+        "start keel with --dev.fork-url and --dev.fork-block-number for another",
+    );
+  }
+}
+
+/**
+ * anvil_reset (answers null) and hardhat_reset (answers true). A fork chain goes back to its fork block
+ * (its genesis), with or without `forking` naming it (anvil without `forking` would leave fork mode).
+ */
 function reset(ns: "anvil" | "hardhat", ctx: DevContext) {
   return defineMethod({
     name: `${ns}_reset`,
     params: [s.optional(s.unknown())],
     handler: ([options]) => {
-      const forking = options !== undefined && typeof options === "object" &&
-        (options as Record<string, unknown>).forking !== undefined &&
-        (options as Record<string, unknown>).forking !== null;
-      if (forking) throw RpcError.invalidParams("Cannot reset to a fork: keel does not fork other chains");
+      checkForking(options, ctx);
       return ctx.miner.exclusive(async () => {
         ctx.chain.pool.clear();
         await ctx.chain.revertTo(ctx.chain.genesisHash, undefined);

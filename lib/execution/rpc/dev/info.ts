@@ -33,7 +33,11 @@ function metadata(name: string, ctx: DevContext) {
         instanceId: bytesToHex(ctx.instanceId),
         latestBlockNumber: Number(head.header.number),
         latestBlockHash: bytesToHex(head.hash),
-        forkedNetwork: null,
+        forkedNetwork: ctx.info.fork === undefined ? null : {
+          chainId: Number(ctx.info.fork.chainId),
+          forkBlockNumber: Number(ctx.info.fork.blockNumber),
+          forkBlockHash: ctx.info.fork.blockHash,
+        },
         snapshots: Object.fromEntries(
           [...ctx.snapshots].map(([id, snap]) => [q(id), [snap.number, bytesToHex(snap.hash)]]),
         ),
@@ -71,7 +75,13 @@ export function infoMethods(ctx: DevContext) {
             gasLimit: q(next.gasLimit),
             gasPrice: q(ctx.info.gasPrice()),
           },
-          forkConfig: { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
+          forkConfig: ctx.info.fork === undefined
+            ? { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null }
+            : {
+              forkUrl: ctx.info.fork.url,
+              forkBlockNumber: Number(ctx.info.fork.blockNumber),
+              forkRetryBackoff: ctx.info.fork.retryBackoffMs,
+            },
         };
       },
     }),
