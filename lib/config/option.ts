@@ -94,3 +94,13 @@ export function envName(spec: AnyOption): string {
 export function formatDefault(spec: AnyOption): string {
   return spec.default === undefined ? "" : spec.kind.format(spec.default);
 }
+
+/** The flag of an option: `--name`. */
+export function flagOf(spec: AnyOption): string {
+  return `--${spec.name}`;
+}
+
+/** `--flag (env KEEL_X)` */
+export function label(spec: AnyOption): string {
+  return `${flagOf(spec)} (env ${envName(spec)})`;
+}
