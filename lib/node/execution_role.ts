@@ -54,6 +54,7 @@ import {
   type ListenerPool,
   loadOrCreateJwtSecret,
   MethodRegistry,
+  type Namespace,
   type RpcEndpointOptions,
   RpcServer,
 } from "../rpc/mod.ts";
@@ -389,6 +390,13 @@ export async function startExecutionRole(
         );
       }
     }
+    // Fork mode: the blocks, transactions, states and traces before the fork block are the remote's.
+    const withForkHistory = (ns: Namespace) =>
+      fork === undefined ? ns : forkHistory(ns, {
+        client: fork.source.client,
+        blockNumber: fork.blockNumber,
+        head: () => engine.head().header.number,
+      });
     const registry = new MethodRegistry([
       ...(miner === undefined ? [] : [devNamespace(engine, miner, {
         clientVersion: backend.clientVersion,
@@ -404,12 +412,7 @@ export async function startExecutionRole(
           retryBackoffMs: FORK_RETRY_BACKOFF_MS,
         },
       })]),
-      // Fork mode: the blocks, transactions and states before the fork block are the remote's.
-      fork === undefined ? ethNamespace(backend, filters) : forkHistory(ethNamespace(backend, filters), {
-        client: fork.source.client,
-        blockNumber: fork.blockNumber,
-        head: () => engine.head().header.number,
-      }),
+      withForkHistory(ethNamespace(backend, filters)),
       ethSubscriptions({
         onNewHeads: (cb) => engine.onNewHeads(cb),
         onPending: (cb) => engine.pool.onPending(cb),
@@ -433,13 +436,13 @@ export async function startExecutionRole(
         describeFileError: (e) =>
           formatPermissionError(e, inMemory ? [] : [options.datadir]) ?? (e as Error).message,
       }),
-      debugNamespace({
+      withForkHistory(debugNamespace({
         ...backend,
         setHead: (n) => engine.setHead(n),
         slotPreimages: engine.preimages,
         badBlocks: engine.badBlocks,
-      }),
-      traceNamespace(backend),
+      })),
+      withForkHistory(traceNamespace(backend)),
       otsNamespace(backend),
       engineNamespace(engineApi),
     ]);

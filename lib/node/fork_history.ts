@@ -6,7 +6,8 @@
  * - a method by hash (block, transaction, receipt) the local chain does not know, whose answer is kept
  *   only when it is from the fork block or before (a transaction the remote mined later is not the fork's);
  * - eth_getLogs over blocks up to the fork block: those from the remote (the fork block's logs too: its
- *   transactions are the remote's), the rest from the local chain.
+ *   transactions are the remote's), the rest from the local chain;
+ * - the traces (debug_*, trace_*) of those blocks and of the remote's transactions up to the fork block.
  * The fork block itself and everything after it are the local chain's.
  */
 import { BaseError } from "../common/errors.ts";
@@ -47,6 +48,29 @@ const AT_BLOCK: Record<string, number> = {
   eth_getUncleCountByBlockNumber: 0,
   eth_getUncleByBlockNumberAndIndex: 0,
   eth_getAccount: 1,
+  debug_traceBlockByNumber: 0,
+  debug_traceCall: 1,
+  debug_getRawBlock: 0,
+  debug_getRawHeader: 0,
+  debug_getRawReceipts: 0,
+  debug_getRawTransactions: 0,
+  trace_block: 0,
+  trace_call: 2,
+  trace_replayBlockTransactions: 0,
+};
+
+/**
+ * Traces by transaction or block hash, whose answers do not say their block: passed on when the remote
+ * has that transaction or block at the fork block or before (anvil passes the traces of the remote's
+ * transactions on likewise).
+ */
+const TRACE_BY_HASH: Record<string, "eth_getTransactionByHash" | "eth_getBlockByHash"> = {
+  debug_traceTransaction: "eth_getTransactionByHash",
+  debug_getRawTransaction: "eth_getTransactionByHash",
+  trace_transaction: "eth_getTransactionByHash",
+  trace_replayTransaction: "eth_getTransactionByHash",
+  trace_get: "eth_getTransactionByHash",
+  debug_traceBlockByHash: "eth_getBlockByHash",
 };
 
 const BY_HASH = new Set([
@@ -132,6 +156,23 @@ export function forkHistory(namespace: Namespace, source: ForkHistorySource): Na
         if (answer !== null && answer !== undefined) return answer;
         const theirs = await remote(def.name, ctx.raw);
         return upToFork(theirs, fork) ? theirs : null;
+      };
+    } else if (def.name in TRACE_BY_HASH) {
+      handler = async (params, ctx: MethodContext) => {
+        let missed: unknown;
+        try {
+          const answer = await local(params, ctx);
+          if (answer !== null && answer !== undefined) return answer;
+        } catch (e) {
+          if (!notLocal(e)) throw e;
+          missed = e;
+        }
+        const hash = Array.isArray(ctx.raw) ? ctx.raw[0] : undefined;
+        const lookup = TRACE_BY_HASH[def.name];
+        const found = await remote(lookup, lookup === "eth_getBlockByHash" ? [hash, false] : [hash]);
+        if (found !== null && upToFork(found, fork)) return await remote(def.name, ctx.raw);
+        if (missed !== undefined) throw missed;
+        return null;
       };
     } else if (def.name === "eth_getLogs") {
       handler = async (params, ctx: MethodContext) => {

@@ -96,6 +96,20 @@ Deno.test({
         );
         assertEquals(await rpcResult(k, "eth_getTransactionReceipt", [after]), null);
         assertEquals(await rpcResult(k, "eth_getTransactionByHash", [after]), null);
+        // And so are its traces, as anvil's own answers.
+        const tracer = { tracer: "callTracer" };
+        assertEquals(
+          await rpcResult(k, "debug_traceTransaction", [before, tracer]),
+          await rpcResult(a, "debug_traceTransaction", [before, tracer]),
+        );
+        assertEquals(
+          await rpcResult(k, "trace_transaction", [before]),
+          await rpcResult(a, "trace_transaction", [before]),
+        );
+        const notOurs = await rpcCall(k, "debug_traceTransaction", [after, tracer]) as {
+          error?: { message: string };
+        };
+        assertEquals(notOurs.error?.message, "transaction not found");
 
         const snapshot = await rpcResult(k, "evm_snapshot", []);
         const receipt = await sendAndWait(k, { from: DEV_ADDRESS, to: CONTRACT, data: word(0) });
