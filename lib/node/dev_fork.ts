@@ -7,9 +7,10 @@
  * Every account, slot and code the chain has not written is read from the remote at block N, once.
  * The dev accounts keep their remote nonce and code and get `--dev.balance`, as anvil funds them.
  *
- * An OP remote (the L1Block predeploy has code at block N) runs the OP rules of its fork at block N,
- * told from the header (Isthmus: requestsHash; Jovian and Holocene: the extra data's version; Ecotone:
- * the beacon root; Canyon: withdrawals; else Regolith) unless `--dev.hardfork` names it; a plain
+ * An OP remote (the L1Block predeploy has code at block N) runs the fork schedule of its network when its
+ * chain id is a known network's (the embedded presets), else the OP fork of block N told from the header
+ * (Isthmus: requestsHash; Jovian and Holocene: the extra data's version; Ecotone..Granite: the beacon
+ * root; Canyon, Delta: withdrawals; else Regolith), unless `--dev.hardfork` names it; a plain
  * Ethereum remote runs Prague (keel's L1 rules), and must be at Prague (requestsHash) at block N; the
  * Prague system contracts it lacks (a dev chain such as anvil's has none) are added as in keel's L1 dev
  * genesis, without which no Prague block can be built.
@@ -25,7 +26,8 @@ import {
   l1SystemContractAlloc,
 } from "../execution/genesis/mod.ts";
 import { ForkSource } from "../execution/state/mod.ts";
-import type { OpFork } from "../protocol/hardforks.ts";
+import { activeFork, type ForkSchedule, type OpFork } from "../protocol/hardforks.ts";
+import { getNetworkPreset, listNetworks } from "../../networks/mod.ts";
 import { L1_BLOCK_ADDRESS } from "../protocol/predeploys.ts";
 
 export interface ForkOptions {
@@ -88,6 +90,48 @@ export function opForkOfHeader(
   return "regolith";
 }
 
+/** The rollup config field of each OP fork's time (op-node rollup.json). */
+const PRESET_FORKS = [
+  "regolith",
+  "canyon",
+  "delta",
+  "ecotone",
+  "fjord",
+  "granite",
+  "holocene",
+  "isthmus",
+  "jovian",
+] as const;
+
+/**
+ * The chain config of a known network (the embedded superchain presets, by chain id): its OP fork times
+ * (each with the Ethereum fork it brings: Canyon Shanghai, Ecotone Cancun, Isthmus Prague) and EIP-1559
+ * parameters, so a fork of it at any block runs the rules of that block and the forks scheduled after it
+ * activate on time. Forks keel does not run (interop, later ones) are left out.
+ */
+export function presetChainConfig(
+  chainId: bigint,
+  remoteChainId: bigint,
+): { config: Record<string, unknown>; forks: ForkSchedule } | undefined {
+  const net = listNetworks().find((n) => n.chainId === remoteChainId);
+  if (net === undefined) return undefined;
+  const rollup = getNetworkPreset(net.name).rollupConfigJson;
+  const config = devChainConfig(chainId, "bedrock");
+  const forks: ForkSchedule = {};
+  for (const fork of PRESET_FORKS) {
+    const time = rollup[`${fork}_time`];
+    if (typeof time !== "number") continue;
+    config[`${fork}Time`] = time;
+    (forks as Record<string, bigint>)[fork] = BigInt(time);
+    if (fork === "canyon") config.shanghaiTime = time;
+    if (fork === "ecotone") config.cancunTime = time;
+    if (fork === "isthmus") config.pragueTime = time;
+  }
+  const op = rollup.chain_op_config as Record<string, number> | undefined;
+  if (op !== undefined) config.optimism = { ...op };
+  return { config, forks };
+}
+
 /** Reads the remote's block and chain, and makes the dev chain's genesis at that block. */
 export async function planFork(o: ForkOptions): Promise<ForkPlan> {
   const client = new JsonRpcClient(o.url, { timeoutMs: o.timeoutMs ?? 45_000 });
@@ -128,8 +172,14 @@ export async function planFork(o: ForkOptions): Promise<ForkPlan> {
   let opFork: OpFork | undefined;
   let config: Record<string, unknown>;
   if (isOp) {
-    opFork = o.hardfork ?? opForkOfHeader(block);
-    config = devChainConfig(chainId, opFork);
+    const preset = o.hardfork === undefined ? presetChainConfig(chainId, remoteChainId) : undefined;
+    if (preset !== undefined) {
+      config = preset.config;
+      opFork = activeFork(preset.forks, BigInt(block.timestamp));
+    } else {
+      opFork = o.hardfork ?? opForkOfHeader(block);
+      config = devChainConfig(chainId, opFork);
+    }
   } else {
     if (block.requestsHash === undefined || block.requestsHash === null) {
       throw new BaseError(

@@ -3,7 +3,9 @@
  * fork's exec-engine.md added. The fork mode itself runs on real processes in tests/e2e/dev_fork_test.ts.
  */
 import { assertEquals } from "../../assert.ts";
-import { opForkOfHeader } from "../../../lib/node/dev_fork.ts";
+import { opForkOfHeader, presetChainConfig } from "../../../lib/node/dev_fork.ts";
+import { activeFork } from "../../../lib/protocol/hardforks.ts";
+import { parseChainConfig } from "../../../lib/protocol/chain_config.ts";
 
 const ZERO32 = `0x${"00".repeat(32)}`;
 
@@ -44,4 +46,26 @@ Deno.test("opForkOfHeader: Jovian, Isthmus, Holocene, Ecotone..Granite, Canyon/D
   );
   assertEquals(opForkOfHeader({ ...base, withdrawalsRoot: ZERO32 }), "delta");
   assertEquals(opForkOfHeader(base), "regolith");
+});
+
+Deno.test("presetChainConfig: a fork of a known network runs its fork schedule and EIP-1559 parameters", () => {
+  // op-mainnet (chain id 10) from the embedded superchain presets.
+  const preset = presetChainConfig(10n, 10n)!;
+  assertEquals(preset.config.chainId, 10);
+  assertEquals([preset.config.ecotoneTime, preset.config.cancunTime], [1710374401, 1710374401]);
+  assertEquals([preset.config.isthmusTime, preset.config.pragueTime], [1746806401, 1746806401]);
+  assertEquals(preset.config.canyonTime, preset.config.shanghaiTime);
+  assertEquals(preset.config.optimism, {
+    eip1559Denominator: 50,
+    eip1559DenominatorCanyon: 250,
+    eip1559Elasticity: 6,
+  });
+  // A block between Ecotone and Fjord runs Ecotone (the header alone could not tell it from Granite).
+  assertEquals(activeFork(preset.forks, 1715000000n), "ecotone");
+  assertEquals(activeFork(preset.forks, 1764691201n), "jovian");
+  // The chain id a fork is given (--networkid) names the chain; the remote's finds the preset.
+  assertEquals(presetChainConfig(901n, 10n)!.config.chainId, 901);
+  assertEquals(presetChainConfig(901n, 901n), undefined);
+  // It parses as a chain config.
+  assertEquals(parseChainConfig(preset.config).op?.forks.fjord, 1720627201n);
 });
