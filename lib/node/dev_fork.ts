@@ -26,7 +26,7 @@ import {
   l1SystemContractAlloc,
 } from "../execution/genesis/mod.ts";
 import { ForkSource } from "../execution/state/mod.ts";
-import { activeFork, type ForkSchedule, type OpFork } from "../protocol/hardforks.ts";
+import { activeFork, type ForkSchedule, OP_FORKS, type OpFork } from "../protocol/hardforks.ts";
 import { getNetworkPreset, listNetworks } from "../../networks/mod.ts";
 import { L1_BLOCK_ADDRESS } from "../protocol/predeploys.ts";
 
@@ -90,18 +90,8 @@ export function opForkOfHeader(
   return "regolith";
 }
 
-/** The rollup config field of each OP fork's time (op-node rollup.json). */
-const PRESET_FORKS = [
-  "regolith",
-  "canyon",
-  "delta",
-  "ecotone",
-  "fjord",
-  "granite",
-  "holocene",
-  "isthmus",
-  "jovian",
-] as const;
+/** The OP forks a fork can run, each with a `<fork>_time` in op-node's rollup.json (not interop). */
+const PRESET_FORKS = OP_FORKS.filter((f) => f !== "bedrock" && f !== "interop");
 
 /**
  * The chain config of a known network (the embedded superchain presets, by chain id): its OP fork times
