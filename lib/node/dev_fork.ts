@@ -25,7 +25,7 @@ import {
   L1_SYSTEM_CONTRACTS,
   l1SystemContractAlloc,
 } from "../execution/genesis/mod.ts";
-import { ForkSource } from "../execution/state/mod.ts";
+import { ForkSource, redactUrl } from "../execution/state/mod.ts";
 import { activeFork, type ForkSchedule, OP_FORKS, type OpFork } from "../protocol/hardforks.ts";
 import { getNetworkPreset, listNetworks } from "../../networks/mod.ts";
 import { L1_BLOCK_ADDRESS } from "../protocol/predeploys.ts";
@@ -126,7 +126,7 @@ export function presetChainConfig(
 export async function planFork(o: ForkOptions): Promise<ForkPlan> {
   const client = new JsonRpcClient(o.url, { timeoutMs: o.timeoutMs ?? 45_000 });
   const fail = (what: string, e: unknown) =>
-    new BaseError("FORK_REMOTE", `Cannot fork: ${what}: ${(e as Error).message}`, { cause: e });
+    new BaseError("FORK_REMOTE", `Cannot fork: ${what}: ${redactUrl((e as Error).message, o.url)}`);
   let remoteChainId: bigint;
   let head: bigint;
   try {

@@ -12,6 +12,7 @@
  */
 import { BaseError } from "../common/errors.ts";
 import type { JsonRpcClient } from "../common/json_rpc_client.ts";
+import { redactUrl } from "../execution/state/mod.ts";
 import {
   type AnyMethodDef,
   type MethodContext,
@@ -129,7 +130,9 @@ export function forkHistory(namespace: Namespace, source: ForkHistorySource): Na
         const meta = e.meta as { code?: number; data?: unknown } | undefined;
         throw new RpcError(meta?.code ?? -32000, e.message.replace(`${method} failed: `, ""), meta?.data);
       }
-      throw RpcError.server(`the fork's remote did not answer ${method}: ${(e as Error).message}`);
+      throw RpcError.server(
+        `the fork's remote did not answer ${method}: ${redactUrl((e as Error).message, source.client.url)}`,
+      );
     }
   };
   const wrap = (def: AnyMethodDef): AnyMethodDef => {

@@ -11,6 +11,7 @@ import { anvilForTest, startAnvil } from "./helpers/anvil.ts";
 import {
   DEV_ADDRESS,
   DEV_ADDRESS_1,
+  freePort,
   rpcCall,
   rpcResult,
   sendAndWait,
@@ -242,5 +243,26 @@ Deno.test({
     } finally {
       await remote.stop();
     }
+  },
+});
+
+Deno.test({
+  name:
+    "keel execution --dev --dev.fork-url: a remote that does not answer stops the start, its URL's key kept out",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const url = `http://127.0.0.1:${freePort()}/v2/secret-api-key`;
+    const failed = await startKeelExecution({ ws: false, inMemory: true, args: [`--dev.fork-url=${url}`] })
+      .then(
+        async (n) => {
+          await n.stop();
+          return undefined;
+        },
+        (e: Error) => e,
+      );
+    assert(failed !== undefined, "a fork of a remote that does not answer must not start");
+    assertStringIncludes(failed.message, "Cannot fork: the remote does not answer eth_chainId");
+    assertEquals(failed.message.includes("secret-api-key"), false);
   },
 });

@@ -114,15 +114,28 @@ export class ForkSource implements ForkRemote {
           throw new BaseError(
             "FORK_REMOTE",
             `Cannot read ${what} at block ${this.blockNumber} from the fork's remote: ${
-              (e as Error).message
+              redactUrl((e as Error).message, this.client.url)
             }`,
-            { cause: e },
           );
         }
         await new Promise((r) => setTimeout(r, FORK_RETRY_BACKOFF_MS * 2 ** (attempt - 1)));
       }
     }
   }
+}
+
+/**
+ * `message` with the remote's URL replaced by its host: fork URLs often carry an API key (in the path,
+ * the query or the user info), which must not reach logs or RPC answers.
+ */
+export function redactUrl(message: string, url: string): string {
+  let host = "the remote";
+  try {
+    host = new URL(url).host;
+  } catch {
+    // not a URL: named as "the remote"
+  }
+  return message.replaceAll(url, host);
 }
 
 /** An empty account: fork mode's tombstone of an account the local chain deleted (EIP-161 leaves none). */
