@@ -340,10 +340,14 @@ export class KeelStateManager extends MerkleStateManager {
     return account === undefined ? undefined : copyAccount(account);
   }
 
-  /** Fork mode: a slot the local storage trie does not hold is the remote's. */
-  override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
-    const fork = this.fork;
-    if (fork === undefined) return await super.getStorage(address, key);
+  /** Fork mode: a slot the local storage trie does not hold is the remote's. (No await of its own otherwise.) */
+  override getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    return this.fork === undefined
+      ? super.getStorage(address, key)
+      : this.#forkStorage(address, key, this.fork);
+  }
+
+  async #forkStorage(address: Address, key: Uint8Array, fork: ForkRemote): Promise<Uint8Array> {
     if (key.length !== 32) throw EthereumJSErrorWithoutCode("Storage key must be 32 bytes long");
     const cached = this._caches?.storage?.get(address, key);
     if (cached !== undefined) return rlpDecode(cached) as Uint8Array;
@@ -363,9 +367,11 @@ export class KeelStateManager extends MerkleStateManager {
   }
 
   /** Fork mode: code not in the local database is the remote account's (checked against the code hash). */
-  override async getCode(address: Address): Promise<Uint8Array> {
-    const fork = this.fork;
-    if (fork === undefined) return await super.getCode(address);
+  override getCode(address: Address): Promise<Uint8Array> {
+    return this.fork === undefined ? super.getCode(address) : this.#forkCode(address, this.fork);
+  }
+
+  async #forkCode(address: Address, fork: ForkRemote): Promise<Uint8Array> {
     const elem = this._caches?.code?.get(address);
     if (elem !== undefined) return elem.code ?? new Uint8Array();
     const account = await this.getAccount(address);
