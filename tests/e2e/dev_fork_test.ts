@@ -7,7 +7,7 @@
  * answering gives a clear error for what was never read, while what was read still answers.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { anvilForTest, startAnvil } from "./helpers/anvil.ts";
+import { type Anvil, anvilForTest, startAnvil } from "./helpers/anvil.ts";
 import {
   DEV_ADDRESS,
   DEV_ADDRESS_1,
@@ -26,35 +26,39 @@ const word = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
 const ETHER = 10n ** 18n;
 const hex = (n: bigint) => `0x${n.toString(16)}`;
 
+/** Runs `test` with a fresh anvil (skipped when anvil cannot be installed); stops it after. */
+async function withAnvil(test: (anvil: Anvil, binary: string) => Promise<void>): Promise<void> {
+  const tool = await anvilForTest("dev_fork_test");
+  if (!tool.ok) return;
+  const anvil = await startAnvil(tool.binary);
+  try {
+    await test(anvil, tool.binary);
+  } finally {
+    await anvil.stop();
+  }
+}
+
 Deno.test({
   name:
     "keel execution --dev --dev.fork-url: a fork of anvil reads its state and history up to the fork block, writes its own, keeps zeroed slots zero",
   sanitizeOps: false,
   sanitizeResources: false,
-  fn: async () => {
-    const tool = await anvilForTest("dev_fork_test");
-    if (!tool.ok) return;
-    const anvil = await startAnvil(tool.binary);
-    try {
+  fn: () =>
+    withAnvil(async (anvil, binary) => {
       const a = anvil.url;
       await rpcResult(a, "anvil_setCode", [CONTRACT, STORE_CODE]);
       await rpcResult(a, "anvil_setStorageAt", [CONTRACT, "0x1", word(9)]);
       await rpcResult(a, "anvil_setBalance", [HOLDER, hex(5n * ETHER)]);
       await rpcResult(a, "evm_mine", []);
       // The dev account sends one transaction on anvil (its nonce at the fork is 1): slot 0 = 7, a log.
-      const before = await rpcResult(a, "eth_sendTransaction", [{
-        from: DEV_ADDRESS,
-        to: CONTRACT,
-        data: word(7),
-      }]);
-      const forkBlock = BigInt(await rpcResult(a, "eth_blockNumber", []));
+      // (anvil may answer eth_sendTransaction before it mined: each is awaited by its receipt.)
+      const mined = await sendAndWait(a, { from: DEV_ADDRESS, to: CONTRACT, data: word(7) });
+      const before: string = mined.transactionHash;
+      const forkBlock = BigInt(mined.blockNumber);
       // After the fork block the remote changes (by a transaction: anvil_set* also rewrite anvil's past
       // states): the fork must not see it.
-      const after = await rpcResult(a, "eth_sendTransaction", [{
-        from: DEV_ADDRESS_1,
-        to: CONTRACT,
-        data: word(100),
-      }]);
+      const after: string = (await sendAndWait(a, { from: DEV_ADDRESS_1, to: CONTRACT, data: word(100) }))
+        .transactionHash;
       assertEquals(await rpcResult(a, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]), word(100));
 
       const node = await startKeelExecution({
@@ -168,7 +172,7 @@ Deno.test({
         });
         const info = await rpcResult(k, "anvil_nodeInfo", []);
         assertEquals([info.forkConfig.forkUrl, info.forkConfig.forkBlockNumber], [a, Number(forkBlock)]);
-        const theirs = await startAnvil(tool.binary, [
+        const theirs = await startAnvil(binary, [
           "--fork-url",
           a,
           "--fork-block-number",
@@ -203,10 +207,7 @@ Deno.test({
       } finally {
         await node.stop();
       }
-    } finally {
-      await anvil.stop();
-    }
-  },
+    }),
 });
 
 Deno.test({
@@ -265,4 +266,45 @@ Deno.test({
     assertStringIncludes(failed.message, "Cannot fork: the remote does not answer eth_chainId");
     assertEquals(failed.message.includes("secret-api-key"), false);
   },
+});
+
+Deno.test({
+  name:
+    "keel execution --dev --dev.fork-url --state: a fork's writes, a zeroed remote slot included, survive a restart",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: () =>
+    withAnvil(async (anvil) => {
+      const dir = await Deno.makeTempDir({ prefix: "keel-fork-state-" });
+      try {
+        const a = anvil.url;
+        await rpcResult(a, "anvil_setCode", [CONTRACT, STORE_CODE]);
+        await rpcResult(a, "anvil_setStorageAt", [CONTRACT, "0x0", word(7)]);
+        await rpcResult(a, "evm_mine", []);
+        const args = [`--dev.fork-url=${a}`, `--state=${dir}/state.json`];
+        let node = await startKeelExecution({ ws: false, inMemory: true, args });
+        try {
+          await sendAndWait(node.httpUrl, { from: DEV_ADDRESS, to: CONTRACT, data: word(0) });
+          await sendAndWait(node.httpUrl, { from: DEV_ADDRESS, to: HOLDER, value: "0x3" });
+          assertEquals(
+            await rpcResult(node.httpUrl, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]),
+            word(0),
+          );
+        } finally {
+          await node.stop();
+        }
+        node = await startKeelExecution({ ws: false, inMemory: true, args });
+        try {
+          assertEquals(
+            await rpcResult(node.httpUrl, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]),
+            word(0),
+          );
+          assertEquals(BigInt(await rpcResult(node.httpUrl, "eth_getBalance", [HOLDER, "latest"])), 3n);
+        } finally {
+          await node.stop();
+        }
+      } finally {
+        await Deno.remove(dir, { recursive: true });
+      }
+    }),
 });

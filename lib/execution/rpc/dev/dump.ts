@@ -57,6 +57,8 @@ export async function dumpState(chain: DevChain): Promise<DumpedState> {
   const head = chain.head().header;
   const accounts: Record<string, DumpedAccount> = {};
   await chain.readState(head, async (sm) => {
+    // A fork (fork mode) keeps its zeroed slots too: left out, a reloaded dump would read the remote's value.
+    const forked = (sm as { fork?: unknown }).fork !== undefined;
     for (const { address, slots } of log.accounts()) {
       const a = new Address(address);
       const account = await sm.getAccount(a);
@@ -64,7 +66,7 @@ export async function dumpState(chain: DevChain): Promise<DumpedState> {
       const storage: Record<string, string> = {};
       for (const slot of slots) {
         const value = await sm.getStorage(a, slot);
-        if (value.length > 0) storage[bytesToHex(slot)] = word(value);
+        if (value.length > 0 || forked) storage[bytesToHex(slot)] = word(value);
       }
       accounts[a.toString()] = {
         nonce: Number(account.nonce),
