@@ -158,12 +158,12 @@ function checkDevFork(r: Resolution<typeof EXECUTION_OPTION_TABLE>): void {
   }
   try {
     const u = new URL(v.devForkUrl);
-    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error(u.protocol);
+    if (!["http:", "https:", "ws:", "wss:"].includes(u.protocol)) throw new Error(u.protocol);
   } catch {
     throw new ConfigError(
       "CONFIG_INVALID_VALUE",
-      `invalid value for ${label(t.devForkUrl)}: expected an http:// or https:// URL`,
-      { flag: flagOf(t.devForkUrl), env: envName(t.devForkUrl), value: url, form: "an http(s) URL" },
+      `invalid value for ${label(t.devForkUrl)}: expected an http(s):// or ws(s):// URL`,
+      { flag: flagOf(t.devForkUrl), env: envName(t.devForkUrl), value: url, form: "an http(s) or ws(s) URL" },
     );
   }
 }

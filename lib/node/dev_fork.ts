@@ -17,7 +17,8 @@
  */
 import { bytesToHex } from "../common/bytes.ts";
 import { BaseError } from "../common/errors.ts";
-import { JsonRpcClient } from "../common/json_rpc_client.ts";
+import type { JsonRpcClient } from "../common/json_rpc_client.ts";
+import { rpcClientFor } from "../rpc/mod.ts";
 import {
   buildL1DevGenesis,
   devChainConfig,
@@ -124,7 +125,17 @@ export function presetChainConfig(
 
 /** Reads the remote's block and chain, and makes the dev chain's genesis at that block. */
 export async function planFork(o: ForkOptions): Promise<ForkPlan> {
-  const client = new JsonRpcClient(o.url, { timeoutMs: o.timeoutMs ?? 45_000 });
+  // http(s) or ws(s), as anvil takes either.
+  const client = rpcClientFor(o.url, { timeoutMs: o.timeoutMs ?? 45_000 });
+  try {
+    return await planOn(client, o);
+  } catch (e) {
+    await client.close();
+    throw e;
+  }
+}
+
+async function planOn(client: JsonRpcClient, o: ForkOptions): Promise<ForkPlan> {
   const fail = (what: string, e: unknown) =>
     new BaseError("FORK_REMOTE", `Cannot fork: ${what}: ${redactUrl((e as Error).message, o.url)}`);
   let remoteChainId: bigint;

@@ -283,6 +283,7 @@ export async function startExecutionRole(
     const genesis = fork?.genesis ?? await resolveGenesis(options, inMemory);
     const memoryStore = inMemory ? SqliteStore.open(":memory:") : undefined;
     if (fork !== undefined) {
+      stops.push(() => fork.source.client.close());
       attachFork(memoryStore!, fork.source);
       log.info("Forked", {
         remote: new URL(options.devForkUrl!).host,

@@ -215,11 +215,16 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   fn: async () => {
-    const remote = await startKeelExecution({ ws: false, inMemory: true, args: ["--dev.hardfork=jovian"] });
+    const remote = await startKeelExecution({ ws: true, inMemory: true, args: ["--dev.hardfork=jovian"] });
     try {
       const r = remote.httpUrl;
       await sendAndWait(r, { from: DEV_ADDRESS, to: HOLDER, value: "0x5" });
-      const fork = await startKeelExecution({ ws: false, inMemory: true, args: [`--dev.fork-url=${r}`] });
+      // Over WebSocket, as anvil's --fork-url also takes.
+      const fork = await startKeelExecution({
+        ws: false,
+        inMemory: true,
+        args: [`--dev.fork-url=${remote.wsUrl}`],
+      });
       try {
         const k = fork.httpUrl;
         assertStringIncludes(fork.output(), "rules=jovian");

@@ -326,7 +326,9 @@ Deno.test("execution: --dev.fork-url (anvil --fork-url) needs --dev, an http(s) 
     assertStringIncludes(e.message, "exclude each other");
   }
   // The URL may carry an API key: it is not repeated in the error.
-  const bad = fails(["execution", "--dev", "--dev.fork-url=ws://secret-key@x"], "CONFIG_INVALID_VALUE");
+  const bad = fails(["execution", "--dev", "--dev.fork-url=ftp://secret-key@x"], "CONFIG_INVALID_VALUE");
+  const ws = parseArgs(["execution", "--dev", "--dev.fork-url=wss://rpc.example/key"], {});
+  assert(ws.command === "execution");
   assertEquals(bad.message.includes("secret-key"), false);
   fails(["execution", "--dev", "--dev.fork-url=not a url"], "CONFIG_INVALID_VALUE");
 });
