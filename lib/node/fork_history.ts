@@ -61,7 +61,7 @@ const AT_BLOCK: Record<string, number> = {
 };
 
 /**
- * Traces by transaction or block hash, whose answers do not say their block: passed on when the remote
+ * Traces and counts by transaction or block hash, whose answers do not say their block: passed on when the remote
  * has that transaction or block at the fork block or before (anvil passes the traces of the remote's
  * transactions on likewise).
  */
@@ -72,18 +72,19 @@ const TRACE_BY_HASH: Record<string, "eth_getTransactionByHash" | "eth_getBlockBy
   trace_replayTransaction: "eth_getTransactionByHash",
   trace_get: "eth_getTransactionByHash",
   debug_traceBlockByHash: "eth_getBlockByHash",
+  // Counts and raw bytes do not say their block either.
+  eth_getBlockTransactionCountByHash: "eth_getBlockByHash",
+  eth_getUncleCountByBlockHash: "eth_getBlockByHash",
+  eth_getRawTransactionByHash: "eth_getTransactionByHash",
+  eth_getRawTransactionByBlockHashAndIndex: "eth_getBlockByHash",
 };
 
 const BY_HASH = new Set([
   "eth_getBlockByHash",
   "eth_getHeaderByHash",
-  "eth_getBlockTransactionCountByHash",
   "eth_getTransactionByBlockHashAndIndex",
-  "eth_getRawTransactionByBlockHashAndIndex",
   "eth_getTransactionByHash",
-  "eth_getRawTransactionByHash",
   "eth_getTransactionReceipt",
-  "eth_getUncleCountByBlockHash",
   "eth_getUncleByBlockHashAndIndex",
 ]);
 
@@ -163,9 +164,11 @@ export function forkHistory(namespace: Namespace, source: ForkHistorySource): Na
     } else if (def.name in TRACE_BY_HASH) {
       handler = async (params, ctx: MethodContext) => {
         let missed: unknown;
+        let answer: unknown = null;
         try {
-          const answer = await local(params, ctx);
-          if (answer !== null && answer !== undefined) return answer;
+          answer = await local(params, ctx);
+          // geth answers "0x" for raw bytes it does not have.
+          if (answer !== null && answer !== undefined && answer !== "0x") return answer;
         } catch (e) {
           if (!notLocal(e)) throw e;
           missed = e;
@@ -175,7 +178,7 @@ export function forkHistory(namespace: Namespace, source: ForkHistorySource): Na
         const found = await remote(lookup, lookup === "eth_getBlockByHash" ? [hash, false] : [hash]);
         if (found !== null && upToFork(found, fork)) return await remote(def.name, ctx.raw);
         if (missed !== undefined) throw missed;
-        return null;
+        return answer ?? null;
       };
     } else if (def.name === "eth_getLogs") {
       handler = async (params, ctx: MethodContext) => {

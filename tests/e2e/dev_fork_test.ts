@@ -101,6 +101,11 @@ Deno.test({
         );
         assertEquals(await rpcResult(k, "eth_getTransactionReceipt", [after]), null);
         assertEquals(await rpcResult(k, "eth_getTransactionByHash", [after]), null);
+        assertEquals(await rpcResult(k, "eth_getRawTransactionByHash", [after]), "0x");
+        assertEquals(
+          await rpcResult(k, "eth_getRawTransactionByHash", [before]),
+          await rpcResult(a, "eth_getRawTransactionByHash", [before]),
+        );
         // And so are its traces, as anvil's own answers.
         const tracer = { tracer: "callTracer" };
         assertEquals(
