@@ -71,9 +71,8 @@ export interface RunningExecution extends RunningRole {
 import { type SharedServices, startSharedServices } from "./services.ts";
 import { dumpStateFile, loadStateFile, stateFileToLoad } from "./dev_state_files.ts";
 import { planFork } from "./dev_fork.ts";
-import { FORK_RETRY_BACKOFF_MS } from "../execution/state/mod.ts";
 import { forkHistory } from "./fork_history.ts";
-import { attachFork } from "../execution/state/mod.ts";
+import { attachFork, FORK_RETRY_BACKOFF_MS } from "../execution/state/mod.ts";
 import { rootWorkerConnector, sendersConnector } from "./threads.ts";
 
 /** The genesis file a data dir keeps: written by `init` and on the first `--dev` start. */
@@ -206,9 +205,10 @@ export function txpoolOptions(
   options: ExecutionOptions,
   sources: Record<string, ValueSource>,
 ): Partial<TxPoolOptions> {
-  const given = (key: string) => sources[key] === "flag" || sources[key] === "env";
   return {
-    minTip: options.dev && !given("txpoolPriceLimit") ? DEV_TXPOOL_OPTIONS.minTip : options.txpoolPriceLimit,
+    minTip: options.dev && !given(sources, "txpoolPriceLimit")
+      ? DEV_TXPOOL_OPTIONS.minTip
+      : options.txpoolPriceLimit,
     priceBump: options.txpoolPriceBump,
     accountSlots: options.txpoolAccountSlots,
     globalSlots: options.txpoolGlobalSlots,
