@@ -30,6 +30,7 @@ export * from "./options/mod.ts";
 export {
   COMMANDS,
   devChainInMemory,
+  givenBy,
   type HelpTopic,
   NODE_COMMAND_TABLE,
   parseArgs,

@@ -37,7 +37,12 @@ export type ValueSource = "flag" | "env" | "preset" | "default";
  * given, as geth --dev and anvil do (nothing written to disk, a new chain each start).
  */
 export function devChainInMemory(options: ExecutionOptions, sources: Record<string, ValueSource>): boolean {
-  return options.dev && sources.datadir !== "flag" && sources.datadir !== "env";
+  return options.dev && !givenBy(sources, "datadir");
+}
+
+/** Whether option `key` was given by flag or environment variable (not a default or preset). */
+export function givenBy(sources: Record<string, ValueSource>, key: string): boolean {
+  return sources[key] === "flag" || sources[key] === "env";
 }
 
 /** The commands of the CLI. */

@@ -22,11 +22,15 @@ import { rpcClientFor } from "../rpc/mod.ts";
 import {
   buildL1DevGenesis,
   devChainConfig,
+  ETHER,
   type GenesisJson,
   L1_SYSTEM_CONTRACTS,
   l1SystemContractAlloc,
 } from "../execution/genesis/mod.ts";
-import { ForkSource, redactUrl } from "../execution/state/mod.ts";
+import { FORK_RETRY_BACKOFF_MS, ForkSource, redactUrl } from "../execution/state/mod.ts";
+import { type ExecutionOptions, givenBy, type ValueSource } from "../config/mod.ts";
+import type { Logger } from "../common/logger.ts";
+import type { DevFork } from "../execution/rpc/mod.ts";
 import { activeFork, type ForkSchedule, OP_FORKS, type OpFork } from "../protocol/hardforks.ts";
 import { getNetworkPreset, listNetworks } from "../../networks/mod.ts";
 import { L1_BLOCK_ADDRESS } from "../protocol/predeploys.ts";
@@ -232,4 +236,45 @@ async function planOn(client: JsonRpcClient, o: ForkOptions): Promise<ForkPlan> 
   // The blob fee goes on from the remote's (an OP block's is 0).
   if (!isOp && block.excessBlobGas !== undefined) genesis.excessBlobGas = block.excessBlobGas;
   return { source, genesis, chainId, remoteChainId, blockNumber: number, remoteHash: block.hash, opFork };
+}
+
+/**
+ * Fork mode for `keel execution` (--dev.fork-url): the fork's plan made from the options, and its store
+ * attached, or undefined without --dev.fork-url. `accounts` are the dev accounts to fund. The remote's
+ * client is closed by the returned plan's `close`.
+ */
+export async function startFork(
+  options: ExecutionOptions,
+  sources: Record<string, ValueSource>,
+  accounts: Uint8Array[],
+  log: Logger,
+): Promise<ForkPlan | undefined> {
+  if (!options.dev || options.devForkUrl === undefined) return undefined;
+  const plan = await planFork({
+    url: options.devForkUrl,
+    blockNumber: options.devForkBlockNumber,
+    accounts,
+    balance: options.devBalance * ETHER,
+    hardfork: givenBy(sources, "devHardfork") ? options.devHardfork : undefined,
+    chainId: givenBy(sources, "networkId") ? options.networkId : undefined,
+  });
+  log.info("Forked", {
+    remote: new URL(options.devForkUrl).host,
+    block: plan.blockNumber.toString(),
+    remoteHash: plan.remoteHash,
+    chainId: plan.chainId.toString(),
+    rules: plan.opFork ?? "prague (L1)",
+  });
+  return plan;
+}
+
+/** What anvil_metadata and anvil_nodeInfo report of a fork (rpc/dev DevFork). */
+export function devForkInfo(plan: ForkPlan, url: string): DevFork {
+  return {
+    url,
+    chainId: plan.remoteChainId,
+    blockNumber: plan.blockNumber,
+    blockHash: plan.remoteHash,
+    retryBackoffMs: FORK_RETRY_BACKOFF_MS,
+  };
 }

@@ -5,7 +5,13 @@
  */
 import { isAbsolute, join } from "node:path";
 import { getLogger, type Logger, pathExists } from "../common/mod.ts";
-import { devChainInMemory, type ExecutionOptions, keelVersion, type ValueSource } from "../config/mod.ts";
+import {
+  devChainInMemory,
+  type ExecutionOptions,
+  givenBy,
+  keelVersion,
+  type ValueSource,
+} from "../config/mod.ts";
 import { SqliteStore } from "../db/mod.ts";
 import {
   buildDevGenesis,
@@ -70,9 +76,9 @@ export interface RunningExecution extends RunningRole {
 }
 import { type SharedServices, startSharedServices } from "./services.ts";
 import { dumpStateFile, loadStateFile, stateFileToLoad } from "./dev_state_files.ts";
-import { planFork } from "./dev_fork.ts";
+import { devForkInfo, startFork } from "./dev_fork.ts";
 import { forkHistory } from "./fork_history.ts";
-import { attachFork, FORK_RETRY_BACKOFF_MS } from "../execution/state/mod.ts";
+import { attachFork } from "../execution/state/mod.ts";
 import { rootWorkerConnector, sendersConnector } from "./threads.ts";
 
 /** The genesis file a data dir keeps: written by `init` and on the first `--dev` start. */
@@ -194,11 +200,6 @@ export interface ExecutionRoleDeps {
   sharedServices?: SharedServices;
 }
 
-/** Whether `key` was given by flag or environment (not a default). */
-function given(sources: Record<string, ValueSource>, key: string): boolean {
-  return sources[key] === "flag" || sources[key] === "env";
-}
-
 /** `--dev` turns the HTTP server on unless `--http=false` was given, as anvil serves by default. */
 /** The pool's options from `--txpool.*` (dev mode: no minimum tip unless `--txpool.pricelimit` is given). */
 export function txpoolOptions(
@@ -206,7 +207,7 @@ export function txpoolOptions(
   sources: Record<string, ValueSource>,
 ): Partial<TxPoolOptions> {
   return {
-    minTip: options.dev && !given(sources, "txpoolPriceLimit")
+    minTip: options.dev && !givenBy(sources, "txpoolPriceLimit")
       ? DEV_TXPOOL_OPTIONS.minTip
       : options.txpoolPriceLimit,
     priceBump: options.txpoolPriceBump,
@@ -270,28 +271,12 @@ export async function startExecutionRole(
     // database, which also seals ~20% faster than a file (no WAL, no checkpoints; measured).
     const inMemory = devChainInMemory(options, sources);
     // anvil --fork-url: the dev chain starts at another node's block and reads what it lacks from it.
-    const fork = options.dev && options.devForkUrl !== undefined
-      ? await planFork({
-        url: options.devForkUrl,
-        blockNumber: options.devForkBlockNumber,
-        accounts: devAccountsOf(options).map((a) => a.address),
-        balance: options.devBalance * ETHER,
-        hardfork: given(sources, "devHardfork") ? options.devHardfork : undefined,
-        chainId: given(sources, "networkId") ? options.networkId : undefined,
-      })
-      : undefined;
+    const fork = await startFork(options, sources, devAccountsOf(options).map((a) => a.address), log);
     const genesis = fork?.genesis ?? await resolveGenesis(options, inMemory);
     const memoryStore = inMemory ? SqliteStore.open(":memory:") : undefined;
     if (fork !== undefined) {
       stops.push(() => fork.source.client.close());
       attachFork(memoryStore!, fork.source);
-      log.info("Forked", {
-        remote: new URL(options.devForkUrl!).host,
-        block: fork.blockNumber.toString(),
-        remoteHash: fork.remoteHash,
-        chainId: fork.chainId.toString(),
-        rules: fork.opFork ?? "prague (L1)",
-      });
     }
     if (memoryStore !== undefined) {
       stops.push(() => memoryStore.close());
@@ -405,13 +390,7 @@ export async function startExecutionRole(
         signRequest: devTransactionSigner(backend),
         minedBlock: (hash) => minedBlockDetail(backend, hash),
         erc20Slot: erc20SlotFinder(backend),
-        fork: fork === undefined ? undefined : {
-          url: options.devForkUrl!,
-          chainId: fork.remoteChainId,
-          blockNumber: fork.blockNumber,
-          blockHash: fork.remoteHash,
-          retryBackoffMs: FORK_RETRY_BACKOFF_MS,
-        },
+        fork: fork === undefined ? undefined : devForkInfo(fork, options.devForkUrl!),
       })]),
       withForkHistory(ethNamespace(backend, filters)),
       ethSubscriptions({

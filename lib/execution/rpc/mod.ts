@@ -41,6 +41,7 @@ export {
 export {
   DEV_NAMESPACES,
   type DevChain,
+  type DevFork,
   type DevMining,
   devNamespace,
   type DumpedState,
