@@ -10,3 +10,4 @@ export * from "./json_rpc_client.ts";
 export * from "./lru.ts";
 export * from "./files.ts";
 export * from "./wakeable_sleep.ts";
+export * from "./relay.ts";

@@ -27,6 +27,7 @@ export {
   type SubscriptionCleanup,
   type SubscriptionContext,
   type SubscriptionDef,
+  switchedNamespace,
 } from "./registry.ts";
 export { RPC_ERROR_CODES, RpcError, type RpcErrorObject, toRpcErrorObject } from "./rpc_error.ts";
 export {

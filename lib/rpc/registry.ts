@@ -114,6 +114,27 @@ export function aliasNamespace(ns: Namespace, from: string, to: string): Namespa
   return out;
 }
 
+/**
+ * The methods of `template` (not its subscriptions), each answered by the method of the same name in
+ * `current()` at the time of the call: for a server whose registry stays while what serves it changes
+ * (a dev chain re-forked: lib/node/execution_role.ts). A name `current()` lacks is "method not found".
+ */
+export function switchedNamespace(template: MethodRegistry, current: () => MethodRegistry): Namespace {
+  const out: Record<string, AnyMethodDef> = {};
+  for (const name of template.methodNames()) {
+    const def = template.method(name)!;
+    out[name] = {
+      ...def,
+      handler: (params, ctx) => {
+        const now = current().method(name);
+        if (now === undefined) throw RpcError.methodNotFound(name);
+        return now.handler(params, ctx);
+      },
+    };
+  }
+  return out;
+}
+
 /** Define a subscription kind served by `<namespace>_subscribe(["<name>", ...params])`. */
 export function defineSubscription<const P extends readonly AnySchema[]>(def: {
   namespace: string;

@@ -147,26 +147,57 @@ Deno.test({
         // anvil itself was not written to.
         assertEquals(await rpcResult(a, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]), word(100));
 
-        // anvil_reset: back to the fork block, naming it again or not; another block is refused.
-        await sendAndWait(k, { from: DEV_ADDRESS, to: CONTRACT, data: word(5) });
-        assertEquals(await rpcResult(k, "anvil_reset", []), null);
-        assertEquals(BigInt(await rpcResult(k, "eth_blockNumber", [])), forkBlock);
-        assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]), word(7));
+        // anvil_reset with forking: a new fork, of the same remote unless named, at the block named or
+        // at the remote's head; the fork before is gone (its blocks and its writes).
         await sendAndWait(k, { from: DEV_ADDRESS, to: CONTRACT, data: word(5) });
         assertEquals(
-          await rpcResult(k, "hardhat_reset", [{
-            forking: { jsonRpcUrl: a, blockNumber: Number(forkBlock) },
-          }]),
-          true,
+          await rpcResult(k, "anvil_reset", [{ forking: { blockNumber: hex(forkBlock - 1n) } }]),
+          null,
+        );
+        assertEquals(BigInt(await rpcResult(k, "eth_blockNumber", [])), forkBlock - 1n);
+        const parentBlock = hex(forkBlock - 1n);
+        for (const slot of ["0x0", "0x1"]) {
+          assertEquals(
+            await rpcResult(k, "eth_getStorageAt", [CONTRACT, slot, "latest"]),
+            await rpcResult(a, "eth_getStorageAt", [CONTRACT, slot, parentBlock]),
+          );
+        }
+        assertEquals(await rpcResult(k, "eth_getTransactionCount", [DEV_ADDRESS, "latest"]), "0x0");
+        assertEquals(await rpcResult(k, "eth_getTransactionReceipt", [before]), null);
+        assertEquals(
+          (await rpcResult(k, "anvil_nodeInfo", [])).forkConfig.forkBlockNumber,
+          Number(forkBlock) - 1,
+        );
+        // No block: the remote's head (the block after the fork block, with its later write).
+        assertEquals(await rpcResult(k, "hardhat_reset", [{ forking: { jsonRpcUrl: a } }]), true);
+        assertEquals(
+          await rpcResult(k, "eth_blockNumber", []),
+          await rpcResult(a, "eth_blockNumber", []),
+        );
+        assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]), word(100));
+        // Blocks go on from there.
+        const next = await sendAndWait(k, { from: DEV_ADDRESS, to: CONTRACT, data: word(3) });
+        assertEquals(BigInt(next.blockNumber), BigInt(await rpcResult(a, "eth_blockNumber", [])) + 1n);
+        // Back to the fork block, which the rest reads (slot 1 again: the new fork reads it afresh).
+        assertEquals(
+          await rpcResult(k, "anvil_reset", [{ forking: { jsonRpcUrl: a, blockNumber: Number(forkBlock) } }]),
+          null,
         );
         assertEquals(BigInt(await rpcResult(k, "eth_blockNumber", [])), forkBlock);
-        const other = await rpcCall(k, "anvil_reset", [{
-          forking: { blockNumber: Number(forkBlock) - 1 },
+        assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]), word(7));
+        assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x1", "latest"]), word(9));
+        // A remote that does not answer: refused, and the fork goes on as it was.
+        const dead = await rpcCall(k, "anvil_reset", [{
+          forking: { jsonRpcUrl: `http://127.0.0.1:${freePort()}` },
         }]) as {
+          error?: { message: string };
+        };
+        assert(dead.error !== undefined, "a reset to a remote that does not answer must fail");
+        assertEquals(BigInt(await rpcResult(k, "eth_blockNumber", [])), forkBlock);
+        const bad = await rpcCall(k, "anvil_reset", [{ forking: { blockNumber: "soon" } }]) as {
           error?: { code: number; message: string };
         };
-        assertEquals(other.error?.code, -32602);
-        assertStringIncludes(other.error!.message, "--dev.fork-block-number");
+        assertEquals(bad.error?.code, -32602);
 
         // anvil_metadata's forkedNetwork and anvil_nodeInfo's forkConfig, as anvil forking the same block.
         const meta = await rpcResult(k, "anvil_metadata", []);
@@ -206,6 +237,16 @@ Deno.test({
         };
         assert(lost.error !== undefined, "a read the remote cannot answer must fail");
         assertStringIncludes(lost.error.message, "from the fork's remote");
+
+        // anvil_reset without forking leaves fork mode, as anvil: a new dev chain (keel's chain id).
+        assertEquals(await rpcResult(k, "anvil_reset", []), null);
+        assertEquals(await rpcResult(k, "eth_blockNumber", []), "0x0");
+        assertEquals(BigInt(await rpcResult(k, "eth_chainId", [])), 901n);
+        assertEquals((await rpcResult(k, "anvil_nodeInfo", [])).forkConfig.forkUrl, null);
+        assertEquals((await rpcResult(k, "anvil_metadata", [])).forkedNetwork, null);
+        const own = await sendAndWait(k, { from: DEV_ADDRESS, to: HOLDER, value: "0x1" });
+        assertEquals(own.status, "0x1");
+        assertEquals(BigInt(await rpcResult(k, "eth_getBalance", [HOLDER, "latest"])), 1n);
       } catch (e) {
         console.error(node.output().slice(-3000));
         throw e;
@@ -315,6 +356,95 @@ Deno.test({
         }
       } finally {
         await Deno.remove(dir, { recursive: true });
+      }
+    }),
+});
+
+/** The next eth_subscription notification on `ws` whose result passes `want` (within 30 s). */
+function notification(
+  ws: WebSocket,
+  want: (result: { number: string }) => boolean,
+): Promise<{ number: string }> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("no newHeads notification within 30 s")), 30_000);
+    const onMessage = (e: MessageEvent) => {
+      const msg = JSON.parse(e.data as string);
+      if (msg.method !== "eth_subscription" || !want(msg.params.result)) return;
+      clearTimeout(timer);
+      ws.removeEventListener("message", onMessage);
+      resolve(msg.params.result);
+    };
+    ws.addEventListener("message", onMessage);
+  });
+}
+
+Deno.test({
+  name:
+    "keel execution --dev: anvil_reset with forking turns a dev chain into a fork of anvil; eth_subscribe goes on; a --datadir chain refuses",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: () =>
+    withAnvil(async (anvil) => {
+      const a = anvil.url;
+      await rpcResult(a, "anvil_setBalance", [HOLDER, hex(3n * ETHER)]);
+      await rpcResult(a, "anvil_mine", ["0x5"]);
+      const node = await startKeelExecution({ ws: true, inMemory: true });
+      try {
+        const k = node.httpUrl;
+        assertEquals(BigInt(await rpcResult(k, "eth_chainId", [])), 901n);
+        // Not a fork, and no remote named: anvil's error.
+        const none = await rpcCall(k, "anvil_reset", [{ forking: {} }]) as {
+          error?: { code: number; message: string };
+        };
+        assertEquals(none.error, {
+          code: -32602,
+          message: "Forking not enabled and RPC URL not provided to start forking",
+        });
+        const ws = new WebSocket(node.wsUrl);
+        await new Promise((resolve, reject) => {
+          ws.onopen = resolve;
+          ws.onerror = reject;
+        });
+        try {
+          const subscribed = new Promise((resolve) => {
+            ws.addEventListener("message", (e) => {
+              const msg = JSON.parse(e.data as string);
+              if (msg.id === 1) resolve(msg.result);
+            });
+          });
+          ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["newHeads"] }));
+          assert(typeof await subscribed === "string", "a subscription id");
+          assertEquals(await rpcResult(k, "anvil_reset", [{ forking: { jsonRpcUrl: a } }]), null);
+          const head = BigInt(await rpcResult(a, "eth_blockNumber", []));
+          assertEquals(BigInt(await rpcResult(k, "eth_blockNumber", [])), head);
+          assertEquals(BigInt(await rpcResult(k, "eth_chainId", [])), 31337n);
+          assertEquals(BigInt(await rpcResult(k, "eth_getBalance", [HOLDER, "latest"])), 3n * ETHER);
+          assertEquals((await rpcResult(k, "anvil_nodeInfo", [])).forkConfig.forkUrl, a);
+          // The subscription made on the dev chain hears the fork's next block.
+          const heard = notification(ws, (h) => BigInt(h.number) === head + 1n);
+          await rpcResult(k, "evm_mine", []);
+          assertEquals(BigInt((await heard).number), head + 1n);
+        } finally {
+          ws.close();
+        }
+      } catch (e) {
+        console.error(node.output().slice(-3000));
+        throw e;
+      } finally {
+        await node.stop();
+      }
+
+      // A dev chain kept in --datadir cannot become a fork (a fork lives in memory).
+      const kept = await startKeelExecution({ ws: false });
+      try {
+        const refused = await rpcCall(kept.httpUrl, "anvil_reset", [{ forking: { jsonRpcUrl: a } }]) as {
+          error?: { code: number; message: string };
+        };
+        assertEquals(refused.error?.code, -32602);
+        assertStringIncludes(refused.error!.message, "--datadir");
+        assertEquals(await rpcResult(kept.httpUrl, "anvil_reset", []), null);
+      } finally {
+        await kept.stop();
       }
     }),
 });

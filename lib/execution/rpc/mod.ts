@@ -46,6 +46,7 @@ export {
   devNamespace,
   type DumpedState,
   dumpState,
+  type ForkTarget,
   loadState,
 } from "./dev/mod.ts";
 export {

@@ -7,6 +7,7 @@ import {
   MethodRegistry,
   namespaceOf,
   parseParams,
+  switchedNamespace,
 } from "../../../lib/rpc/registry.ts";
 import { RpcError } from "../../../lib/rpc/rpc_error.ts";
 import { s } from "../../../lib/rpc/schema.ts";
@@ -131,4 +132,35 @@ Deno.test("aliasNamespace: the same handlers under another namespace name; other
   assertEquals(registry.select(["opp2p"]).methodNames().sort(), ["opp2p_add", "opp2p_self"]);
   assertEquals(registry.method("nodep2p_self")?.name, "nodep2p_self");
   assertEquals(await registry.method("opp2p_add")?.handler([2n] as never, {} as never), 3n);
+});
+
+Deno.test("switchedNamespace: each call goes to the registry current at the time; a name it lacks is not found", async () => {
+  const ctx = {} as Parameters<typeof chainId.handler>[1];
+  const one = new MethodRegistry([{ chainId, version }]);
+  const two = new MethodRegistry([{
+    chainId: defineMethod({ name: "eth_chainId", params: [], handler: () => "0x2" }),
+  }]);
+  let current = one;
+  const switched = new MethodRegistry([switchedNamespace(one, () => current)]);
+  assertEquals(switched.methodNames(), ["eth_chainId", "net_version"]);
+  // The template's schemas stay: the server parses with them.
+  assertEquals(switched.method("eth_chainId")!.params, chainId.params);
+  assertEquals(await switched.method("eth_chainId")!.handler([], ctx), "0x1");
+  current = two;
+  assertEquals(await switched.method("eth_chainId")!.handler([], ctx), "0x2");
+  const missing = (() => {
+    try {
+      switched.method("net_version")!.handler([], ctx);
+    } catch (e) {
+      return e;
+    }
+  })();
+  assertEquals((missing as RpcError).code, RpcError.methodNotFound("net_version").code);
+  // Subscriptions are not the switched namespace's.
+  assertEquals(
+    new MethodRegistry([switchedNamespace(new MethodRegistry([{ heads }]), () => one)]).hasSubscriptions(
+      "eth",
+    ),
+    false,
+  );
 });

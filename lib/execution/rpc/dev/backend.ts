@@ -84,10 +84,21 @@ export interface DevFork {
   retryBackoffMs: number;
 }
 
+/** Where anvil_reset / hardhat_reset's `forking` goes: a remote (else the fork's own) and a block (else its head). */
+export interface ForkTarget {
+  url?: string;
+  blockNumber?: bigint;
+}
+
 /** What anvil_metadata and anvil_nodeInfo report besides the chain. */
 export interface DevInfo {
   /** Set in fork mode. */
   fork?: DevFork;
+  /**
+   * Replaces this chain (anvil_reset / hardhat_reset): by a fork of `target`, or without one (a fork
+   * left) by a new dev chain. Undefined when the chain cannot be replaced (kept in --datadir).
+   */
+  refork?: (target: ForkTarget | undefined) => Promise<void>;
   /** web3_clientVersion. */
   clientVersion: string;
   /** eth_gasPrice. */

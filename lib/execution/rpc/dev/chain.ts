@@ -1,6 +1,6 @@
 /**
- * anvil_reset / hardhat_reset (without forking: back to the genesis block and state, the pool emptied,
- * snapshots and time changes forgotten), anvil_dropTransaction / hardhat_dropTransaction,
+ * anvil_reset / hardhat_reset (with forking: a new fork; else back to the genesis block and state, or
+ * out of fork mode), anvil_dropTransaction / hardhat_dropTransaction,
  * anvil_dropAllTransactions, anvil_removePoolTransactions (every one of a sender), the impersonation switches
  * (anvil_impersonateAccount, anvil_stopImpersonatingAccount, anvil_autoImpersonateAccount; hardhat's
  * two answer true), evm_setBlockGasLimit / anvil_setBlockGasLimit, anvil_rollback and
@@ -10,62 +10,81 @@
 import { BaseError } from "../../../common/errors.ts";
 import { bytesToHex } from "../../../common/bytes.ts";
 import { defineMethod, RpcError, s } from "../../../rpc/mod.ts";
-import type { DevContext } from "./backend.ts";
+import type { DevContext, ForkTarget } from "./backend.ts";
 import { devQuantity } from "./quantity.ts";
 
 /**
- * The `forking` option of anvil_reset / hardhat_reset ({jsonRpcUrl, blockNumber}): a fork chain (fork
- * mode) goes back to its own fork block, which the option may name again; another remote or block
- * would need a new chain (start keel with that --dev.fork-url and --dev.fork-block-number).
+ * The `forking` option of anvil_reset / hardhat_reset ({jsonRpcUrl, blockNumber}; both optional, as
+ * anvil's): undefined when absent or null.
  */
-function checkForking(options: unknown, ctx: DevContext): void {
-  const forking = options !== undefined && options !== null && typeof options === "object"
-    ? (options as Record<string, unknown>).forking
-    : undefined;
-  if (forking === undefined || forking === null) return;
-  const fork = ctx.info.fork;
-  if (fork === undefined) {
+function forkTargetOf(options: unknown): ForkTarget | undefined {
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== "object" || Array.isArray(options)) {
     throw RpcError.invalidParams(
-      "Cannot reset to a fork: this chain is not a fork (start keel with --dev.fork-url)",
+      `Cannot reset: the options must be an object, got ${JSON.stringify(options)}`,
     );
   }
-  const f = forking as { jsonRpcUrl?: unknown; blockNumber?: unknown };
-  const url = f.jsonRpcUrl;
-  const block = f.blockNumber;
-  const sameUrl = url === undefined || url === null || url === fork.url;
-  let sameBlock = block === undefined || block === null;
-  if (!sameBlock) {
-    try {
-      sameBlock = BigInt(block as string | number) === fork.blockNumber;
-    } catch {
-      throw RpcError.invalidParams(`Cannot reset to a fork: invalid blockNumber ${JSON.stringify(block)}`);
+  const forking = (options as Record<string, unknown>).forking;
+  if (forking === undefined || forking === null) return undefined;
+  if (typeof forking !== "object" || Array.isArray(forking)) {
+    throw RpcError.invalidParams(`Cannot reset: forking must be an object, got ${JSON.stringify(forking)}`);
+  }
+  const { jsonRpcUrl, blockNumber } = forking as { jsonRpcUrl?: unknown; blockNumber?: unknown };
+  const target: ForkTarget = {};
+  if (jsonRpcUrl !== undefined && jsonRpcUrl !== null) {
+    if (typeof jsonRpcUrl !== "string") {
+      throw RpcError.invalidParams(`Cannot reset to a fork: jsonRpcUrl must be a string`);
     }
+    target.url = jsonRpcUrl;
   }
-  if (!sameUrl || !sameBlock) {
-    throw RpcError.invalidParams(
-      `Cannot reset to another fork: this chain resets to its fork block ${fork.blockNumber} of its remote; ` +
-        "start keel with --dev.fork-url and --dev.fork-block-number for another",
-    );
+  if (blockNumber !== undefined && blockNumber !== null) {
+    let n: bigint;
+    try {
+      n = BigInt(blockNumber as string | number);
+    } catch {
+      throw RpcError.invalidParams(
+        `Cannot reset to a fork: invalid blockNumber ${JSON.stringify(blockNumber)}`,
+      );
+    }
+    if (n < 0n) throw RpcError.invalidParams(`Cannot reset to a fork: invalid blockNumber ${n}`);
+    target.blockNumber = n;
   }
+  return target;
 }
 
 /**
- * anvil_reset (answers null) and hardhat_reset (answers true). A fork chain goes back to its fork block
- * (its genesis), with or without `forking` naming it (anvil without `forking` would leave fork mode).
+ * anvil_reset (answers null) and hardhat_reset (answers true), as anvil 1.7.1: with `forking`, a new
+ * fork of its jsonRpcUrl (else the fork's own remote) at its blockNumber (else the remote's head),
+ * also from a chain that is not a fork; without, a fork chain becomes a new dev chain (fork mode left)
+ * and any other goes back to its genesis block and state (the pool emptied, snapshots and time
+ * changes forgotten).
  */
 function reset(ns: "anvil" | "hardhat", ctx: DevContext) {
   return defineMethod({
     name: `${ns}_reset`,
     params: [s.optional(s.unknown())],
-    handler: ([options]) => {
-      checkForking(options, ctx);
-      return ctx.miner.exclusive(async () => {
+    handler: async ([options]) => {
+      const target = forkTargetOf(options);
+      const answer = ns === "hardhat" ? true : null;
+      if (target !== undefined || ctx.info.fork !== undefined) {
+        if (ctx.info.refork === undefined) {
+          throw RpcError.invalidParams(
+            "Cannot reset to a fork: this dev chain is kept in --datadir, and a fork lives in memory",
+          );
+        }
+        if (target !== undefined && target.url === undefined && ctx.info.fork === undefined) {
+          throw RpcError.invalidParams("Forking not enabled and RPC URL not provided to start forking");
+        }
+        await ctx.info.refork(target);
+        return answer;
+      }
+      return await ctx.miner.exclusive(async () => {
         ctx.chain.pool.clear();
         await ctx.chain.revertTo(ctx.chain.genesisHash, undefined);
         ctx.snapshots.clear();
         ctx.miner.resetTime();
         ctx.instanceId = crypto.getRandomValues(new Uint8Array(32));
-        return ns === "hardhat" ? true : null;
+        return answer;
       });
     },
   });

@@ -14,7 +14,15 @@ import { stateMethods } from "./state.ts";
 import { dumpMethods } from "./dump.ts";
 import { anvilReorg } from "./reorg.ts";
 
-export type { DevChain, DevContext, DevFork, DevInfo, DevMining, DevSnapshot } from "./backend.ts";
+export type {
+  DevChain,
+  DevContext,
+  DevFork,
+  DevInfo,
+  DevMining,
+  DevSnapshot,
+  ForkTarget,
+} from "./backend.ts";
 export { type DumpedState, dumpState, loadState } from "./dump.ts";
 
 /** The dev namespaces evm, anvil and hardhat as one record. */
