@@ -99,6 +99,23 @@ export const uint64: ValueKind<bigint> = {
   format: (v) => v.toString(),
 };
 
+const INT64_MIN = -(1n << 63n);
+const INT64_MAX = (1n << 63n) - 1n;
+
+/** A signed 64-bit integer (decimal with an optional sign, or hex with 0x). */
+export const int64: ValueKind<bigint> = {
+  placeholder: "<int64>",
+  form: `an integer from ${INT64_MIN} to ${INT64_MAX}`,
+  parse(t) {
+    const s = t.trim();
+    if (!/^([-+]?\d+|0x[0-9a-fA-F]+)$/.test(s)) throw new ValueError("not an integer");
+    const n = BigInt(s.startsWith("+") ? s.slice(1) : s);
+    if (n < INT64_MIN || n > INT64_MAX) throw new ValueError("out of range");
+    return n;
+  },
+  format: (v) => v.toString(),
+};
+
 /** A finite decimal number >= min. */
 export function float(min = -Infinity): ValueKind<number> {
   return {

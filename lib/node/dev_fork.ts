@@ -151,7 +151,20 @@ async function planOn(client: JsonRpcClient, o: ForkOptions): Promise<ForkPlan> 
   } catch (e) {
     throw fail("the remote does not answer eth_chainId and eth_blockNumber", e);
   }
-  const number = o.blockNumber ?? head;
+  // anvil --fork-block-number: a negative number counts back from the remote's head.
+  const number = o.blockNumber === undefined
+    ? head
+    : o.blockNumber < 0n
+    ? head + o.blockNumber
+    : o.blockNumber;
+  if (number < 0n) {
+    throw new BaseError(
+      "FORK_BLOCK_BEFORE_GENESIS",
+      `Cannot fork at block ${o.blockNumber}: the remote's head is block ${head}, and ${-o
+        .blockNumber!} blocks before it is before its genesis`,
+      { meta: { blockNumber: o.blockNumber!.toString(), head: head.toString() } },
+    );
+  }
   if (number > head) {
     throw new BaseError(
       "FORK_BLOCK_AHEAD",

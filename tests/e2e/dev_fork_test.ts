@@ -434,6 +434,36 @@ Deno.test({
         await node.stop();
       }
 
+      // anvil --fork-block-number: a negative number counts back from the remote's head.
+      const head = BigInt(await rpcResult(a, "eth_blockNumber", []));
+      const back = await startKeelExecution({
+        ws: false,
+        inMemory: true,
+        args: [`--dev.fork-url=${a}`, "--dev.fork-block-number=-2"],
+      });
+      try {
+        assertEquals(BigInt(await rpcResult(back.httpUrl, "eth_blockNumber", [])), head - 2n);
+        assertEquals(
+          (await rpcResult(back.httpUrl, "anvil_nodeInfo", [])).forkConfig.forkBlockNumber,
+          Number(head - 2n),
+        );
+      } finally {
+        await back.stop();
+      }
+      const before = await startKeelExecution({
+        ws: false,
+        inMemory: true,
+        args: [`--dev.fork-url=${a}`, `--dev.fork-block-number=-${head + 1n}`],
+      }).then(async (n) => {
+        await n.stop();
+        return undefined;
+      }, (e: Error) => e);
+      assert(before !== undefined, "a fork before the remote's genesis must not start");
+      assertStringIncludes(
+        before.message,
+        `Cannot fork at block -${head + 1n}: the remote's head is block ${head}`,
+      );
+
       // A dev chain kept in --datadir cannot become a fork (a fork lives in memory).
       const kept = await startKeelExecution({ ws: false });
       try {

@@ -13,6 +13,7 @@ import {
   host,
   HTTP_SCHEMES,
   int,
+  int64,
   listOf,
   oneOf,
   path,
@@ -442,11 +443,11 @@ export const EXECUTION_OPTIONS = {
   }),
   devForkBlockNumber: optional({
     ...named("dev.fork-block-number"),
-    kind: uint64,
+    kind: int64,
     origin: "anvil",
     group: chainGroup,
     description:
-      "dev mode: the block of --dev.fork-url to fork at (default: its head; anvil --fork-block-number)",
+      "dev mode: the block of --dev.fork-url to fork at (default: its head; negative: that many blocks before its head; anvil --fork-block-number)",
   }),
   devCodeSizeLimit: optional({
     ...named("dev.code-size-limit"),

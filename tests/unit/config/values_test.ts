@@ -8,6 +8,7 @@ import {
   hex32,
   host,
   int,
+  int64,
   ip,
   listOf,
   oneOf,
@@ -46,6 +47,15 @@ Deno.test("uint64: decimal or 0x hex, bigint", () => {
   assertEquals(uint64.parse("0x10"), 16n);
   assertEquals(uint64.parse("18446744073709551615"), 2n ** 64n - 1n);
   rejects(uint64, "18446744073709551616", "-1", "1.5", "abc");
+});
+
+Deno.test("int64: signed decimal or 0x hex, bigint", () => {
+  assertEquals(int64.parse("-5"), -5n);
+  assertEquals(int64.parse("+7"), 7n);
+  assertEquals(int64.parse("0x10"), 16n);
+  assertEquals(int64.parse("-9223372036854775808"), -(2n ** 63n));
+  assertEquals(int64.parse("9223372036854775807"), 2n ** 63n - 1n);
+  rejects(int64, "9223372036854775808", "-9223372036854775809", "1.5", "-0x10", "abc", "");
 });
 
 Deno.test("floats", () => {
