@@ -310,6 +310,7 @@ export async function openServedChain(params: ChainParams): Promise<ServedChain>
         client: plan.source.client,
         blockNumber: plan.blockNumber,
         head: () => engine.head().header.number,
+        maxFeeHistory: backend.options.maxFeeHistory,
       });
     const registry = new MethodRegistry([
       ...(miner === undefined ? [] : [devNamespace(engine, miner, {

@@ -7,6 +7,7 @@
  *   only when it is from the fork block or before (a transaction the remote mined later is not the fork's);
  * - eth_getLogs over blocks up to the fork block: those from the remote (the fork block's logs too: its
  *   transactions are the remote's), the rest from the local chain;
+ * - eth_feeHistory of blocks up to the fork block, the same way (anvil answers the remote's up to it);
  * - the traces (debug_*, trace_*) of those blocks and of the remote's transactions up to the fork block.
  * The fork block itself and everything after it are the local chain's.
  */
@@ -28,6 +29,46 @@ export interface ForkHistorySource {
   blockNumber: bigint;
   /** The local chain's head number. */
   head(): bigint;
+  /** The most blocks eth_feeHistory answers (the local chain's --rpc.feehistory cap). */
+  maxFeeHistory: number;
+}
+
+/** An eth_feeHistory answer (the optional lists absent when not asked for or not served). */
+interface FeeHistory {
+  oldestBlock: string;
+  baseFeePerGas: string[];
+  gasUsedRatio: number[];
+  baseFeePerBlobGas?: string[];
+  blobGasUsedRatio?: number[];
+  reward?: string[][];
+}
+
+/**
+ * The fee history of `theirs` (the remote's blocks) followed by `ours` (the local blocks after them):
+ * the lists joined, the remote's base fee of the block after its last left out for ours (the local
+ * chain's first block is that block). A list the remote does not serve is filled with zeros.
+ */
+export function joinFeeHistory(theirs: FeeHistory, ours: FeeHistory): FeeHistory {
+  const n = theirs.gasUsedRatio.length;
+  const out: FeeHistory = { ...ours, oldestBlock: theirs.oldestBlock };
+  out.baseFeePerGas = [...theirs.baseFeePerGas.slice(0, n), ...ours.baseFeePerGas];
+  out.gasUsedRatio = [...theirs.gasUsedRatio, ...ours.gasUsedRatio];
+  if (ours.baseFeePerBlobGas !== undefined) {
+    const fees = theirs.baseFeePerBlobGas?.slice(0, n) ?? new Array<string>(n).fill("0x0");
+    out.baseFeePerBlobGas = [...fees, ...ours.baseFeePerBlobGas];
+  }
+  if (ours.blobGasUsedRatio !== undefined) {
+    out.blobGasUsedRatio = [
+      ...(theirs.blobGasUsedRatio ?? new Array<number>(n).fill(0)),
+      ...ours.blobGasUsedRatio,
+    ];
+  }
+  if (ours.reward !== undefined) {
+    const width = ours.reward[0]?.length ?? 0;
+    const none = () => new Array<string>(width).fill("0x0");
+    out.reward = [...(theirs.reward ?? Array.from({ length: n }, none)), ...ours.reward];
+  }
+  return out;
 }
 
 /** Where the block of each method is: the index of its block tag, or "hash" for a lookup by hash. */
@@ -179,6 +220,34 @@ export function forkHistory(namespace: Namespace, source: ForkHistorySource): Na
         if (found !== null && upToFork(found, fork)) return await remote(def.name, ctx.raw);
         if (missed !== undefined) throw missed;
         return answer ?? null;
+      };
+    } else if (def.name === "eth_feeHistory") {
+      handler = async (params, ctx: MethodContext) => {
+        const raw = Array.isArray(ctx.raw) ? ctx.raw : [];
+        const [count, , percentiles] = params as [bigint, unknown, number[] | undefined];
+        const reparse = (p: unknown[]) => parseParams(def.params, def.required, p) as never;
+        // The newest block's number: the tag's, or a one-block local answer's.
+        let last = numberOf(raw[1]);
+        if (last === undefined) {
+          const one = asJson(await local(reparse(["0x1", raw[1]]), ctx)) as { oldestBlock: string };
+          last = BigInt(one.oldestBlock);
+        }
+        const asked = [...raw];
+        asked[1] = `0x${last.toString(16)}`;
+        if (count === 0n || last <= fork) return await remote(def.name, asked);
+        let total = count < BigInt(source.maxFeeHistory) ? count : BigInt(source.maxFeeHistory);
+        if (total > last + 1n) total = last + 1n;
+        const oldest = last - total + 1n;
+        if (oldest > fork) return await local(reparse(asked), ctx);
+        const ours = asJson(
+          await local(reparse([`0x${(last - fork).toString(16)}`, asked[1], ...raw.slice(2)]), ctx),
+        );
+        const theirs = await remote(def.name, [
+          `0x${(fork - oldest + 1n).toString(16)}`,
+          `0x${fork.toString(16)}`,
+          ...(percentiles === undefined ? [] : [percentiles]),
+        ]);
+        return joinFeeHistory(theirs as FeeHistory, ours as FeeHistory);
       };
     } else if (def.name === "eth_getLogs") {
       handler = async (params, ctx: MethodContext) => {

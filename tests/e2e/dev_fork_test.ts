@@ -121,6 +121,12 @@ Deno.test({
         };
         assertEquals(notOurs.error?.message, "transaction not found");
 
+        // Fee history up to the fork block is the remote's (as anvil's), after it the fork's.
+        assertEquals(
+          await rpcResult(k, "eth_feeHistory", ["0x4", "latest", [50]]),
+          await rpcResult(a, "eth_feeHistory", ["0x4", hex(forkBlock), [50]]),
+        );
+
         const snapshot = await rpcResult(k, "evm_snapshot", []);
         const receipt = await sendAndWait(k, { from: DEV_ADDRESS, to: CONTRACT, data: word(0) });
         assertEquals(receipt.status, "0x1");
@@ -130,6 +136,15 @@ Deno.test({
         assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x0", "latest"]), word(0));
         assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x1", "latest"]), word(9));
         assertEquals(BigInt(await rpcResult(k, "eth_getBalance", [HOLDER, "latest"])), 5n * ETHER + 1n);
+        const fees = await rpcResult(k, "eth_feeHistory", ["0x4", "latest", [50]]);
+        const remoteFees = await rpcResult(a, "eth_feeHistory", ["0x2", hex(forkBlock), [50]]);
+        assertEquals(BigInt(fees.oldestBlock), forkBlock - 1n);
+        assertEquals(fees.gasUsedRatio.slice(0, 2), remoteFees.gasUsedRatio);
+        assertEquals(fees.reward.slice(0, 2), remoteFees.reward);
+        assertEquals(fees.baseFeePerGas.slice(0, 2), remoteFees.baseFeePerGas.slice(0, 2));
+        const ownBlocks = await rpcResult(k, "eth_getBlockByNumber", [hex(forkBlock + 1n), false]);
+        assertEquals(fees.baseFeePerGas[2], ownBlocks.baseFeePerGas);
+        assertEquals(fees.gasUsedRatio.length, 4);
         // The fork block's state is still the remote's.
         assertEquals(await rpcResult(k, "eth_getStorageAt", [CONTRACT, "0x0", hex(forkBlock)]), word(7));
         // Logs from the remote's first block on: the remote's up to the fork block, then the fork's.

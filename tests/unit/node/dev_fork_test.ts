@@ -1,9 +1,10 @@
 /**
  * Fork mode's reading of an OP block's fork from its header (dev_fork.ts opForkOfHeader): the fields each
- * fork's exec-engine.md added. The fork mode itself runs on real processes in tests/e2e/dev_fork_test.ts.
+ * fork's exec-engine.md added; fork_history.ts joinFeeHistory. The fork mode itself runs on real processes in tests/e2e/dev_fork_test.ts.
  */
 import { assertEquals } from "../../assert.ts";
 import { opForkOfHeader, presetChainConfig } from "../../../lib/node/dev_fork.ts";
+import { joinFeeHistory } from "../../../lib/node/fork_history.ts";
 import { activeFork } from "../../../lib/protocol/hardforks.ts";
 import { parseChainConfig } from "../../../lib/protocol/chain_config.ts";
 
@@ -68,4 +69,33 @@ Deno.test("presetChainConfig: a fork of a known network runs its fork schedule a
   assertEquals(presetChainConfig(901n, 901n), undefined);
   // It parses as a chain config.
   assertEquals(parseChainConfig(preset.config).op?.forks.fjord, 1720627201n);
+});
+
+Deno.test("joinFeeHistory: the remote's blocks then the fork's, the remote's next base fee left out; lists it lacks filled", () => {
+  const theirs = {
+    oldestBlock: "0x8",
+    baseFeePerGas: ["0x10", "0x11", "0x12"],
+    gasUsedRatio: [0.5, 0.25],
+    reward: [["0x1"], ["0x2"]],
+  };
+  const ours = {
+    oldestBlock: "0xa",
+    baseFeePerGas: ["0x13", "0x14"],
+    gasUsedRatio: [0],
+    baseFeePerBlobGas: ["0x1", "0x1"],
+    blobGasUsedRatio: [0],
+    reward: [["0x0"]],
+  };
+  assertEquals(joinFeeHistory(theirs, ours), {
+    oldestBlock: "0x8",
+    baseFeePerGas: ["0x10", "0x11", "0x13", "0x14"],
+    gasUsedRatio: [0.5, 0.25, 0],
+    baseFeePerBlobGas: ["0x0", "0x0", "0x1", "0x1"],
+    blobGasUsedRatio: [0, 0, 0],
+    reward: [["0x1"], ["0x2"], ["0x0"]],
+  });
+  // Without reward percentiles neither has a reward list.
+  const { reward: _t, ...plainTheirs } = theirs;
+  const { reward: _o, ...plainOurs } = ours;
+  assertEquals("reward" in joinFeeHistory(plainTheirs, plainOurs), false);
 });
