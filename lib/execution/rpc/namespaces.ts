@@ -50,7 +50,7 @@ import {
 import { ethGetTransactionByHash } from "./eth/get_transaction_by_hash.ts";
 import { ethGetTransactionCount } from "./eth/get_transaction_count.ts";
 import { ethGetTransactionReceipt } from "./eth/get_transaction_receipt.ts";
-import { ethAccounts, ethSyncing } from "./eth/misc.ts";
+import { ethAccounts, ethNetworkId, ethSyncing } from "./eth/misc.ts";
 import { ethSendRawTransaction, ethSendRawTransactionSync } from "./eth/send_raw_transaction.ts";
 import { ethGetAccount, ethGetAccountInfo } from "./eth/get_account.ts";
 import { ethPendingTransactions } from "./eth/pending_transactions.ts";
@@ -126,6 +126,8 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethGetProof(ctx),
     ethSyncing(ctx),
     ethAccounts(ctx),
+    ethAccounts(ctx, "eth_requestAccounts"),
+    ethNetworkId(ctx),
     ethSendTransaction(ctx),
     ethSendTransaction(ctx, "eth_sendUnsignedTransaction"),
     ethSendTransactionSync(ctx),
@@ -134,7 +136,8 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
     ethSign(ctx),
     personalSign(ctx),
     ethSignTypedDataV4(ctx),
-    ethSignTypedData(ctx),
+    ethSignTypedData(ctx, "eth_signTypedData"),
+    ethSignTypedData(ctx, "eth_signTypedData_v3"),
     ethNewFilter(ctx, fm),
     ethNewBlockFilter(ctx, fm),
     ethNewPendingTransactionFilter(ctx, fm),

@@ -1,7 +1,7 @@
 /**
  * The signing methods of the keys the node holds (`keel execution --dev`: the test mnemonic's, as
  * anvil): eth_sign and personal_sign (EIP-191 personal message), eth_signTypedData_v4 and its
- * alias eth_signTypedData (EIP-712). Signatures are r || s || v with v 27 or 28, in 0x hex.
+ * aliases eth_signTypedData and eth_signTypedData_v3 (EIP-712). Signatures are r || s || v with v 27 or 28, in 0x hex.
  * Without the key of the address: geth's "unknown account".
  */
 import { signMessage, signTypedData } from "viem/accounts";
@@ -121,10 +121,13 @@ export function ethSignTypedDataV4(ctx: EthContext) {
   });
 }
 
-/** eth_signTypedData: the same as eth_signTypedData_v4 (anvil serves both names). */
-export function ethSignTypedData(ctx: EthContext) {
+/**
+ * eth_signTypedData and eth_signTypedData_v3: the same as eth_signTypedData_v4 (anvil serves the three
+ * names; v3's data, without arrays, is v4's too).
+ */
+export function ethSignTypedData(ctx: EthContext, name: "eth_signTypedData" | "eth_signTypedData_v3") {
   return defineMethod({
-    name: "eth_signTypedData",
+    name,
     params: [s.address(), typedDataSchema],
     handler: ([address, data]) => signTyped(ctx, address, data),
   });

@@ -48,6 +48,9 @@ Deno.test("eth_accounts: the dev accounts' addresses in order, lowercase; none w
   assertEquals(accounts[0], "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266");
   assertEquals(accounts[1], "0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
   assertEquals(accounts, DEV.map((a) => hex(a.address)));
+  // anvil's alias, and eth_networkId (net_version's answer).
+  assertEquals(await f.call("eth_requestAccounts"), accounts);
+  assertEquals(await f.call("eth_networkId"), f.backend.config.chainId.toString(10));
 });
 
 Deno.test("eth_sendTransaction: a transfer gets the pool nonce, EIP-1559 fees, the chain id and a 21000 estimate", async () => {
@@ -342,7 +345,7 @@ const MAIL = {
   },
 } as const;
 
-Deno.test("eth_signTypedData_v4: EIP-712 signatures of an object or its JSON; eth_signTypedData the same", async () => {
+Deno.test("eth_signTypedData_v4: EIP-712 signatures of an object or its JSON; eth_signTypedData and _v3 the same", async () => {
   const f = await devFixture();
   const address = hex(A.address);
   const want = await signTypedData({ ...PERMIT_TYPED, privateKey: A_KEY });
@@ -354,6 +357,7 @@ Deno.test("eth_signTypedData_v4: EIP-712 signatures of an object or its JSON; et
     "as a JSON string",
   );
   assertEquals(await f.call("eth_signTypedData", [address, PERMIT]), want);
+  assertEquals(await f.call("eth_signTypedData_v3", [address, PERMIT]), want);
   assertEquals((await recoverTypedDataAddress({ ...PERMIT_TYPED, signature: sig })).toLowerCase(), address);
   const other = await f.call<Hex>("eth_signTypedData_v4", [address, {
     ...PERMIT,
