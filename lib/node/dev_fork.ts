@@ -128,9 +128,13 @@ export function presetChainConfig(
 }
 
 /** Reads the remote's block and chain, and makes the dev chain's genesis at that block. */
+/** A client of a fork's remote: http(s) or ws(s), as anvil takes either. */
+export function forkClient(url: string, timeoutMs = 45_000): JsonRpcClient {
+  return rpcClientFor(url, { timeoutMs });
+}
+
 export async function planFork(o: ForkOptions): Promise<ForkPlan> {
-  // http(s) or ws(s), as anvil takes either.
-  const client = rpcClientFor(o.url, { timeoutMs: o.timeoutMs ?? 45_000 });
+  const client = forkClient(o.url, o.timeoutMs);
   try {
     return await planOn(client, o);
   } catch (e) {

@@ -51,7 +51,7 @@ import { traceNamespace } from "../execution/rpc/trace/mod.ts";
 import { MethodRegistry, type Namespace } from "../rpc/mod.ts";
 import { attachFork } from "../execution/state/mod.ts";
 import { formatPermissionError } from "./permissions.ts";
-import { devForkInfo, type ForkPlan, startFork } from "./dev_fork.ts";
+import { devForkInfo, forkClient, type ForkPlan, startFork } from "./dev_fork.ts";
 import { forkHistory } from "./fork_history.ts";
 import { rootWorkerConnector, sendersConnector } from "./threads.ts";
 
@@ -304,10 +304,21 @@ export async function openServedChain(params: ChainParams): Promise<ServedChain>
     const miner = options.dev
       ? new DevMiner({ period: options.devPeriod, sealEmpty: options.devPeriod > 0 }, { engine, clock })
       : undefined;
+    // Fork mode: where the remote is (anvil_setRpcUrl moves it), and what anvil_nodeInfo reports of it.
+    const fork = plan === undefined ? undefined : { plan, url: params.fork!.url };
+    const forkInfo = plan === undefined ? undefined : devForkInfo(plan, fork!.url);
+    const setForkUrl = plan === undefined ? undefined : (url: string) => {
+      const before = plan.source.client;
+      plan.source.client = forkClient(url);
+      fork!.url = forkInfo!.url = url;
+      before.close().catch(() => {});
+    };
     // Fork mode: the blocks, transactions, states and traces before the fork block are the remote's.
     const withForkHistory = (ns: Namespace) =>
       plan === undefined ? ns : forkHistory(ns, {
-        client: plan.source.client,
+        get client() {
+          return plan.source.client;
+        },
         blockNumber: plan.blockNumber,
         head: () => engine.head().header.number,
         maxFeeHistory: backend.options.maxFeeHistory,
@@ -319,8 +330,9 @@ export async function openServedChain(params: ChainParams): Promise<ServedChain>
         signRequest: devTransactionSigner(backend),
         minedBlock: (hash) => minedBlockDetail(backend, hash),
         erc20Slot: erc20SlotFinder(backend),
-        fork: plan === undefined ? undefined : devForkInfo(plan, params.fork!.url),
+        fork: forkInfo,
         refork: params.refork,
+        setForkUrl,
       })]),
       withForkHistory(ethNamespace(backend, filters)),
       netNamespace(backend),
@@ -358,7 +370,7 @@ export async function openServedChain(params: ChainParams): Promise<ServedChain>
       miner,
       backend,
       registry,
-      fork: plan === undefined ? undefined : { plan, url: params.fork!.url },
+      fork,
       stopMining: async () => {
         await miner?.stop();
       },

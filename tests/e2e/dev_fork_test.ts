@@ -22,6 +22,8 @@ import {
 const STORE_CODE = "0x60003560005560006000a000";
 const CONTRACT = "0x00000000000000000000000000000000000c0de1";
 const HOLDER = "0x000000000000000000000000000000000000b0b0";
+/** An account the fork reads only after anvil_setRpcUrl. */
+const UNREAD = "0x000000000000000000000000000000000000b0b1";
 const word = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
 const ETHER = 10n ** 18n;
 const hex = (n: bigint) => `0x${n.toString(16)}`;
@@ -402,11 +404,15 @@ Deno.test({
     withAnvil(async (anvil) => {
       const a = anvil.url;
       await rpcResult(a, "anvil_setBalance", [HOLDER, hex(3n * ETHER)]);
+      await rpcResult(a, "anvil_setBalance", [UNREAD, hex(7n * ETHER)]);
       await rpcResult(a, "anvil_mine", ["0x5"]);
       const node = await startKeelExecution({ ws: true, inMemory: true });
       try {
         const k = node.httpUrl;
         assertEquals(BigInt(await rpcResult(k, "eth_chainId", [])), 901n);
+        // Not a fork: nothing to move (anvil answers null too).
+        assertEquals(await rpcResult(k, "anvil_setRpcUrl", [a]), null);
+        assertEquals((await rpcResult(k, "anvil_nodeInfo", [])).forkConfig.forkUrl, null);
         // Not a fork, and no remote named: anvil's error.
         const none = await rpcCall(k, "anvil_reset", [{ forking: {} }]) as {
           error?: { code: number; message: string };
@@ -439,6 +445,25 @@ Deno.test({
           const heard = notification(ws, (h) => BigInt(h.number) === head + 1n);
           await rpcResult(k, "evm_mine", []);
           assertEquals(BigInt((await heard).number), head + 1n);
+          // anvil_setRpcUrl: the same remote through another URL; what was not read yet comes from there.
+          const other = a.replace("127.0.0.1", "localhost");
+          assertEquals(await rpcResult(k, "anvil_setRpcUrl", [other]), null);
+          assertEquals((await rpcResult(k, "anvil_nodeInfo", [])).forkConfig.forkUrl, other);
+          assertEquals(BigInt(await rpcResult(k, "eth_getBalance", [UNREAD, "latest"])), 7n * ETHER);
+          assertEquals(
+            (await rpcCall(k, "anvil_setRpcUrl", ["ftp://x"]) as { error?: { code: number } }).error?.code,
+            -32602,
+          );
+          // A remote that does not answer: reads not made yet fail, clearly.
+          assertEquals(await rpcResult(k, "anvil_setRpcUrl", [`http://127.0.0.1:${freePort()}`]), null);
+          const gone = await rpcCall(k, "eth_getBalance", [
+            "0x00000000000000000000000000000000000000fe",
+            "latest",
+          ]) as {
+            error?: { message: string };
+          };
+          assertStringIncludes(gone.error?.message ?? "", "from the fork's remote");
+          assertEquals(await rpcResult(k, "anvil_setRpcUrl", [a]), null);
         } finally {
           ws.close();
         }

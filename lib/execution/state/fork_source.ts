@@ -39,7 +39,8 @@ export const FORK_RETRY_BACKOFF_MS = 200;
 
 /** The remote node's state at `blockNumber`, through `client`, each account and slot read once. */
 export class ForkSource implements ForkRemote {
-  readonly client: JsonRpcClient;
+  /** The remote's client (anvil_setRpcUrl replaces it: the same chain through another endpoint). */
+  client: JsonRpcClient;
   readonly blockNumber: bigint;
   readonly #tag: string;
   readonly #accounts = new Map<string, Promise<RemoteAccount | null>>();

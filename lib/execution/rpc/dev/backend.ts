@@ -99,6 +99,8 @@ export interface DevInfo {
    * left) by a new dev chain. Undefined when the chain cannot be replaced (kept in --datadir).
    */
   refork?: (target: ForkTarget | undefined) => Promise<void>;
+  /** anvil_setRpcUrl: the fork's remote read through `url` from now on (fork mode only). */
+  setForkUrl?: (url: string) => void;
   /** web3_clientVersion. */
   clientVersion: string;
   /** eth_gasPrice. */

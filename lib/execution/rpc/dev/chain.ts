@@ -1,6 +1,6 @@
 /**
  * anvil_reset / hardhat_reset (with forking: a new fork; else back to the genesis block and state, or
- * out of fork mode), anvil_dropTransaction / hardhat_dropTransaction,
+ * out of fork mode), anvil_setRpcUrl, anvil_dropTransaction / hardhat_dropTransaction,
  * anvil_dropAllTransactions, anvil_removePoolTransactions (every one of a sender), the impersonation switches
  * (anvil_impersonateAccount, anvil_stopImpersonatingAccount, anvil_autoImpersonateAccount; hardhat's
  * two answer true), evm_setBlockGasLimit / anvil_setBlockGasLimit, anvil_rollback and
@@ -94,6 +94,28 @@ export function chainMethods(ctx: DevContext) {
   return [
     reset("anvil", ctx),
     reset("hardhat", ctx),
+    // anvil: a fork's remote read through another endpoint from now on (its state and blocks stay);
+    // nothing on a chain that is not a fork.
+    defineMethod({
+      name: "anvil_setRpcUrl",
+      params: [s.string()],
+      handler: ([url]) => {
+        if (ctx.info.fork === undefined || ctx.info.setForkUrl === undefined) return null;
+        let parsed: URL;
+        try {
+          parsed = new URL(url);
+        } catch {
+          throw RpcError.invalidParams(`Cannot use ${JSON.stringify(url)} as the fork's remote: not a URL`);
+        }
+        if (!["http:", "https:", "ws:", "wss:"].includes(parsed.protocol)) {
+          throw RpcError.invalidParams(
+            `Cannot use a ${parsed.protocol} URL as the fork's remote: http(s) or ws(s) only`,
+          );
+        }
+        ctx.info.setForkUrl(url);
+        return null;
+      },
+    }),
     defineMethod({
       name: "anvil_dropTransaction",
       params: [s.hash()],
