@@ -88,8 +88,8 @@ export async function startExecutionRole(
     for (const stop of stops.splice(0).reverse()) await stop();
   };
   const endpoints: Record<string, string> = {};
-  let chainId = 0n;
-  let running: { engine: ExecutionEngine; engineApi: ExecutionEngineApi } | undefined;
+  /** The chain served (a dev re-fork replaces it). */
+  let current: ServedChain | undefined;
   try {
     const shared = deps.sharedServices ?? await startSharedServices(options, version);
     if (!deps.sharedServices) {
@@ -132,7 +132,6 @@ export async function startExecutionRole(
       if (options.devNoMining) chain.miner.setAutomine(false);
       chain.miner.start();
     };
-    let current: ServedChain | undefined = undefined;
     current = await open(
       options.devForkUrl === undefined ? undefined : {
         url: options.devForkUrl,
@@ -142,8 +141,6 @@ export async function startExecutionRole(
     // Pushed first, run last: the chain closes after the server, the miner and the state dump stopped.
     stops.push(() => current!.close());
     const first = current;
-    chainId = first.engine.config.chainId;
-    running = { engine: first.engine, engineApi: first.engineApi };
     const journal = txJournal(options, inMemory, first.engine, log);
     let rejournal: ReturnType<typeof setInterval> | undefined;
     // Pushed here, it runs after the server and the miner stopped: nothing arrives after the last write.
@@ -277,9 +274,16 @@ export async function startExecutionRole(
   let stopped: Promise<void> | undefined;
   return {
     endpoints,
-    chainId,
-    engine: running?.engine,
-    engineApi: running?.engineApi,
+    // The chain served now: a dev re-fork changes it (and a later one drops the one before).
+    get chainId() {
+      return current?.engine.config.chainId ?? 0n;
+    },
+    get engine() {
+      return current?.engine;
+    },
+    get engineApi() {
+      return current?.engineApi;
+    },
     stop() {
       stopped ??= stopAll();
       return stopped;
