@@ -34,6 +34,11 @@ export const PREFIXES = {
   statePreimage: 0x23,
   /** Block hash -> the RLP of a block an import found invalid, the 10 highest kept (execution/engine BadBlocks). */
   badBlock: 0x24,
+  /**
+   * 0x00 ‖ versioned hash -> blob ‖ KZG commitment ‖ proof, 0x01 ‖ tx hash -> its versioned hashes: the blobs
+   * of blocks built here on a plain chain (execution/engine BlobStore).
+   */
+  blob: 0x25,
   /** Reserved for the rollup node (safe-head db, ...): 0x40-0x4f. */
   rollupReserved: 0x40,
   /** L1 block number (u64) -> the L1 block and the safe L2 head derived up to it (rollup/driver SafeDb). */

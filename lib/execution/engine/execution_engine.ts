@@ -16,7 +16,9 @@ import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { join } from "node:path";
 import { bytesToHex, equalBytes } from "../../common/bytes.ts";
 import { BaseError, isErrorCode } from "../../common/errors.ts";
+import { keccak256 } from "../../common/hash.ts";
 import { BadBlocks } from "./bad_blocks.ts";
+import { BlobStore } from "./blob_store.ts";
 import { TxConditionals } from "../txpool/mod.ts";
 import { getLogger, type Logger } from "../../common/logger.ts";
 import { DB_FILE_NAME, type KvStore, MemoryStore, SqliteStore } from "../../db/mod.ts";
@@ -112,6 +114,8 @@ export class ExecutionEngine {
   #builderPool: EngineTxPool;
   /** Blocks imports found invalid (debug_getBadBlocks). */
   readonly badBlocks: BadBlocks;
+  /** The blobs of blocks built here (plain chains: anvil_getBlobByHash). */
+  readonly blobs: BlobStore;
   /** The conditionals of conditional pool transactions (eth_sendRawTransactionConditional). */
   readonly conditionals: TxConditionals;
   /** The DA limits op-batcher's throttling sets (miner_setMaxDASize); 0 is none. */
@@ -148,6 +152,7 @@ export class ExecutionEngine {
     this.genesisHash = genesisHash;
     this.irregular = new IrregularState(store);
     this.badBlocks = new BadBlocks(store);
+    this.blobs = new BlobStore(store);
     this.impersonation = new Impersonation(store);
     this.#logger = deps.logger ?? getLogger(["execution", "engine"]);
     this.#now = deps.now ?? (() => Math.floor(Date.now() / 1000));
@@ -584,6 +589,7 @@ export class ExecutionEngine {
       await sm.flush();
       const receipts = toStoredReceipts(sealed.receipts, this.#blobGasPrice(sealed.block.header));
       this.chain.putBlock(sealed.block, receipts, { hash: sealed.hash });
+      this.#keepBlobs(sealed.block.transactions);
       const poolTxs = sealed.block.transactions.length - (attrs.transactions?.length ?? 0);
       if (options.head === "always" || (options.head === "withPoolTxs" && poolTxs > 0)) {
         reorg = this.chain.setCanonicalHead(sealed.hash);
@@ -605,6 +611,20 @@ export class ExecutionEngine {
     this.#pruning?.stored(built.block.header.stateRoot);
     if (reorg !== undefined) await this.#adopted(reorg, built.block.header.number, built.hash);
     return built;
+  }
+
+  /**
+   * Keeps the pooled sidecars of a built block's blob transactions (the pool drops them with the
+   * transactions; a plain chain's dev node is its own consensus client).
+   */
+  #keepBlobs(transactions: Uint8Array[]): void {
+    if (this.config.op !== undefined) return;
+    for (const encoded of transactions) {
+      if (encoded[0] !== 3) continue;
+      const hash = keccak256(encoded);
+      const sidecar = this.pool.blobSidecar(hash);
+      if (sidecar !== undefined) this.blobs.put(hash, sidecar);
+    }
   }
 
   /**

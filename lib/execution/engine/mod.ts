@@ -13,4 +13,5 @@ export * from "./wire.ts";
 export * from "./engine_rpc.ts";
 export { type DaLimits, estimatedTxDaSize } from "./pool_link.ts";
 export * from "./bad_blocks.ts";
+export * from "./blob_store.ts";
 export * from "./chain_file.ts";

@@ -22,6 +22,15 @@ export interface DevChain {
     clear(): number;
     /** Drops every transaction of `sender`; returns how many. */
     removeSender(sender: Uint8Array): number;
+    /** The sidecar of a pooled blob transaction. */
+    blobSidecar(hash: Uint8Array): { blobs: Uint8Array[] } | undefined;
+    /** Pooled blobs by versioned hash, null where none is pooled. */
+    getBlobs(versionedHashes: readonly Uint8Array[]): ({ blob: Uint8Array } | null)[];
+  };
+  /** The blobs of blocks built here (plain chains). */
+  blobs: {
+    get(versionedHash: Uint8Array): { blob: Uint8Array } | undefined;
+    versionedHashes(txHash: Uint8Array): Uint8Array[] | undefined;
   };
   /** The state root the dev methods gave block `hash`, if any. */
   irregular: { get(hash: Uint8Array): Uint8Array | undefined };

@@ -4,6 +4,7 @@
  * dumps, the pool and a reset to genesis.
  * Namespaces evm, anvil and hardhat; served only in dev mode.
  */
+import { blobMethods } from "./blobs.ts";
 import type { Namespace } from "../../../rpc/mod.ts";
 import { type DevChain, devContext, type DevInfo, type DevMining } from "./backend.ts";
 import { infoMethods } from "./info.ts";
@@ -38,6 +39,7 @@ export function devNamespace(chain: DevChain, miner: DevMining, info: DevInfo): 
     ...dumpMethods(ctx),
     ...chainMethods(ctx),
     anvilReorg(ctx),
+    ...blobMethods(ctx),
     ...infoMethods(ctx),
   ];
   return Object.fromEntries(defs.map((d) => [d.name, d]));

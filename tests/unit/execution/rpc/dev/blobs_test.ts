@@ -1,0 +1,70 @@
+/**
+ * anvil_getBlobByHash / anvil_getBlobsByTransactionHash in L1 mode (plain Prague rules, the devnet's L1):
+ * a blob transaction's blobs from the pool, and after it is mined from the blocks built here, also after
+ * a restart; null for unknown hashes and for a transaction without blobs (anvil 1.7.1's answers).
+ */
+import { bytesToHex } from "../../../../../lib/common/bytes.ts";
+import { versionedHashesOf } from "../../../../../lib/execution/txpool/mod.ts";
+import { assertEquals } from "../../../../assert.ts";
+import { ACCOUNTS, l1Genesis } from "../../engine/helpers.ts";
+import { blobTx } from "../../txpool/fixtures.ts";
+import { GWEI, open } from "./dev_node.ts";
+
+const ZERO_HASH = `0x${"11".repeat(32)}`;
+
+Deno.test("anvil_getBlobByHash / anvil_getBlobsByTransactionHash: pooled, kept once mined (also across a restart), null otherwise", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "keel-dev-blobs-" });
+  try {
+    let node = await open(dir, undefined, true, { genesis: l1Genesis() });
+    const blob = await blobTx(node.engine.config.chainId, {
+      keyBytes: ACCOUNTS[0].privateKey,
+      seeds: [7, 9],
+      blobFeeCap: 100n,
+      feeCap: 10n * GWEI,
+    });
+    const [first, second] = versionedHashesOf(blob.tx).map((h) => bytesToHex(h));
+    const txHash = bytesToHex(blob.tx.hash());
+    const blobs = blob.sidecar.blobs.map((b) => bytesToHex(b));
+    try {
+      node.miner.setAutomine(false);
+      await node.engine.pool.add(blob.network);
+      // In the pool.
+      assertEquals(await node.call("anvil_getBlobByHash", [first]), blobs[0]);
+      assertEquals(await node.call("anvil_getBlobsByTransactionHash", [txHash]), blobs);
+      await node.call("evm_mine");
+      const receipt = await node.call<{ status: string; blobGasUsed: string }>("eth_getTransactionReceipt", [
+        txHash,
+      ]);
+      assertEquals([receipt.status, receipt.blobGasUsed], ["0x1", "0x40000"]);
+      // Mined: the pool no longer has it, the chain does.
+      assertEquals(node.engine.pool.blobSidecar(blob.tx.hash()), undefined);
+      assertEquals(await node.call("anvil_getBlobByHash", [second]), blobs[1]);
+      assertEquals(await node.call("anvil_getBlobsByTransactionHash", [txHash]), blobs);
+      // With its KZG commitment and proof (for a beacon node's sidecars).
+      const kept = node.engine.blobs.get(versionedHashesOf(blob.tx)[0])!;
+      assertEquals([kept.commitment, kept.proof], [blob.sidecar.commitments[0], blob.sidecar.proofs[0]]);
+      // A transaction without blobs, and unknown hashes.
+      const plain = await node.call<string>("eth_sendTransaction", [{
+        from: bytesToHex(ACCOUNTS[1].address),
+        to: bytesToHex(ACCOUNTS[2].address),
+        value: "0x1",
+      }]);
+      await node.call("evm_mine");
+      assertEquals(await node.call("anvil_getBlobsByTransactionHash", [plain]), null);
+      assertEquals(await node.call("anvil_getBlobsByTransactionHash", [ZERO_HASH]), null);
+      assertEquals(await node.call("anvil_getBlobByHash", [ZERO_HASH]), null);
+    } finally {
+      await node.close();
+    }
+    // Kept in the database with the block.
+    node = await open(dir, undefined, true, { genesis: l1Genesis() });
+    try {
+      assertEquals(await node.call("anvil_getBlobByHash", [first]), blobs[0]);
+      assertEquals(await node.call("anvil_getBlobsByTransactionHash", [txHash]), blobs);
+    } finally {
+      await node.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
