@@ -8,7 +8,7 @@ import type { TypedTransaction } from "@ethereumjs/tx";
 import { getLogger, type Hex, type Logger, Relay } from "../common/mod.ts";
 import { devChainInMemory, type ExecutionOptions, keelVersion, type ValueSource } from "../config/mod.ts";
 import { type ExecutionEngine, type ExecutionEngineApi, TxJournal } from "../execution/mod.ts";
-import { DEV_NAMESPACES, type ForkTarget } from "../execution/rpc/mod.ts";
+import { DEV_NAMESPACES, devBeaconRoutes, type ForkTarget } from "../execution/rpc/mod.ts";
 import { ethSubscriptions, type SubscriptionHeadsEvent } from "../execution/rpc/subscriptions/mod.ts";
 import {
   DEFAULT_RPC_LIMITS,
@@ -197,6 +197,11 @@ export async function startExecutionRole(
         namespaces: !options.dev ? options.httpApi : [...options.httpApi, ...DEV_NAMESPACES],
         corsDomains: cors,
         vhosts: options.httpVhosts,
+        // anvil's beacon API (genesis, a block's blobs) on the dev chain's HTTP port.
+        restGet: !options.dev ? undefined : devBeaconRoutes(() => {
+          const engine = current!.engine;
+          return { genesisHash: engine.genesisHash, chain: engine.chain, blobs: engine.blobs };
+        }),
       });
     }
     if (options.ws && !list.some((e) => e.ws)) {

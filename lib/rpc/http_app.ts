@@ -9,7 +9,8 @@
  * - CORS for `corsDomains` ("*" = any origin): preflight 204, Access-Control-Allow-Origin on
  *   answers to allowed origins;
  * - methods other than POST, GET and OPTIONS -> 405 "method not allowed";
- * - `GET /healthz` -> 200 (op-node's health endpoint); a plain `GET /` -> 200 (geth).
+ * - `GET /healthz` -> 200 (op-node's health endpoint); the GET routes of `restGet` (anvil's beacon API in
+ *   dev mode); any other GET -> 200 (geth).
  * With a JWT secret, every request except /healthz needs a valid token (see jwt.ts), else 401.
  * WebSocket upgrades carrying an Origin header must match `wsOrigins` (geth `--ws.origins`;
  * empty = http://localhost only; "*" = any), else 403.
@@ -59,6 +60,11 @@ export interface ListenerConfig {
   readonly limits: RpcLimits;
   /** Reported by /healthz. */
   readonly version: string;
+  /**
+   * GET routes beside JSON-RPC (anvil's beacon API on its HTTP port): a Response for the paths it
+   * serves, undefined for the others (a plain GET answers 200, as geth). After the vhost and JWT checks.
+   */
+  readonly restGet?: RestGet;
   /** Hears each method call answered on this listener and its duration in seconds. */
   readonly onCall?: (method: string, seconds: number) => void;
 }
@@ -68,6 +74,12 @@ export interface RpcAppDeps {
   /** Unix time in seconds (JWT `iat` checks). */
   readonly now: () => number;
 }
+
+/** A listener's GET routes (ListenerConfig.restGet). */
+export type RestGet = (
+  path: string,
+  query: URLSearchParams,
+) => Response | undefined | Promise<Response | undefined>;
 
 const JSON_TYPES = new Set(["application/json", "application/json-rpc", "application/jsonrequest"]);
 const JSON_HEADERS = { "content-type": "application/json" };
@@ -393,7 +405,14 @@ export function createRpcApp(getConfig: () => ListenerConfig, deps: RpcAppDeps):
       if (!check.ok) return textResponse(`${check.reason}\n`, 401);
     }
     const method = req.method;
-    if (method === "GET") return new Response(null, { status: 200 });
+    if (method === "GET") {
+      if (config.restGet !== undefined) {
+        const url = new URL(req.url);
+        const answer = await config.restGet(url.pathname, url.searchParams);
+        if (answer !== undefined) return answer;
+      }
+      return new Response(null, { status: 200 });
+    }
     if (method !== "POST") return textResponse("method not allowed\n", 405);
     if (!config.httpRegistry) return textResponse("JSON-RPC over HTTP not served on this port\n", 404);
 

@@ -6,7 +6,7 @@
  */
 import { BaseError, equalBytes } from "../common/mod.ts";
 import { MethodRegistry } from "./registry.ts";
-import { createRpcApp, type ListenerConfig, type RpcApp } from "./http_app.ts";
+import { createRpcApp, type ListenerConfig, type RestGet, type RpcApp } from "./http_app.ts";
 import { NOOP_LOGGER, type RpcLogger } from "./types.ts";
 
 /** What one role serves on one address and port: a listener's config plus where and for whom. */
@@ -73,6 +73,20 @@ function mergeConfig(mounts: readonly ListenerMount[]): ListenerConfig {
     limits: first.limits,
     version: mounts.find((m) => m.version !== "")?.version ?? "",
     onCall: mergeOnCall(mounts),
+    restGet: mergeRestGet(mounts),
+  };
+}
+
+/** The mounts' GET routes: the first that serves the path answers. */
+function mergeRestGet(mounts: readonly ListenerMount[]): RestGet | undefined {
+  const routes = mounts.flatMap((m) => (m.restGet === undefined ? [] : [m.restGet]));
+  if (routes.length <= 1) return routes[0];
+  return async (path, query) => {
+    for (const get of routes) {
+      const answer = await get(path, query);
+      if (answer !== undefined) return answer;
+    }
+    return undefined;
   };
 }
 

@@ -60,6 +60,7 @@ export {
   isHostAllowed,
   isWsOriginAllowed,
   type ListenerConfig,
+  type RestGet,
   type RpcApp,
   type RpcAppDeps,
   type RpcLimits,

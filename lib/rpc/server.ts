@@ -5,7 +5,7 @@
  * given the same ListenerPool (the rollup node's rpc and the execution client's http).
  */
 import { BaseError } from "../common/mod.ts";
-import { DEFAULT_RPC_LIMITS, type RpcLimits } from "./http_app.ts";
+import { DEFAULT_RPC_LIMITS, type RestGet, type RpcLimits } from "./http_app.ts";
 import { type BoundAddress, ListenerPool, type MountHandle } from "./listener_pool.ts";
 import type { MethodRegistry } from "./registry.ts";
 import { NOOP_LOGGER, type RpcLogger } from "./types.ts";
@@ -31,6 +31,8 @@ export interface RpcEndpointOptions {
   readonly vhosts: readonly string[];
   /** Browser origins allowed to open a WebSocket (`--ws.origins`); empty/omitted = http://localhost only. */
   readonly wsOrigins?: readonly string[];
+  /** GET routes beside JSON-RPC (http_app.ts ListenerConfig.restGet). */
+  readonly restGet?: RestGet;
 }
 
 export interface RpcServerOptions {
@@ -142,6 +144,7 @@ export class RpcServer {
         corsDomains: e.corsDomains,
         vhosts: e.vhosts,
         wsOrigins: e.wsOrigins,
+        restGet: e.restGet,
         limits: this.#options.limits,
         version: this.#options.version,
         onCall: this.#deps.onCall,

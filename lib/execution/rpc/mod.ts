@@ -40,6 +40,7 @@ export {
 } from "./namespaces.ts";
 export {
   DEV_NAMESPACES,
+  devBeaconRoutes,
   type DevChain,
   type DevFork,
   type DevMining,

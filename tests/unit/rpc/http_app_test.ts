@@ -65,6 +65,32 @@ Deno.test("GET /healthz is 200 with the version; plain GET / is 200; PUT is 405"
   await p.body?.cancel();
 });
 
+Deno.test("GET routes (restGet): their answer for their paths, 200 for others, after the vhost and JWT checks", async () => {
+  const seen: string[] = [];
+  const restGet = (path: string, query: URLSearchParams) => {
+    seen.push(`${path}?${query}`);
+    return path === "/eth/v1/beacon/genesis" ? Response.json({ data: { genesis_time: "7" } }) : undefined;
+  };
+  const a = app({ restGet });
+  const hit = await a.request("/eth/v1/beacon/genesis?x=1", { headers: { host: "localhost" } });
+  assertEquals([hit.status, await hit.json()], [200, { data: { genesis_time: "7" } }]);
+  const other = await a.request("/other", { headers: { host: "localhost" } });
+  assertEquals([other.status, await other.text()], [200, ""]);
+  assertEquals(seen, ["/eth/v1/beacon/genesis?x=1", "/other?"]);
+  const badHost = await a.request("/eth/v1/beacon/genesis", { headers: { host: "evil.example" } });
+  assertEquals(badHost.status, 403);
+  await badHost.body?.cancel();
+  const jwt = await app({ restGet, jwtSecret: new Uint8Array(32).fill(7) }).request(
+    "/eth/v1/beacon/genesis",
+    {
+      headers: { host: "localhost" },
+    },
+  );
+  assertEquals(jwt.status, 401);
+  await jwt.body?.cancel();
+  assertEquals(seen.length, 2);
+});
+
 Deno.test("Content-Type other than JSON -> 415", async () => {
   const res = await app().request("/", post({ "content-type": "text/plain" }));
   assertEquals(res.status, 415);

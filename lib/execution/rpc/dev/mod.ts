@@ -25,6 +25,7 @@ export type {
   ForkTarget,
 } from "./backend.ts";
 export { type DumpedState, dumpState, loadState } from "./dump.ts";
+export { type BeaconSource, devBeaconRoutes } from "./beacon.ts";
 
 /** The dev namespaces evm, anvil and hardhat as one record. */
 export function devNamespace(chain: DevChain, miner: DevMining, info: DevInfo): Namespace {

@@ -9,6 +9,7 @@ import { assertEquals } from "../../../../assert.ts";
 import { ACCOUNTS, l1Genesis } from "../../engine/helpers.ts";
 import { blobTx } from "../../txpool/fixtures.ts";
 import { GWEI, open } from "./dev_node.ts";
+import { devBeaconRoutes } from "../../../../../lib/execution/rpc/mod.ts";
 
 const ZERO_HASH = `0x${"11".repeat(32)}`;
 
@@ -53,6 +54,59 @@ Deno.test("anvil_getBlobByHash / anvil_getBlobsByTransactionHash: pooled, kept o
       assertEquals(await node.call("anvil_getBlobsByTransactionHash", [plain]), null);
       assertEquals(await node.call("anvil_getBlobsByTransactionHash", [ZERO_HASH]), null);
       assertEquals(await node.call("anvil_getBlobByHash", [ZERO_HASH]), null);
+    } finally {
+      await node.close();
+    }
+    // anvil's beacon API: the genesis time, a block's blobs by number or hash, chosen by versioned hash.
+    node = await open(dir, undefined, true, { genesis: l1Genesis() });
+    try {
+      const engine = node.engine;
+      const get = devBeaconRoutes(() => ({
+        genesisHash: engine.genesisHash,
+        chain: engine.chain,
+        blobs: engine.blobs,
+      }));
+      const call = async (path: string, query = "") => {
+        const res = (await get(path, new URLSearchParams(query)))!;
+        return [res.status, await res.json()];
+      };
+      const genesis = engine.chain.getHeaderByHash(engine.genesisHash)!;
+      assertEquals(await call("/eth/v1/beacon/genesis"), [200, {
+        data: {
+          genesis_time: genesis.timestamp.toString(),
+          genesis_validators_root: `0x${"00".repeat(32)}`,
+          genesis_fork_version: "0x00000000",
+        },
+      }]);
+      const receipt = await node.call<{ blockNumber: string; blockHash: string }>(
+        "eth_getTransactionReceipt",
+        [txHash],
+      );
+      const all = { execution_optimistic: false, finalized: false, data: blobs };
+      assertEquals(await call(`/eth/v1/beacon/blobs/${BigInt(receipt.blockNumber)}`), [200, all]);
+      assertEquals(await call(`/eth/v1/beacon/blobs/${receipt.blockHash}`), [200, all]);
+      assertEquals(
+        await call(`/eth/v1/beacon/blobs/${BigInt(receipt.blockNumber)}`, `versioned_hashes=${second}`),
+        [
+          200,
+          { ...all, data: [blobs[1]] },
+        ],
+      );
+      // The block after it holds a transaction without blobs.
+      assertEquals(await call(`/eth/v1/beacon/blobs/${BigInt(receipt.blockNumber) + 1n}`), [200, {
+        ...all,
+        data: [],
+      }]);
+      assertEquals(await call("/eth/v1/beacon/blobs/99999"), [404, {
+        code: 404,
+        message: "Block not found",
+      }]);
+      assertEquals(await call("/eth/v1/beacon/blobs/head"), [400, {
+        code: 400,
+        message: "Invalid block ID: head",
+      }]);
+      assertEquals((await call("/eth/v1/beacon/blob_sidecars/1"))[0], 410);
+      assertEquals(await get("/eth/v1/node/version", new URLSearchParams()), undefined);
     } finally {
       await node.close();
     }
