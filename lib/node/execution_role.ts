@@ -16,7 +16,6 @@ import {
   loadOrCreateJwtSecret,
   MethodRegistry,
   type RpcEndpointOptions,
-  RpcError,
   RpcServer,
   switchedNamespace,
 } from "../rpc/mod.ts";
@@ -114,11 +113,12 @@ export async function startExecutionRole(
     const refork = !inMemory ? undefined : (target: ForkTarget | undefined) => {
       const next = switching.then(async () => {
         const before = current!;
-        const url = target === undefined ? undefined : target.url ?? before.fork?.url;
-        if (target !== undefined && url === undefined) {
-          throw RpcError.invalidParams("Forking not enabled and RPC URL not provided to start forking");
-        }
-        const chain = await open(url === undefined ? undefined : { url, blockNumber: target!.blockNumber });
+        // anvil_reset has checked that a target without a URL comes from a fork chain.
+        const chain = await open(
+          target === undefined
+            ? undefined
+            : { url: target.url ?? before.fork!.url, blockNumber: target.blockNumber },
+        );
         startMining(chain);
         current = chain;
         await before.stopMining();
