@@ -7,26 +7,12 @@
 import * as snappy from "snappyjs";
 import { concatBytes } from "../common/bytes.ts";
 import { BaseError } from "../common/errors.ts";
+import { crc32c } from "../common/crc.ts";
+
+export { crc32c };
 
 const STREAM_IDENTIFIER = Uint8Array.of(0xff, 0x06, 0x00, 0x00, 0x73, 0x4e, 0x61, 0x50, 0x70, 0x59);
 const MAX_CHUNK = 65_536;
-
-const CRC32C_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let i = 0; i < 256; i++) {
-    let c = i;
-    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1;
-    t[i] = c >>> 0;
-  }
-  return t;
-})();
-
-/** CRC-32C (Castagnoli) of `data`. */
-export function crc32c(data: Uint8Array): number {
-  let c = 0xffffffff;
-  for (let i = 0; i < data.length; i++) c = CRC32C_TABLE[(c ^ data[i]) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
 
 /** The framing format's masked checksum: rotate right by 15, add 0xa282ead8. */
 export function maskedCrc(data: Uint8Array): number {
