@@ -15,6 +15,7 @@ import {
   ethGetRawTransactionByHash,
 } from "./eth/get_raw_transaction.ts";
 import { ethChainId } from "./eth/chain_id.ts";
+import { ethConfig } from "./eth/config.ts";
 import { ethCreateAccessList } from "./eth/create_access_list.ts";
 import { ethEstimateGas } from "./eth/estimate_gas.ts";
 import { ethFeeHistory } from "./eth/fee_history.ts";
@@ -83,6 +84,7 @@ export function ethNamespace(backend: EthBackend, filters?: FilterManager): Name
   const defs = [
     ethBlockNumber(ctx),
     ethChainId(ctx),
+    ethConfig(ctx),
     ethGetBalance(ctx),
     ethGetAccount(ctx),
     ethGetAccountInfo(ctx),
