@@ -37,6 +37,7 @@ import {
   forkRules,
   importBlock,
   type ImportTimings,
+  loadKzg,
   sharedSenderCache,
 } from "../evm/mod.ts";
 import type { GenesisJson } from "../genesis/mod.ts";
@@ -259,6 +260,9 @@ export class ExecutionEngine {
         }
         config = { ...config, codeSizeLimit: limit };
       }
+      // A plain chain from Cancun holds blob transactions, which @ethereumjs decodes only with KZG
+      // (blocks read back for the RPC after a restart, before any new blob transaction loads it).
+      if (config.op === undefined && config.l1.cancunTime !== undefined) await loadKzg();
       // After the genesis is written: the chain store loads its head labels when constructed.
       const chain = new ChainStore(options.chain ?? {}, { store });
       const engine = new ExecutionEngine(

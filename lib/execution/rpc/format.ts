@@ -19,8 +19,8 @@ import {
   type Header,
 } from "../../protocol/mod.ts";
 import type { LogEntry, StoredReceipt } from "../chain/mod.ts";
-import { decodeSignedTx } from "../evm/mod.ts";
-import { decodingCommon } from "../txpool/mod.ts";
+import { decodeSignedTx, loadedKzg } from "../evm/mod.ts";
+import { blobDecodingCommon, decodingCommon } from "../txpool/mod.ts";
 
 /** A quantity: 0x-prefixed, no leading zeros. */
 export function q(v: bigint | number): Hex {
@@ -37,6 +37,8 @@ export function h(bytes: Uint8Array): Hex {
   return `0x${bytes.toHex()}` as Hex;
 }
 
+const BLOB_TX_TYPE = 3;
+
 /** A decoded block transaction: a signed user tx or a deposit. */
 export type AnyTx = TypedTransaction | DepositTx;
 
@@ -47,7 +49,10 @@ export function isDepositTx(tx: AnyTx): tx is DepositTx {
 /** Decodes a transaction as stored in a block body. */
 export function decodeTx(raw: Uint8Array, chainId: bigint): AnyTx {
   if (raw.length > 0 && raw[0] === DEPOSIT_TX_TYPE) return decodeDepositTx(raw);
-  return decodeSignedTx(raw, decodingCommon(chainId));
+  // @ethereumjs makes no blob transaction under a Common without KZG; a chain that has them loaded it
+  // as it opened (ExecutionEngine.open).
+  const kzg = raw[0] === BLOB_TX_TYPE ? loadedKzg() : undefined;
+  return decodeSignedTx(raw, kzg === undefined ? decodingCommon(chainId) : blobDecodingCommon(chainId, kzg));
 }
 
 /** Where a transaction sits, for its block fields (absent for pool transactions). */
