@@ -299,6 +299,8 @@ export class Driver {
           transactionsByNumber: async (n) => (await l2.payloadByNumber(n))?.transactions ?? [],
           systemConfigOf: async (b) => systemConfigFromL2Block(cfg, (await l2.payloadByNumber(b.number))!),
         },
+        // Batcher transactions' blobs (Ecotone), through the beacon endpoint.
+        blobs: this.#deps.blobs,
         l1BlobFeeSchedule: this.#deps.l1BlobFeeSchedule,
         onDrop: (stage, reason) => this.#log.debug("Dropped {stage}: {reason}", { stage, reason }),
         onChannelInput: this.#deps.onChannelInput,
