@@ -4,12 +4,16 @@
  * (Brotli from Fjord, zlib before), cuts the channel into frames that fit a batcher transaction, and
  * sends one EIP-1559 transaction per frame to the batch inbox, signed with the batcher key, each
  * waited for before the next (on an Alt-DA chain the frame goes to the DA server and the transaction
- * carries its commitment). If the L2 block it last submitted is no longer canonical, it starts again
+ * carries its commitment). With blob data availability (op-batcher --data-availability-type=blobs)
+ * each frame is one blob (ecotone/derivation.md "Blob Encoding", up to 130,044 bytes) of a blob
+ * transaction to the inbox instead, once L1 is past the rollup's Ecotone time (derivation reads blobs
+ * from there, "Ecotone: Blob Retrieval"); before it, and on an Alt-DA chain, calldata. If the L2 block it last submitted is no longer canonical, it starts again
  * from the safe head. If an L1 reorg took away (part of) channels it sent, it sends their blocks again,
  * from the first block of the oldest such channel (op-batcher resends transactions reorged out before
  * their confirmations); duplicate batches are dropped by derivation.
  */
 import { bytesToHex } from "../common/bytes.ts";
+import { BaseError } from "../common/errors.ts";
 import type { JsonRpcClient } from "../common/json_rpc_client.ts";
 import { getLogger } from "../common/logger.ts";
 import { L1TxSender, StepLoop } from "./l1_sender.ts";
@@ -23,6 +27,8 @@ import {
 } from "./channel_out.ts";
 import { encodeSingularBatch } from "../protocol/batch.ts";
 import { type Commitment, commitmentTxData } from "../protocol/altda.ts";
+import { encodeBlobData, MAX_BLOB_DATA_SIZE } from "../protocol/blob_data.ts";
+import type { KZG } from "@ethereumjs/util";
 
 /** The sequencer's chain as the batcher reads it. */
 export interface BatcherSource {
@@ -46,6 +52,8 @@ export interface BatcherOptions {
    * before Delta still carries singular batches, which is all derivation accepts there).
    */
   batchType: "singular" | "span";
+  /** "blobs": frames as blobs of blob transactions (needs `BatcherDeps.kzg`); "calldata" (op-batcher's default). */
+  dataAvailability: "calldata" | "blobs";
 }
 
 export const DEFAULT_BATCHER_OPTIONS: BatcherOptions = {
@@ -54,6 +62,7 @@ export const DEFAULT_BATCHER_OPTIONS: BatcherOptions = {
   pollIntervalMs: 2_000,
   receiptTimeoutMs: 120_000,
   batchType: "singular",
+  dataAvailability: "calldata",
 };
 
 export interface BatcherDeps {
@@ -67,6 +76,8 @@ export interface BatcherDeps {
    * DA server and the batcher transaction carries its commitment.
    */
   da?: { setInput(input: Uint8Array): Promise<Commitment> };
+  /** KZG for the blobs' commitments and proofs (required with `dataAvailability: "blobs"`). */
+  kzg?: KZG;
 }
 
 /** Channels whose L1 inclusion is checked for reorgs (the newest; older ones are deep in L1). */
@@ -92,6 +103,9 @@ export class Batcher {
     this.cfg = cfg;
     this.#deps = deps;
     this.options = { ...DEFAULT_BATCHER_OPTIONS, ...options };
+    if (this.options.dataAvailability === "blobs" && deps.kzg === undefined) {
+      throw new BaseError("BATCHER_NO_KZG", "Cannot submit batches as blobs without a KZG implementation");
+    }
     this.#sender = new L1TxSender(deps.l1, cfg.l1ChainId, deps.key);
     this.#loop = new StepLoop(
       async () => (await this.step()) > 0,
@@ -150,11 +164,12 @@ export class Batcher {
     const batches = span
       ? [blocksToSpanBatch(blocks, this.cfg.genesis.l2Time, this.cfg.l2ChainId)]
       : blocks.map((b) => encodeSingularBatch(blockToSingularBatch(b)));
+    const blobs = await this.#blobsNow();
     const frames = buildChannelFromBatches(channelId, batches, {
       compression: fjord ? "brotli" : "zlib",
-      maxFrameSize: this.options.maxFrameSize - 1, // the version byte
+      maxFrameSize: (blobs ? MAX_BLOB_DATA_SIZE : this.options.maxFrameSize) - 1, // the version byte
     });
-    for (const frame of frames) await this.#send(encodeBatcherTxData([frame]));
+    for (const frame of frames) await this.#send(encodeBatcherTxData([frame]), blobs);
     this.#last = { number: last.number, hash: last.hash };
     this.#channels.push({ from, l1: this.#included! });
     if (this.#channels.length > MAX_TRACKED_CHANNELS) this.#channels.shift();
@@ -163,17 +178,35 @@ export class Batcher {
       to: Number(last.number),
       frames: frames.length,
       batch: span ? "span" : "singular",
+      da: blobs ? "blobs" : "calldata",
     });
     return blocks.length;
   }
 
-  async #send(data: Uint8Array): Promise<void> {
+  /** Whether this channel goes as blobs: blob DA chosen, no Alt-DA, and L1's head past Ecotone. */
+  async #blobsNow(): Promise<boolean> {
+    if (this.options.dataAvailability !== "blobs" || this.#deps.da !== undefined) return false;
+    const head = await this.#deps.l1.call<{ timestamp: string } | null>("eth_getBlockByNumber", [
+      "latest",
+      false,
+    ]);
+    return head !== null && isRollupForkActive(this.cfg, "ecotone", BigInt(head.timestamp));
+  }
+
+  async #send(data: Uint8Array, asBlob: boolean): Promise<void> {
     // Alt-DA: stored first (the commitment is not sent unless the server took the input).
     if (this.#deps.da !== undefined) data = commitmentTxData(await this.#deps.da.setInput(data));
-    const { block } = await this.#sender.send(this.cfg.batchInboxAddress, data, "Batcher transaction", {
-      timeoutMs: this.options.receiptTimeoutMs,
-      stopped: () => this.#loop.stopped,
-    });
+    const opts = { timeoutMs: this.options.receiptTimeoutMs, stopped: () => this.#loop.stopped };
+    const inbox = this.cfg.batchInboxAddress;
+    const { block } = asBlob
+      ? await this.#sender.sendBlobs(
+        inbox,
+        [encodeBlobData(data)],
+        this.#deps.kzg!,
+        "Batcher transaction",
+        opts,
+      )
+      : await this.#sender.send(inbox, data, "Batcher transaction", opts);
     this.#included = block;
     this.sent++;
   }

@@ -1,13 +1,17 @@
 /**
  * What the batch submitter and the output proposer share: an L1 account that sends EIP-1559
  * transactions (nonce from the pending state, gas estimated with a 25% margin, fee cap twice the gas
- * price plus the tip) and waits for each receipt; and the loop that runs a step again at once while
- * it has work, or after a poll interval, until stopped.
+ * price plus the tip) or EIP-4844 blob transactions (the same fees, a blob fee cap twice the blob base
+ * fee, sent in the network form with the blobs, commitments and proofs), and waits for each receipt;
+ * and the loop that runs a step again at once while it has work, or after a poll interval, until
+ * stopped.
  */
 import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
-import { createFeeMarket1559Tx } from "@ethereumjs/tx";
-import { createAddressFromPrivateKey } from "@ethereumjs/util";
-import { bytesToHex } from "../common/bytes.ts";
+import { RLP } from "@ethereumjs/rlp";
+import { createBlob4844Tx, createFeeMarket1559Tx } from "@ethereumjs/tx";
+import { createAddressFromPrivateKey, type KZG } from "@ethereumjs/util";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, concatBytes, hexToBytes } from "../common/bytes.ts";
 import { BaseError } from "../common/errors.ts";
 import type { JsonRpcClient } from "../common/json_rpc_client.ts";
 
@@ -15,6 +19,18 @@ import type { JsonRpcClient } from "../common/json_rpc_client.ts";
 const DEFAULT_TIP = "0x3b9aca00";
 /** How often a transaction waiting for its receipt is looked for in the L1 node (and sent again if gone). */
 const REBROADCAST_MS = 2_000;
+
+/** How long to wait for the receipt, and when to give up early. */
+export interface SendOptions {
+  timeoutMs: number;
+  stopped?: () => boolean;
+}
+
+/** A mined transaction: its hash and the L1 block that included it. */
+export interface Sent {
+  hash: string;
+  block: { number: bigint; hash: string };
+}
 
 export class L1TxSender {
   readonly l1: JsonRpcClient;
@@ -45,14 +61,10 @@ export class L1TxSender {
     to: Uint8Array,
     data: Uint8Array,
     what: string,
-    opts: { timeoutMs: number; stopped?: () => boolean },
-  ): Promise<{ hash: string; block: { number: bigint; hash: string } }> {
+    opts: SendOptions,
+  ): Promise<Sent> {
     const { l1, from } = this;
-    const [nonce, gasPrice, tip] = await Promise.all([
-      l1.call<string>("eth_getTransactionCount", [from, "pending"]),
-      l1.call<string>("eth_gasPrice"),
-      l1.call<string>("eth_maxPriorityFeePerGas").catch(() => DEFAULT_TIP),
-    ]);
+    const { nonce, gasPrice, tip } = await this.#fees();
     const gas = await l1.call<string>("eth_estimateGas", [{
       from,
       to: bytesToHex(to),
@@ -67,7 +79,73 @@ export class L1TxSender {
       maxFeePerGas: BigInt(gasPrice) * 2n + BigInt(tip),
       data,
     }, { common: this.#common }).sign(this.#key);
-    const raw = bytesToHex(tx.serialize());
+    return await this.#publish(bytesToHex(tx.serialize()), nonce, what, opts);
+  }
+
+  /**
+   * Sends a blob transaction to `to` carrying `blobs` (no calldata, 21,000 gas) and waits for it as
+   * `send` does. `kzg` makes the commitments and proofs (EIP-4844); L1 must be at Cancun or later.
+   */
+  async sendBlobs(
+    to: Uint8Array,
+    blobs: Uint8Array[],
+    kzg: KZG,
+    what: string,
+    opts: SendOptions,
+  ): Promise<Sent> {
+    const [{ nonce, gasPrice, tip }, blobBaseFee] = await Promise.all([
+      this.#fees(),
+      this.l1.call<string>("eth_blobBaseFee"),
+    ]);
+    const commitments = blobs.map((b) => hexToBytes(kzg.blobToKzgCommitment(bytesToHex(b)) as `0x${string}`));
+    const proofs = blobs.map((b, i) =>
+      hexToBytes(kzg.computeBlobProof(bytesToHex(b), bytesToHex(commitments[i])) as `0x${string}`)
+    );
+    const common = new Common({
+      chain: { ...Mainnet, chainId: Number(this.#chainId) },
+      hardfork: Hardfork.Prague,
+      customCrypto: { kzg },
+    });
+    const tx = createBlob4844Tx({
+      chainId: this.#chainId,
+      nonce: BigInt(nonce),
+      to,
+      gasLimit: 21_000n,
+      maxPriorityFeePerGas: BigInt(tip),
+      maxFeePerGas: BigInt(gasPrice) * 2n + BigInt(tip),
+      maxFeePerBlobGas: BigInt(blobBaseFee) * 2n,
+      // EIP-4844 kzg_to_versioned_hash: 0x01 ++ sha256(commitment)[1:].
+      blobVersionedHashes: commitments.map((c) =>
+        bytesToHex(concatBytes(Uint8Array.of(1), sha256(c).subarray(1)))
+      ),
+    }, { common }).sign(this.#key);
+    // The network form (EIP-4844 "Networking"): 0x03 || rlp([tx_payload_body, blobs, commitments, proofs]).
+    const canonical = tx.serialize();
+    const network = concatBytes(
+      Uint8Array.of(3),
+      RLP.encode([RLP.decode(canonical.subarray(1)) as Uint8Array[], blobs, commitments, proofs]),
+    );
+    return await this.#publish(bytesToHex(network), nonce, what, opts);
+  }
+
+  async #fees(): Promise<{ nonce: string; gasPrice: string; tip: string }> {
+    const l1 = this.l1;
+    const [nonce, gasPrice, tip] = await Promise.all([
+      l1.call<string>("eth_getTransactionCount", [this.from, "pending"]),
+      l1.call<string>("eth_gasPrice"),
+      l1.call<string>("eth_maxPriorityFeePerGas").catch(() => DEFAULT_TIP),
+    ]);
+    return { nonce, gasPrice, tip };
+  }
+
+  /** Publishes `raw` and waits for its receipt, publishing it again while L1 does not know it (send). */
+  async #publish(
+    raw: string,
+    nonce: string,
+    what: string,
+    opts: SendOptions,
+  ): Promise<Sent> {
+    const { l1, from } = this;
     const hash = await l1.call<string>("eth_sendRawTransaction", [raw]);
     const deadline = Date.now() + opts.timeoutMs;
     let nextLook = Date.now() + REBROADCAST_MS;

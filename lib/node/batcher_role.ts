@@ -8,6 +8,7 @@
 import { daClientFor } from "./altda_service.ts";
 import { createAddressFromPrivateKey } from "@ethereumjs/util";
 import { Batcher, type BatcherSource } from "../batcher/mod.ts";
+import { loadKzg } from "../execution/evm/mod.ts";
 import { bytesToHex, fromQuantity, hexToBytes } from "../common/bytes.ts";
 import { BaseError, isErrorCode } from "../common/errors.ts";
 import { keccak256 } from "../common/hash.ts";
@@ -134,18 +135,22 @@ export async function startBatcherRole(o: ParsedBatcher["options"]): Promise<Run
     });
   }
   const da = daClientFor(o);
-  const batcher = new Batcher(cfg, { source: rpcBatcherSource(l2, rollup), l1, key, da }, {
+  const blobs = o.dataAvailabilityType === "blobs";
+  const kzg = blobs ? await loadKzg() : undefined;
+  const batcher = new Batcher(cfg, { source: rpcBatcherSource(l2, rollup), l1, key, da, kzg }, {
     pollIntervalMs: o.pollInterval,
     maxFrameSize: o.maxL1TxSizeBytes,
     maxBlocksPerChannel: o.maxBlocksPerChannel,
     receiptTimeoutMs: o.txTimeout,
     batchType: o.batchType === 1 ? "span" : "singular",
+    dataAvailability: o.dataAvailabilityType,
   });
   batcher.start();
   log.info("Batch submitter started", {
     batcher: bytesToHex(from),
     inbox: bytesToHex(cfg.batchInboxAddress),
     batchType: o.batchType === 1 ? "span" : "singular",
+    da: o.dataAvailabilityType,
     altda: da === undefined
       ? "off"
       : `${o.altdaDaServer} (${o.altdaDaService ? "generic" : "keccak256"} commitments)`,

@@ -244,6 +244,8 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
         "--p2p.listen.ip=127.0.0.1",
         `--log.level=${o.logLevel}`,
         ...altda,
+        // Blob batches: the nodes read them through the dev L1's beacon API (blob_sidecars by slot).
+        ...(o.dataAvailabilityType === "blobs" ? [`--l1.beacon=${l1Url}`] : []),
         ...extra,
       ], {});
       if (parsed.command !== "node") throw new Error("devnet: bad node arguments");
@@ -254,6 +256,7 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
         execution: parsed.execution,
         sources: parsed.sources,
         batcherKey: name === "sequencer" ? bytesToHex(batcher.privateKey) : undefined,
+        batcherDa: o.dataAvailabilityType,
         proposer: name === "sequencer"
           ? { key: bytesToHex(accounts[1].privateKey), oracle: deployed.l2OutputOracle }
           : undefined,

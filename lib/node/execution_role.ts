@@ -201,7 +201,7 @@ export async function startExecutionRole(
         restGet: !options.dev ? undefined : devBeaconRoutes(() => {
           const engine = current!.engine;
           return { genesisHash: engine.genesisHash, chain: engine.chain, blobs: engine.blobs };
-        }),
+        }, version),
       });
     }
     if (options.ws && !list.some((e) => e.ws)) {

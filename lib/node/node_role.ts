@@ -48,6 +48,7 @@ import { engineRpcClient, externalL2, HttpEngineApi } from "./external_engine.ts
 import type { EngineApi } from "../protocol/engine.ts";
 import type { GossipBlock } from "../protocol/gossip_block.ts";
 import type { ExecutionEngine } from "../execution/engine/mod.ts";
+import { loadKzg } from "../execution/evm/mod.ts";
 import type { L2Chain } from "../rollup/driver/mod.ts";
 import { ElSync, type ElSyncDeps } from "../rollup/p2p/mod.ts";
 import {
@@ -414,7 +415,8 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
           l1: l1Rpcs,
           key: hexToBytes(request.batcherKey),
           da: rollupConfig.altDA === undefined ? undefined : daClientFor(options),
-        }, { pollIntervalMs: Number(rollupConfig.blockTime) * 1000 });
+          kzg: request.batcherDa === "blobs" ? await loadKzg() : undefined,
+        }, { pollIntervalMs: Number(rollupConfig.blockTime) * 1000, dataAvailability: request.batcherDa });
         batcher.start();
         stops.push(() => batcher.stop());
       }

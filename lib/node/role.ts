@@ -26,6 +26,8 @@ export type RoleRequest =
     sources: Record<string, ValueSource>;
     /** `keel devnet`: a batch submitter beside the sequencer, signing with this key (hex). */
     batcherKey?: string;
+    /** `keel devnet`: how that batcher posts (`--data-availability-type`), calldata when absent. */
+    batcherDa?: "calldata" | "blobs";
     /** `keel devnet`: an output proposer to this L2OutputOracle (hex address), signing with the key (hex). */
     proposer?: { key: string; oracle: string };
   }

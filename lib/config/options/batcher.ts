@@ -1,10 +1,10 @@
 /**
  * `keel batcher`: the batch submitter on its own, as op-batcher runs beside op-node (flag names as
  * op-batcher's: --l1-eth-rpc, --l2-eth-rpc, --rollup-rpc, --private-key, --poll-interval,
- * --max-l1-tx-size-bytes, --batch-type, --network-timeout). Environment: KEEL_BATCHER_<NAME>.
+ * --max-l1-tx-size-bytes, --batch-type, --data-availability-type, --network-timeout). Environment: KEEL_BATCHER_<NAME>.
  */
 import { envSuffixOf, KEEL, option, optional, type OptionTable } from "../option.ts";
-import { bool, duration, hex32, HTTP_SCHEMES, int, RPC_SCHEMES, url } from "../values.ts";
+import { bool, duration, hex32, HTTP_SCHEMES, int, oneOf, RPC_SCHEMES, url } from "../values.ts";
 import { LOG_OPTIONS } from "./log.ts";
 
 const group = "Batcher";
@@ -77,6 +77,15 @@ export const BATCHER_OPTIONS = {
     origin: OP_BATCHER,
     group,
     description: "0: singular batches; 1: one span batch per channel (from Delta)",
+  }),
+  dataAvailabilityType: option({
+    ...named("data-availability-type"),
+    kind: oneOf(["calldata", "blobs"] as const),
+    default: "calldata",
+    origin: OP_BATCHER,
+    group,
+    description:
+      "calldata: one frame in each transaction's calldata; blobs: one frame in each blob of an EIP-4844 transaction (once L1 is past Ecotone)",
   }),
   networkTimeout: option({
     ...named("network-timeout"),

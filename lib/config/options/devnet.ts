@@ -3,7 +3,7 @@
  * batcher, an L2 verifier). Ports and block times; everything is kept under `--datadir`.
  */
 import { envSuffixOf, KEEL, option, type OptionTable } from "../option.ts";
-import { bool, int, path, port } from "../values.ts";
+import { bool, int, oneOf, path, port } from "../values.ts";
 
 const seconds = int(1, 3600, "<seconds>");
 import { LOG_OPTIONS } from "./log.ts";
@@ -80,6 +80,15 @@ export const DEVNET_OPTIONS = {
     group,
     description:
       "an Alt-DA chain (when the devnet is first made): the DataAvailabilityChallenge on L1, a DA server, batches as keccak256 commitments",
+  }),
+  dataAvailabilityType: option({
+    ...named("data-availability-type"),
+    kind: oneOf(["calldata", "blobs"] as const),
+    default: "calldata",
+    origin: KEEL,
+    group,
+    description:
+      "how the batcher posts batches: calldata, or blobs (EIP-4844 transactions; both L2 nodes read them through the L1's beacon API)",
   }),
   daPort: option({
     ...named("da.port"),

@@ -113,3 +113,19 @@ Deno.test("keel batcher --help lists its options with their environment variable
   assertStringIncludes(text, "\nBatcher:\n");
   assertStringIncludes(mainHelp(), "keel batcher");
 });
+
+Deno.test("keel batcher: --data-availability-type calldata (default) or blobs, as op-batcher's; others refused", () => {
+  const d = parseArgs(["batcher", ...REQUIRED, `--private-key=${KEY}`], {});
+  assert(d.command === "batcher");
+  assertEquals(d.options.dataAvailabilityType, "calldata");
+  const b = parseArgs(["batcher", ...REQUIRED, `--private-key=${KEY}`], {
+    KEEL_BATCHER_DATA_AVAILABILITY_TYPE: "blobs",
+  });
+  assert(b.command === "batcher");
+  assertEquals(b.options.dataAvailabilityType, "blobs");
+  const e = assertThrows(
+    () => parseArgs(["batcher", ...REQUIRED, `--private-key=${KEY}`, "--data-availability-type=auto"], {}),
+    ConfigError,
+  );
+  assertStringIncludes(e.message, "data-availability-type");
+});

@@ -24,9 +24,12 @@ import { defineMethod, RpcError } from "../../../rpc/mod.ts";
 import type { ChainConfig } from "../../../protocol/chain_config.ts";
 import { forkId } from "../../../protocol/fork_id.ts";
 import { BEACON_ROOTS_ADDRESS, HISTORY_STORAGE_ADDRESS } from "../../../protocol/predeploys.ts";
-import { forkRules } from "../../evm/common.ts";
-import { opPrecompiles } from "../../evm/precompiles.ts";
-import { CONSOLIDATION_REQUEST_ADDRESS, WITHDRAWAL_REQUEST_ADDRESS } from "../../evm/requests.ts";
+import {
+  CONSOLIDATION_REQUEST_ADDRESS,
+  forkRules,
+  opPrecompiles,
+  WITHDRAWAL_REQUEST_ADDRESS,
+} from "../../evm/mod.ts";
 import type { EthContext } from "../backend.ts";
 import { q } from "../format.ts";
 

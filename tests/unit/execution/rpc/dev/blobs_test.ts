@@ -3,7 +3,8 @@
  * a blob transaction's blobs from the pool, and after it is mined from the blocks built here, also after
  * a restart; null for unknown hashes and for a transaction without blobs (anvil 1.7.1's answers).
  */
-import { bytesToHex } from "../../../../../lib/common/bytes.ts";
+import { bytesToHex, hexToBytes } from "../../../../../lib/common/bytes.ts";
+import { BeaconClient } from "../../../../../lib/rollup/l1/mod.ts";
 import { versionedHashesOf } from "../../../../../lib/execution/txpool/mod.ts";
 import { assertEquals } from "../../../../assert.ts";
 import { ACCOUNTS, l1Genesis } from "../../engine/helpers.ts";
@@ -105,14 +106,53 @@ Deno.test("anvil_getBlobByHash / anvil_getBlobsByTransactionHash: pooled, kept o
         code: 400,
         message: "Invalid block ID: head",
       }]);
-      assertEquals((await call("/eth/v1/beacon/blob_sidecars/1"))[0], 410);
-      assertEquals(await get("/eth/v1/node/version", new URLSearchParams()), undefined);
+      // Beyond anvil: Deneb's blob_sidecars by one-second slot, read and KZG-checked by the rollup
+      // node's own beacon client over HTTP.
+      const block = engine.chain.getHeaderByNumber(BigInt(receipt.blockNumber))!;
+      const slot = block.timestamp - genesis.timestamp;
+      const [status, body] = await call(`/eth/v1/beacon/blob_sidecars/${slot}`, "indices=1");
+      assertEquals([status, body.data.length, body.data[0].index, body.data[0].blob], [
+        200,
+        1,
+        "1",
+        blobs[1],
+      ]);
+      assertEquals(await call("/eth/v1/config/spec"), [200, { data: { SECONDS_PER_SLOT: "1" } }]);
+      assertEquals(await call("/eth/v1/node/version"), [200, { data: { version: "keel" } }]);
+      assertEquals((await call(`/eth/v1/beacon/blob_sidecars/${slot + 100_000n}`))[0], 404);
+      assertEquals((await call("/eth/v1/beacon/blob_sidecars/head"))[0], 400);
+      const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, async (req) => {
+        const url = new URL(req.url);
+        return (await get(url.pathname, url.searchParams)) ?? new Response("not found", { status: 404 });
+      });
+      try {
+        const client = new BeaconClient(`http://127.0.0.1:${server.addr.port}`);
+        const ref = {
+          number: block.number,
+          hash: hexToBytes(receipt.blockHash),
+          parentHash: block.parentHash,
+          timestamp: block.timestamp,
+        };
+        const read = await client.blobs(ref, [
+          { index: 1, hash: versionedHashesOf(blob.tx)[1] },
+          { index: 0, hash: versionedHashesOf(blob.tx)[0] },
+        ]);
+        assertEquals(read.map((b) => bytesToHex(b)), [blobs[1], blobs[0]]);
+      } finally {
+        await server.shutdown();
+      }
     } finally {
       await node.close();
     }
-    // Kept in the database with the block.
+    // Kept in the database with the block; its block reads back whole (the blob transaction decoded).
     node = await open(dir, undefined, true, { genesis: l1Genesis() });
     try {
+      const receipt = await node.call<{ blockNumber: string }>("eth_getTransactionReceipt", [txHash]);
+      const full = await node.call<{ transactions: { hash: string; type: string }[] }>(
+        "eth_getBlockByNumber",
+        [receipt.blockNumber, true],
+      );
+      assertEquals(full.transactions.map((t) => [t.hash, t.type]), [[txHash, "0x3"]]);
       assertEquals(await node.call("anvil_getBlobByHash", [first]), blobs[0]);
       assertEquals(await node.call("anvil_getBlobsByTransactionHash", [txHash]), blobs);
     } finally {
