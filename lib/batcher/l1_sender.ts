@@ -7,11 +7,11 @@
  * stopped.
  */
 import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
-import { RLP } from "@ethereumjs/rlp";
 import { createBlob4844Tx, createFeeMarket1559Tx } from "@ethereumjs/tx";
 import { createAddressFromPrivateKey, type KZG } from "@ethereumjs/util";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex, concatBytes, hexToBytes } from "../common/bytes.ts";
+import { kzgToVersionedHash } from "../protocol/blob_data.ts";
+import { blobNetworkEncoding, blobSidecar } from "../protocol/blob_tx.ts";
+import { bytesToHex } from "../common/bytes.ts";
 import { BaseError } from "../common/errors.ts";
 import type { JsonRpcClient } from "../common/json_rpc_client.ts";
 
@@ -97,10 +97,7 @@ export class L1TxSender {
       this.#fees(),
       this.l1.call<string>("eth_blobBaseFee"),
     ]);
-    const commitments = blobs.map((b) => hexToBytes(kzg.blobToKzgCommitment(bytesToHex(b)) as `0x${string}`));
-    const proofs = blobs.map((b, i) =>
-      hexToBytes(kzg.computeBlobProof(bytesToHex(b), bytesToHex(commitments[i])) as `0x${string}`)
-    );
+    const sidecar = blobSidecar(kzg, blobs);
     const common = new Common({
       chain: { ...Mainnet, chainId: Number(this.#chainId) },
       hardfork: Hardfork.Prague,
@@ -114,17 +111,9 @@ export class L1TxSender {
       maxPriorityFeePerGas: BigInt(tip),
       maxFeePerGas: BigInt(gasPrice) * 2n + BigInt(tip),
       maxFeePerBlobGas: BigInt(blobBaseFee) * 2n,
-      // EIP-4844 kzg_to_versioned_hash: 0x01 ++ sha256(commitment)[1:].
-      blobVersionedHashes: commitments.map((c) =>
-        bytesToHex(concatBytes(Uint8Array.of(1), sha256(c).subarray(1)))
-      ),
+      blobVersionedHashes: sidecar.commitments.map((c) => bytesToHex(kzgToVersionedHash(c))),
     }, { common }).sign(this.#key);
-    // The network form (EIP-4844 "Networking"): 0x03 || rlp([tx_payload_body, blobs, commitments, proofs]).
-    const canonical = tx.serialize();
-    const network = concatBytes(
-      Uint8Array.of(3),
-      RLP.encode([RLP.decode(canonical.subarray(1)) as Uint8Array[], blobs, commitments, proofs]),
-    );
+    const network = blobNetworkEncoding(tx.serialize(), sidecar);
     return await this.#publish(bytesToHex(network), nonce, what, opts);
   }
 

@@ -8,9 +8,17 @@
  * Decoding refuses (the blob is then ignored): a field element with a top bit set, a version other than
  * 0, a length above 130,044, and any non-zero byte after the data.
  */
+import { sha256 } from "@noble/hashes/sha2.js";
 import { BaseError } from "../common/errors.ts";
 
 export const BLOB_SIZE = 4096 * 32;
+
+/** EIP-4844 kzg_to_versioned_hash: VERSIONED_HASH_VERSION_KZG (0x01) ++ sha256(commitment)[1:]. */
+export function kzgToVersionedHash(commitment: Uint8Array): Uint8Array {
+  const h = sha256(commitment);
+  h[0] = 0x01;
+  return h;
+}
 /** Stream bytes per blob: (4 * 31 + 3) * 1024. */
 const STREAM_SIZE = 127 * 1024;
 /** Largest rollup data in one blob: the stream less the version and length. */

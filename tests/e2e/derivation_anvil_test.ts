@@ -6,7 +6,8 @@
  */
 import { bytesToHex } from "../../lib/common/bytes.ts";
 import { JsonRpcClient } from "../../lib/common/json_rpc_client.ts";
-import { BeaconClient, L1Client, versionedHash } from "../../lib/rollup/l1/mod.ts";
+import { BeaconClient, L1Client } from "../../lib/rollup/l1/mod.ts";
+import { kzgToVersionedHash } from "../../lib/protocol/blob_data.ts";
 import { assertEquals, assertRejects } from "../assert.ts";
 import { anvilForTest, type OpChain, opChainOnAnvil, startAnvil, verifyFromL1 } from "./helpers/mod.ts";
 
@@ -70,7 +71,7 @@ async function derive(da: "calldata" | "blobs") {
       try {
         const [[number, bundle]] = [...chain.sidecars];
         const block = await l1.blockRef(number);
-        const hashes = bundle.commitments.map((c, index) => ({ index, hash: versionedHash(c) }));
+        const hashes = bundle.commitments.map((c, index) => ({ index, hash: kzgToVersionedHash(c) }));
         await assertRejects(() => new BeaconClient(bad.url).blobs(block, hashes), Error, "KZG proof");
         assertEquals(await new BeaconClient(beacon.url).blobs(block, hashes), bundle.blobs);
       } finally {

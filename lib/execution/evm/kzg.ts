@@ -8,9 +8,10 @@
  * validation.go validateBlobSidecar): as many blobs, commitments and proofs as versioned hashes, each
  * hash = 0x01 ++ sha256(commitment)[1:], and the blob proofs verify.
  */
-import { sha256 } from "@noble/hashes/sha2.js";
+import { kzgToVersionedHash } from "../../protocol/blob_data.ts";
+import { type BlobsBundle, blobSidecar } from "../../protocol/blob_tx.ts";
 import type { KZG } from "@ethereumjs/util";
-import { bytesToHex, equalBytes, hexToBytes } from "../../common/bytes.ts";
+import { bytesToHex, equalBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import type { ChainConfig } from "../../protocol/chain_config.ts";
 import { configureCrypto, forkRules } from "./common.ts";
@@ -20,12 +21,7 @@ export const VERSIONED_HASH_VERSION_KZG = 0x01;
 /** EIP-4844 blob size: 4096 field elements of 32 bytes. */
 export const BYTES_PER_BLOB = 131_072;
 
-/** Blobs with their commitments and proofs, in versioned-hash order (engine_getPayloadV3 BlobsBundleV1). */
-export interface BlobsBundle {
-  commitments: Uint8Array[];
-  proofs: Uint8Array[];
-  blobs: Uint8Array[];
-}
+export { type BlobsBundle, blobSidecar };
 
 let loading: Promise<KZG> | undefined;
 let loaded: KZG | undefined;
@@ -59,12 +55,7 @@ export async function ensureKzg(config: ChainConfig, timestamp: bigint): Promise
   return kzg;
 }
 
-/** EIP-4844 kzg_to_versioned_hash. */
-export function kzgToVersionedHash(commitment: Uint8Array): Uint8Array {
-  const h = sha256(commitment);
-  h[0] = VERSIONED_HASH_VERSION_KZG;
-  return h;
-}
+export { kzgToVersionedHash };
 
 function sidecarError(message: string): BaseError {
   return new BaseError("INVALID_BLOB_SIDECAR", `Invalid blob sidecar: ${message}`);
@@ -112,13 +103,4 @@ export function verifyBlobSidecar(
     });
   }
   if (!ok) throw sidecarError("invalid blob proof");
-}
-
-/** Commitments and proofs for `blobs` (tests and tools that make blob transactions). */
-export function blobSidecar(kzg: KZG, blobs: Uint8Array[]): BlobsBundle {
-  const commitments = blobs.map((b) => hexToBytes(kzg.blobToKzgCommitment(bytesToHex(b)) as `0x${string}`));
-  const proofs = blobs.map((b, i) =>
-    hexToBytes(kzg.computeBlobProof(bytesToHex(b), bytesToHex(commitments[i])) as `0x${string}`)
-  );
-  return { commitments, proofs, blobs };
 }

@@ -9,6 +9,7 @@ import { RLP } from "@ethereumjs/rlp";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { bytesToHex, concatBytes, type Hex, hexToBytes } from "../../common/bytes.ts";
 import type { BlobsBundle } from "../evm/mod.ts";
+export { blobNetworkEncoding } from "../../protocol/blob_tx.ts";
 import { txPoolError } from "./errors.ts";
 
 /** A network-form blob transaction split into its canonical encoding and its sidecar. */
@@ -62,15 +63,6 @@ export function splitBlobNetworkTx(raw: Uint8Array): BlobNetworkTx {
       proofs: bytesList(decoded[3], "proofs"),
     },
   };
-}
-
-/** The network form of a canonical blob transaction and its sidecar (what eth_sendRawTransaction takes). */
-export function blobNetworkEncoding(canonical: Uint8Array, sidecar: BlobsBundle): Uint8Array {
-  const body = RLP.decode(canonical.subarray(1)) as Uint8Array[];
-  return concatBytes(
-    new Uint8Array([3]),
-    RLP.encode([body, sidecar.blobs, sidecar.commitments, sidecar.proofs]),
-  );
 }
 
 /** The sidecar an @ethereumjs blob transaction object carries (network-wrapper fields), if any. */

@@ -11,7 +11,7 @@
  * second, which is then asked first from there on. Either way every blob is checked, since the beacon
  * node is not trusted. Fallback endpoints are tried in order when the first cannot answer.
  */
-import { sha256 } from "@noble/hashes/sha2.js";
+import { kzgToVersionedHash } from "../../protocol/blob_data.ts";
 import { bytesToHex, hexToBytes } from "../../common/bytes.ts";
 import { BaseError } from "../../common/errors.ts";
 import type { L1BlockRef } from "../../protocol/block_ref.ts";
@@ -67,13 +67,6 @@ export const blobKzgCommitment: BlobCommitment = async (blob) => {
   kzg ??= loadBeaconKzg();
   return hexToBytes((await kzg).blobToKzgCommitment(bytesToHex(blob)) as `0x${string}`);
 };
-
-/** EIP-4844 kzg_to_versioned_hash. */
-export function versionedHash(commitment: Uint8Array): Uint8Array {
-  const h = sha256(commitment);
-  h[0] = 0x01;
-  return h;
-}
 
 interface Sidecar {
   index: string;
@@ -207,7 +200,7 @@ export class BeaconClient {
     const byHash = new Map<string, Uint8Array>();
     for (const hex of res.data) {
       const blob = hexToBytes(hex as `0x${string}`);
-      const hash = bytesToHex(versionedHash(await this.#commit(blob)));
+      const hash = bytesToHex(kzgToVersionedHash(await this.#commit(blob)));
       if (hashes.includes(hash)) byHash.set(hash, blob);
       if (byHash.size === hashes.length) break;
     }
@@ -239,7 +232,7 @@ export class BeaconClient {
         );
       }
       const commitment = hexToBytes(s.kzg_commitment);
-      if (bytesToHex(versionedHash(commitment)) !== bytesToHex(w.hash)) {
+      if (bytesToHex(kzgToVersionedHash(commitment)) !== bytesToHex(w.hash)) {
         throw new BaseError(
           "BEACON_BLOB_INVALID",
           `Cannot use blob ${w.index} of L1 block ${block.number}: its commitment is not versioned hash ${
