@@ -54,6 +54,10 @@ export interface BatcherOptions {
   batchType: "singular" | "span";
   /** "blobs": frames as blobs of blob transactions (needs `BatcherDeps.kzg`); "calldata" (op-batcher's default). */
   dataAvailability: "calldata" | "blobs";
+  /** Blobs (frames) per blob transaction, at most (op-batcher --target-num-frames); calldata carries one. */
+  targetNumFrames: number;
+  /** Largest batcher data in one blob (a full blob, 130,044 bytes, as op-batcher; smaller in tests). */
+  maxBlobDataSize: number;
 }
 
 export const DEFAULT_BATCHER_OPTIONS: BatcherOptions = {
@@ -63,6 +67,8 @@ export const DEFAULT_BATCHER_OPTIONS: BatcherOptions = {
   receiptTimeoutMs: 120_000,
   batchType: "singular",
   dataAvailability: "calldata",
+  targetNumFrames: 1,
+  maxBlobDataSize: MAX_BLOB_DATA_SIZE,
 };
 
 export interface BatcherDeps {
@@ -165,11 +171,18 @@ export class Batcher {
       ? [blocksToSpanBatch(blocks, this.cfg.genesis.l2Time, this.cfg.l2ChainId)]
       : blocks.map((b) => encodeSingularBatch(blockToSingularBatch(b)));
     const blobs = await this.#blobsNow();
+    // A transaction's data: the version byte and one frame, in calldata or in one blob.
+    const dataSize = blobs
+      ? Math.min(this.options.maxBlobDataSize, MAX_BLOB_DATA_SIZE)
+      : this.options.maxFrameSize;
     const frames = buildChannelFromBatches(channelId, batches, {
       compression: fjord ? "brotli" : "zlib",
-      maxFrameSize: (blobs ? MAX_BLOB_DATA_SIZE : this.options.maxFrameSize) - 1, // the version byte
+      maxFrameSize: dataSize - 1,
     });
-    for (const frame of frames) await this.#send(encodeBatcherTxData([frame]), blobs);
+    const perTx = blobs ? Math.max(1, this.options.targetNumFrames) : 1;
+    for (let i = 0; i < frames.length; i += perTx) {
+      await this.#send(frames.slice(i, i + perTx).map((f) => encodeBatcherTxData([f])), blobs);
+    }
     this.#last = { number: last.number, hash: last.hash };
     this.#channels.push({ from, l1: this.#included! });
     if (this.#channels.length > MAX_TRACKED_CHANNELS) this.#channels.shift();
@@ -193,20 +206,17 @@ export class Batcher {
     return head !== null && isRollupForkActive(this.cfg, "ecotone", BigInt(head.timestamp));
   }
 
-  async #send(data: Uint8Array, asBlob: boolean): Promise<void> {
-    // Alt-DA: stored first (the commitment is not sent unless the server took the input).
-    if (this.#deps.da !== undefined) data = commitmentTxData(await this.#deps.da.setInput(data));
+  /** Sends one batcher transaction: `datas` as its blobs, or its one calldata. */
+  async #send(datas: Uint8Array[], asBlobs: boolean): Promise<void> {
     const opts = { timeoutMs: this.options.receiptTimeoutMs, stopped: () => this.#loop.stopped };
     const inbox = this.cfg.batchInboxAddress;
-    const { block } = asBlob
-      ? await this.#sender.sendBlobs(
-        inbox,
-        [encodeBlobData(data)],
-        this.#deps.kzg!,
-        "Batcher transaction",
-        opts,
-      )
-      : await this.#sender.send(inbox, data, "Batcher transaction", opts);
+    const what = "Batcher transaction";
+    let data = datas[0];
+    // Alt-DA: stored first (the commitment is not sent unless the server took the input).
+    if (!asBlobs && this.#deps.da !== undefined) data = commitmentTxData(await this.#deps.da.setInput(data));
+    const { block } = asBlobs
+      ? await this.#sender.sendBlobs(inbox, datas.map(encodeBlobData), this.#deps.kzg!, what, opts)
+      : await this.#sender.send(inbox, data, what, opts);
     this.#included = block;
     this.sent++;
   }

@@ -144,6 +144,7 @@ export async function startBatcherRole(o: ParsedBatcher["options"]): Promise<Run
     receiptTimeoutMs: o.txTimeout,
     batchType: o.batchType === 1 ? "span" : "singular",
     dataAvailability: o.dataAvailabilityType,
+    targetNumFrames: o.targetNumFrames,
   });
   batcher.start();
   log.info("Batch submitter started", {

@@ -5,11 +5,14 @@
  * L1 then derives the same chain. A second step has nothing to submit; a reorganised L2 chain under
  * the batcher makes it start again from the safe head; channels an L1 reorg took away are sent again.
  */
-import { hexToBytes } from "../../lib/common/bytes.ts";
+import { bytesToHex, hexToBytes } from "../../lib/common/bytes.ts";
 import { JsonRpcClient } from "../../lib/common/json_rpc_client.ts";
 import { Batcher, type BatcherSource } from "../../lib/batcher/mod.ts";
 import type { ExecutionEngine } from "../../lib/execution/engine/mod.ts";
 import { hashHeader } from "../../lib/protocol/block.ts";
+import { decodeBlobData } from "../../lib/protocol/blob_data.ts";
+import { parseBatcherTxData } from "../../lib/protocol/frame.ts";
+import { loadKzg } from "../../lib/execution/evm/mod.ts";
 import { L1Client } from "../../lib/rollup/l1/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { anvilForTest, DEV_PRIVATE_KEY, opChainOnAnvil, startAnvil, verifyFromL1 } from "./helpers/mod.ts";
@@ -117,6 +120,56 @@ Deno.test({
       assertEquals(await batcher.step(), 0);
       safe = 2n;
       assertEquals(await batcher.step(), 0);
+      await chain.sequencer.close();
+    } finally {
+      await anvil.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "batcher: blobs, several frames to a blob transaction (--target-num-frames), in order on L1",
+  ignore: !tool.ok,
+  sanitizeResources: false,
+  async fn() {
+    const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
+    try {
+      const rpc = new JsonRpcClient(anvil.url);
+      const l1 = new L1Client(rpc);
+      const chain = await opChainOnAnvil(rpc, l1, 12, "none");
+      // Small blobs, so that 12 blocks make several frames.
+      const batcher = new Batcher(chain.cfg, {
+        source: engineSource(chain.sequencer),
+        l1: rpc,
+        key: hexToBytes(DEV_PRIVATE_KEY),
+        kzg: await loadKzg(),
+      }, { dataAvailability: "blobs", targetNumFrames: 2, maxBlobDataSize: 400 });
+      assertEquals(await batcher.step(), 12);
+      // Each batcher transaction: type 3, no calldata, at most two blobs; the frames of the one channel
+      // in order across them, the last one closing it.
+      const frames = [];
+      const perTx = [];
+      const inbox = bytesToHex(chain.cfg.batchInboxAddress).toLowerCase();
+      for (let n = 1, head = Number(await rpc.call<string>("eth_blockNumber")); n <= head; n++) {
+        const b = await rpc.call<
+          { transactions: { to: string | null; type: string; input: string; hash: string }[] }
+        >(
+          "eth_getBlockByNumber",
+          [`0x${n.toString(16)}`, true],
+        );
+        for (const t of b.transactions) {
+          if (t.to?.toLowerCase() !== inbox) continue;
+          assertEquals([t.type, t.input], ["0x3", "0x"]);
+          const blobs = await rpc.call<string[]>("anvil_getBlobsByTransactionHash", [t.hash]);
+          perTx.push(blobs.length);
+          for (const blob of blobs) frames.push(...parseBatcherTxData(decodeBlobData(hexToBytes(blob))));
+        }
+      }
+      assert(frames.length >= 3, `${frames.length} frames`);
+      assertEquals(perTx.length, batcher.sent);
+      assertEquals(perTx, perTx.map((_, i) => Math.min(2, frames.length - 2 * i)));
+      assertEquals(frames.map((f) => f.number), frames.map((_, i) => i));
+      assertEquals(frames.map((f) => f.isLast), frames.map((_, i) => i === frames.length - 1));
       await chain.sequencer.close();
     } finally {
       await anvil.stop();

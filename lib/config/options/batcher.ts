@@ -87,6 +87,14 @@ export const BATCHER_OPTIONS = {
     description:
       "calldata: one frame in each transaction's calldata; blobs: one frame in each blob of an EIP-4844 transaction (once L1 is past Ecotone)",
   }),
+  targetNumFrames: option({
+    ...named("target-num-frames"),
+    kind: int(1, 6, "<frames>"),
+    default: 1,
+    origin: OP_BATCHER,
+    group,
+    description: "with blobs: frames (blobs) per blob transaction, at most (6 fit any L1 from Cancun)",
+  }),
   networkTimeout: option({
     ...named("network-timeout"),
     kind: duration,

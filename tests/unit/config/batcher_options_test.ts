@@ -117,12 +117,17 @@ Deno.test("keel batcher --help lists its options with their environment variable
 Deno.test("keel batcher: --data-availability-type calldata (default) or blobs, as op-batcher's; others refused", () => {
   const d = parseArgs(["batcher", ...REQUIRED, `--private-key=${KEY}`], {});
   assert(d.command === "batcher");
-  assertEquals(d.options.dataAvailabilityType, "calldata");
+  assertEquals([d.options.dataAvailabilityType, d.options.targetNumFrames], ["calldata", 1]);
   const b = parseArgs(["batcher", ...REQUIRED, `--private-key=${KEY}`], {
     KEEL_BATCHER_DATA_AVAILABILITY_TYPE: "blobs",
+    KEEL_BATCHER_TARGET_NUM_FRAMES: "6",
   });
   assert(b.command === "batcher");
-  assertEquals(b.options.dataAvailabilityType, "blobs");
+  assertEquals([b.options.dataAvailabilityType, b.options.targetNumFrames], ["blobs", 6]);
+  assertThrows(
+    () => parseArgs(["batcher", ...REQUIRED, `--private-key=${KEY}`, "--target-num-frames=7"], {}),
+    ConfigError,
+  );
   const e = assertThrows(
     () => parseArgs(["batcher", ...REQUIRED, `--private-key=${KEY}`, "--data-availability-type=auto"], {}),
     ConfigError,
