@@ -52,8 +52,11 @@ export interface BatcherOptions {
    * before Delta still carries singular batches, which is all derivation accepts there).
    */
   batchType: "singular" | "span";
-  /** "blobs": frames as blobs of blob transactions (needs `BatcherDeps.kzg`); "calldata" (op-batcher's default). */
-  dataAvailability: "calldata" | "blobs";
+  /**
+   * "blobs": frames as blobs of blob transactions (needs `BatcherDeps.kzg`); "calldata" (op-batcher's
+   * default); "auto": whichever costs less per byte at the L1's fees of the moment (blobCheaper).
+   */
+  dataAvailability: "calldata" | "blobs" | "auto";
   /** Blobs (frames) per blob transaction, at most (op-batcher --target-num-frames); calldata carries one. */
   targetNumFrames: number;
   /** Largest batcher data in one blob (a full blob, 130,044 bytes, as op-batcher; smaller in tests). */
@@ -104,12 +107,14 @@ export class Batcher {
   #channels: { from: bigint; l1: { number: bigint; hash: string } }[] = [];
   /** L1 transactions sent. */
   sent = 0;
+  /** "auto": the last choice (blobs first, as op-batcher). */
+  #autoBlobs = true;
 
   constructor(cfg: RollupConfig, deps: BatcherDeps, options: Partial<BatcherOptions> = {}) {
     this.cfg = cfg;
     this.#deps = deps;
     this.options = { ...DEFAULT_BATCHER_OPTIONS, ...options };
-    if (this.options.dataAvailability === "blobs" && deps.kzg === undefined) {
+    if (this.options.dataAvailability !== "calldata" && deps.kzg === undefined) {
       throw new BaseError("BATCHER_NO_KZG", "Cannot submit batches as blobs without a KZG implementation");
     }
     this.#sender = new L1TxSender(deps.l1, cfg.l1ChainId, deps.key);
@@ -196,14 +201,38 @@ export class Batcher {
     return blocks.length;
   }
 
-  /** Whether this channel goes as blobs: blob DA chosen, no Alt-DA, and L1's head past Ecotone. */
+  /**
+   * Whether this channel goes as blobs: blob DA chosen (or "auto" and blobs cheaper now), no Alt-DA, and
+   * L1's head past Ecotone.
+   */
   async #blobsNow(): Promise<boolean> {
-    if (this.options.dataAvailability !== "blobs" || this.#deps.da !== undefined) return false;
-    const head = await this.#deps.l1.call<{ timestamp: string } | null>("eth_getBlockByNumber", [
+    if (this.options.dataAvailability === "calldata" || this.#deps.da !== undefined) return false;
+    const l1 = this.#deps.l1;
+    const head = await l1.call<{ timestamp: string; baseFeePerGas?: string } | null>("eth_getBlockByNumber", [
       "latest",
       false,
     ]);
-    return head !== null && isRollupForkActive(this.cfg, "ecotone", BigInt(head.timestamp));
+    if (head === null || !isRollupForkActive(this.cfg, "ecotone", BigInt(head.timestamp))) return false;
+    if (this.options.dataAvailability === "blobs") return true;
+    try {
+      const [tip, blobBaseFee] = await Promise.all([
+        l1.call<string>("eth_maxPriorityFeePerGas"),
+        l1.call<string>("eth_blobBaseFee"),
+      ]);
+      this.#autoBlobs = blobCheaper({
+        baseFee: BigInt(head.baseFeePerGas ?? 0),
+        tip: BigInt(tip),
+        blobBaseFee: BigInt(blobBaseFee),
+        calldataBytes: this.options.maxFrameSize,
+        blobsPerTx: Math.max(1, this.options.targetNumFrames),
+      });
+    } catch (e) {
+      // As op-batcher: the last choice stands when the fees cannot be read.
+      this.#log.warn("Cannot read L1 fees for --data-availability-type=auto: {message}", {
+        message: (e as Error).message,
+      });
+    }
+    return this.#autoBlobs;
   }
 
   /** Sends one batcher transaction: `datas` as its blobs, or its one calldata. */
@@ -240,4 +269,31 @@ export class Batcher {
     }
     return from;
   }
+}
+
+/** EIP-4844 GAS_PER_BLOB; a transaction's base gas; EIP-2028 gas of a non-zero calldata byte. */
+const GAS_PER_BLOB = 131_072n;
+const TX_GAS = 21_000n;
+const CALLDATA_BYTE_GAS = 16n;
+
+/**
+ * op-batcher's choice for `--data-availability-type=auto` (DynamicEthChannelConfig): the cost per byte
+ * of a calldata transaction carrying one full frame (`calldataBytes`, compressed data counted as non-zero
+ * bytes: 16 gas each plus 21,000, at base fee plus tip) against a blob transaction carrying `blobsPerTx`
+ * full blobs (their blob gas at the blob base fee plus 21,000 gas at base fee plus tip, for 130,044 bytes
+ * each). True when blobs cost no more per byte.
+ */
+export function blobCheaper(p: {
+  baseFee: bigint;
+  tip: bigint;
+  blobBaseFee: bigint;
+  calldataBytes: number;
+  blobsPerTx: number;
+}): boolean {
+  const price = p.baseFee + p.tip;
+  const calldataCost = (BigInt(p.calldataBytes) * CALLDATA_BYTE_GAS + TX_GAS) * price;
+  const blobs = BigInt(p.blobsPerTx);
+  const blobCost = GAS_PER_BLOB * blobs * p.blobBaseFee + TX_GAS * price;
+  // blobCost / blobBytes <= calldataCost / calldataBytes, multiplied out.
+  return blobCost * BigInt(p.calldataBytes) <= calldataCost * BigInt(MAX_BLOB_DATA_SIZE) * blobs;
 }

@@ -135,7 +135,7 @@ export async function startBatcherRole(o: ParsedBatcher["options"]): Promise<Run
     });
   }
   const da = daClientFor(o);
-  const blobs = o.dataAvailabilityType === "blobs";
+  const blobs = o.dataAvailabilityType !== "calldata";
   const kzg = blobs ? await loadKzg() : undefined;
   const batcher = new Batcher(cfg, { source: rpcBatcherSource(l2, rollup), l1, key, da, kzg }, {
     pollIntervalMs: o.pollInterval,

@@ -176,3 +176,36 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "batcher: --data-availability-type=auto sends blobs while they cost less per byte (anvil's blob base fee)",
+  ignore: !tool.ok,
+  sanitizeResources: false,
+  async fn() {
+    const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
+    try {
+      const rpc = new JsonRpcClient(anvil.url);
+      const l1 = new L1Client(rpc);
+      const chain = await opChainOnAnvil(rpc, l1, 8, "none");
+      const batcher = new Batcher(chain.cfg, {
+        source: engineSource(chain.sequencer),
+        l1: rpc,
+        key: hexToBytes(DEV_PRIVATE_KEY),
+        kzg: await loadKzg(),
+      }, { dataAvailability: "auto" });
+      assertEquals(await batcher.step(), 8);
+      const head = await rpc.call<{ transactions: { type: string; input: string }[] }>(
+        "eth_getBlockByNumber",
+        [
+          "latest",
+          true,
+        ],
+      );
+      assertEquals(head.transactions.map((t) => [t.type, t.input]), [["0x3", "0x"]]);
+      await chain.sequencer.close();
+    } finally {
+      await anvil.stop();
+    }
+  },
+});

@@ -80,12 +80,12 @@ export const BATCHER_OPTIONS = {
   }),
   dataAvailabilityType: option({
     ...named("data-availability-type"),
-    kind: oneOf(["calldata", "blobs"] as const),
+    kind: oneOf(["calldata", "blobs", "auto"] as const),
     default: "calldata",
     origin: OP_BATCHER,
     group,
     description:
-      "calldata: one frame in each transaction's calldata; blobs: one frame in each blob of an EIP-4844 transaction (once L1 is past Ecotone)",
+      "calldata: one frame in each transaction's calldata; blobs: one frame in each blob of an EIP-4844 transaction (once L1 is past Ecotone); auto: whichever costs less per byte at L1's fees",
   }),
   targetNumFrames: option({
     ...named("target-num-frames"),

@@ -114,7 +114,7 @@ Deno.test("keel batcher --help lists its options with their environment variable
   assertStringIncludes(mainHelp(), "keel batcher");
 });
 
-Deno.test("keel batcher: --data-availability-type calldata (default) or blobs, as op-batcher's; others refused", () => {
+Deno.test("keel batcher: --data-availability-type calldata (default), blobs or auto, as op-batcher's; others refused", () => {
   const d = parseArgs(["batcher", ...REQUIRED, `--private-key=${KEY}`], {});
   assert(d.command === "batcher");
   assertEquals([d.options.dataAvailabilityType, d.options.targetNumFrames], ["calldata", 1]);
@@ -128,8 +128,15 @@ Deno.test("keel batcher: --data-availability-type calldata (default) or blobs, a
     () => parseArgs(["batcher", ...REQUIRED, `--private-key=${KEY}`, "--target-num-frames=7"], {}),
     ConfigError,
   );
+  const auto = parseArgs(
+    ["batcher", ...REQUIRED, `--private-key=${KEY}`, "--data-availability-type=auto"],
+    {},
+  );
+  assert(auto.command === "batcher");
+  assertEquals(auto.options.dataAvailabilityType, "auto");
   const e = assertThrows(
-    () => parseArgs(["batcher", ...REQUIRED, `--private-key=${KEY}`, "--data-availability-type=auto"], {}),
+    () =>
+      parseArgs(["batcher", ...REQUIRED, `--private-key=${KEY}`, "--data-availability-type=celestia"], {}),
     ConfigError,
   );
   assertStringIncludes(e.message, "data-availability-type");
