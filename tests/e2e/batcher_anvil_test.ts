@@ -19,6 +19,25 @@ import { anvilForTest, DEV_PRIVATE_KEY, opChainOnAnvil, startAnvil, verifyFromL1
 
 const tool = await anvilForTest("batcher_anvil_test");
 
+/** Runs `fn` on an OP chain of `blocks` L2 blocks over a fresh anvil at Prague, then stops both. */
+async function onAnvilChain(
+  blocks: number,
+  fn: (
+    c: { rpc: JsonRpcClient; l1: L1Client; chain: Awaited<ReturnType<typeof opChainOnAnvil>> },
+  ) => Promise<void>,
+): Promise<void> {
+  const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
+  try {
+    const rpc = new JsonRpcClient(anvil.url);
+    const l1 = new L1Client(rpc);
+    const chain = await opChainOnAnvil(rpc, l1, blocks, "none");
+    await fn({ rpc, l1, chain });
+    await chain.sequencer.close();
+  } finally {
+    await anvil.stop();
+  }
+}
+
 /** The sequencer engine as the batcher reads it. */
 function engineSource(engine: ExecutionEngine, safe = 0n): BatcherSource {
   return {
@@ -44,11 +63,7 @@ Deno.test({
   ignore: !tool.ok,
   sanitizeResources: false,
   async fn() {
-    const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
-    try {
-      const rpc = new JsonRpcClient(anvil.url);
-      const l1 = new L1Client(rpc);
-      const chain = await opChainOnAnvil(rpc, l1, 12, "none");
+    await onAnvilChain(12, async ({ rpc, l1, chain }) => {
       const batcher = new Batcher(chain.cfg, {
         source: engineSource(chain.sequencer),
         l1: rpc,
@@ -76,10 +91,7 @@ Deno.test({
       assertEquals(await again.step(), 0);
       reorged = true;
       assertEquals(await again.step(), 7, "block 12 changed under it: from the safe head again");
-      await chain.sequencer.close();
-    } finally {
-      await anvil.stop();
-    }
+    });
   },
 });
 
@@ -88,11 +100,7 @@ Deno.test({
   ignore: !tool.ok,
   sanitizeResources: false,
   async fn() {
-    const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
-    try {
-      const rpc = new JsonRpcClient(anvil.url);
-      const l1 = new L1Client(rpc);
-      const chain = await opChainOnAnvil(rpc, l1, 8, "none");
+    await onAnvilChain(8, async ({ rpc, l1, chain }) => {
       let safe = 0n;
       const batcher = new Batcher(chain.cfg, {
         source: { ...engineSource(chain.sequencer), safeNumber: () => Promise.resolve(safe) },
@@ -120,10 +128,7 @@ Deno.test({
       assertEquals(await batcher.step(), 0);
       safe = 2n;
       assertEquals(await batcher.step(), 0);
-      await chain.sequencer.close();
-    } finally {
-      await anvil.stop();
-    }
+    });
   },
 });
 
@@ -132,11 +137,7 @@ Deno.test({
   ignore: !tool.ok,
   sanitizeResources: false,
   async fn() {
-    const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
-    try {
-      const rpc = new JsonRpcClient(anvil.url);
-      const l1 = new L1Client(rpc);
-      const chain = await opChainOnAnvil(rpc, l1, 12, "none");
+    await onAnvilChain(12, async ({ rpc, l1, chain }) => {
       // Small blobs, so that 12 blocks make several frames.
       const batcher = new Batcher(chain.cfg, {
         source: engineSource(chain.sequencer),
@@ -170,10 +171,7 @@ Deno.test({
       assertEquals(perTx, perTx.map((_, i) => Math.min(2, frames.length - 2 * i)));
       assertEquals(frames.map((f) => f.number), frames.map((_, i) => i));
       assertEquals(frames.map((f) => f.isLast), frames.map((_, i) => i === frames.length - 1));
-      await chain.sequencer.close();
-    } finally {
-      await anvil.stop();
-    }
+    });
   },
 });
 
@@ -183,11 +181,7 @@ Deno.test({
   ignore: !tool.ok,
   sanitizeResources: false,
   async fn() {
-    const anvil = await startAnvil(tool.ok ? tool.binary : "", ["--hardfork", "prague"]);
-    try {
-      const rpc = new JsonRpcClient(anvil.url);
-      const l1 = new L1Client(rpc);
-      const chain = await opChainOnAnvil(rpc, l1, 8, "none");
+    await onAnvilChain(8, async ({ rpc, l1, chain }) => {
       const batcher = new Batcher(chain.cfg, {
         source: engineSource(chain.sequencer),
         l1: rpc,
@@ -203,9 +197,6 @@ Deno.test({
         ],
       );
       assertEquals(head.transactions.map((t) => [t.type, t.input]), [["0x3", "0x"]]);
-      await chain.sequencer.close();
-    } finally {
-      await anvil.stop();
-    }
+    });
   },
 });
