@@ -651,20 +651,16 @@ export class ExecutionEngine {
       this.#pruning?.using(parentRoot);
       try {
         await this.store.transactionAsync(async () => {
+          // Taken out of #hot and put back only on commit: when the import fails, the group rolls back
+          // the trie nodes this attempt wrote, which the manager's tries and caches may still point at,
+          // so the manager is dropped.
           const sm = await this.#stateFor(parentRoot);
-          let sealed;
-          try {
-            sealed = await importBlock(this.config, parent, block, {
-              stateManager: sm,
-              // The worker starts from the parent header's root: not for a parent the dev methods changed.
-              stateRoot: equalBytes(parentRoot, parent.stateRoot) ? this.#rootTask : undefined,
-              getBlockHash: this.#blockHashLookup(parent, block.header.parentHash),
-            }, { recoverSender: recoverAndRemember, blockSenders: this.#blockSenders, timings });
-          } catch (e) {
-            // The group rolls back the trie nodes this attempt wrote, which the manager's tries and
-            // caches may still point at: drop the manager.
-            throw e;
-          }
+          const sealed = await importBlock(this.config, parent, block, {
+            stateManager: sm,
+            // The worker starts from the parent header's root: not for a parent the dev methods changed.
+            stateRoot: equalBytes(parentRoot, parent.stateRoot) ? this.#rootTask : undefined,
+            getBlockHash: this.#blockHashLookup(parent, block.header.parentHash),
+          }, { recoverSender: recoverAndRemember, blockSenders: this.#blockSenders, timings });
           await sm.flush();
           this.chain.putBlock(block, toStoredReceipts(sealed.receipts, this.#blobGasPrice(block.header)), {
             hash,
