@@ -10,12 +10,14 @@
  * database; `memory` keeps nothing) and read back at the next start.
  */
 import { Discv5 } from "@chainsafe/discv5";
+import dgram from "node:dgram";
 import { ENR, SignableENR } from "@chainsafe/enr";
 import type { PrivateKey } from "@libp2p/interface";
 import { multiaddr } from "multiaddr12";
 import { BaseError } from "../../common/errors.ts";
 import { getLogger } from "../../common/logger.ts";
 import { encodeOpStackEnr, isOpStackPeer, OPSTACK_ENR_KEY } from "../../protocol/opstack_enr.ts";
+import { listenFailure } from "./listen_failure.ts";
 
 export interface DiscoveryOptions {
   chainId: bigint;
@@ -114,14 +116,17 @@ export class Discovery {
     events.on("discovered", (found) => void this.#consider(found));
     events.on("enrAdded", (found) => void this.#consider(found));
     try {
+      // discv5 11 awaits its socket's bind callback, which never comes when the bind fails (node:dgram
+      // emits an error instead): a taken port would hang the start. The port is tried here first.
+      await checkUdpPort(o.listenIp, udp, six);
       await discv5.start();
     } catch (e) {
       throw new BaseError(
         "DISCOVERY_START",
-        `Cannot start discovery on UDP ${bind}: ${(e as Error).message}`,
-        {
-          cause: e,
-        },
+        `Cannot start discovery on UDP ${o.listenIp}:${udp} (--p2p.listen.ip, --p2p.listen.udp): ${
+          listenFailure(e)
+        }`,
+        { cause: e, meta: { bind: bind.toString() } },
       );
     }
     this.#discv5 = discv5;
@@ -284,5 +289,24 @@ export class Discovery {
     } catch (e) {
       this.#log.warn("Cannot keep the discovery records", { path: dir, error: (e as Error).message });
     }
+  }
+}
+
+/** Binds UDP `port` on `host` and lets it go again; rejects with node:dgram's error (its `code`) if it cannot. */
+async function checkUdpPort(host: string, port: number, six: boolean): Promise<void> {
+  const socket = dgram.createSocket({ type: six ? "udp6" : "udp4" });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      socket.once("error", reject);
+      socket.bind(port, host, () => resolve());
+    });
+  } finally {
+    await new Promise<void>((resolve) => {
+      try {
+        socket.close(() => resolve());
+      } catch {
+        resolve(); // never bound: nothing to close
+      }
+    });
   }
 }

@@ -45,6 +45,7 @@ import {
 } from "./payload_by_number.ts";
 import type { BlockSigner } from "./block_signer.ts";
 import { Discovery, type DiscoveryOptions } from "./discovery.ts";
+import { listenFailure } from "./listen_failure.ts";
 import { type PublicAddressMapper, startHostNat } from "./host_nat.ts";
 import type { NatDiscoveryOptions, NatMappingResult } from "./nat.ts";
 import { loadOrCreateKey } from "./identity.ts";
@@ -221,11 +222,12 @@ export class P2pHost {
       this.#datastore = await SqliteDatastore.open(this.options.peerstorePath);
       this.#datastore.keepSelfKey(privateKey);
     }
+    const listen = `/${ip}/${this.options.listenIp}/tcp/${this.options.listenTcp}`;
     this.#node = await createLibp2p({
       privateKey,
       ...(this.#datastore !== undefined ? { datastore: this.#datastore } : {}),
       nodeInfo: { userAgent: USER_AGENT },
-      addresses: { listen: [`/${ip}/${this.options.listenIp}/tcp/${this.options.listenTcp}`] },
+      addresses: { listen: [listen] },
       transports: [tcp()],
       connectionEncrypters: [noise()],
       streamMuxers: [yamux()],
@@ -270,6 +272,16 @@ export class P2pHost {
             : {}),
         }),
       },
+    }).catch((e) => {
+      this.#datastore?.close();
+      this.#datastore = undefined;
+      throw new BaseError(
+        "P2P_LISTEN",
+        `Cannot listen for p2p on TCP ${this.options.listenIp}:${this.options.listenTcp} (--p2p.listen.ip, --p2p.listen.tcp): ${
+          listenFailure(e)
+        }`,
+        { cause: e, meta: { listen } },
+      );
     });
     const pubsub = this.#pubsub;
     const onGossip = this.#deps.onGossipEvent;
