@@ -51,6 +51,7 @@ import { traceNamespace } from "../execution/rpc/trace/mod.ts";
 import { MethodRegistry, type Namespace } from "../rpc/mod.ts";
 import { attachFork } from "../execution/state/mod.ts";
 import { formatPermissionError } from "./permissions.ts";
+import { ensureDir, readJsonFile } from "./files.ts";
 import { devForkInfo, forkClient, type ForkPlan, startFork } from "./dev_fork.ts";
 import { forkHistory } from "./fork_history.ts";
 import { rootWorkerConnector, sendersConnector } from "./threads.ts";
@@ -58,8 +59,8 @@ import { rootWorkerConnector, sendersConnector } from "./threads.ts";
 /** The genesis file a data dir keeps: written by `init` and on the first `--dev` start. */
 export const GENESIS_FILE = "genesis.json";
 
-async function readJsonFile(path: string): Promise<GenesisJson> {
-  return parseJsonExact(await Deno.readTextFile(path)) as GenesisJson;
+function readGenesisFile(path: string, what: string): Promise<GenesisJson> {
+  return readJsonFile(path, what, parseJsonExact) as Promise<GenesisJson>;
 }
 
 const ALLOC_MARK = "\u0000keel-alloc\u0000";
@@ -125,9 +126,9 @@ export async function resolveGenesis(
   options: ExecutionOptions,
   inMemory = false,
 ): Promise<GenesisJson | undefined> {
-  if (options.genesis) return await readJsonFile(options.genesis);
+  if (options.genesis) return await readGenesisFile(options.genesis, "genesis (--genesis)");
   const saved = join(options.datadir, GENESIS_FILE);
-  if (!inMemory && await pathExists(saved)) return await readJsonFile(saved);
+  if (!inMemory && await pathExists(saved)) return await readGenesisFile(saved, "the data dir's genesis");
   if (!options.dev) return undefined;
   const genesis = buildDevGenesis({
     chainId: options.networkId,
@@ -139,7 +140,7 @@ export async function resolveGenesis(
     baseFeePerGas: options.devBaseFee,
   });
   if (inMemory) return genesis;
-  await Deno.mkdir(options.datadir, { recursive: true });
+  await ensureDir(options.datadir, "the data dir (--datadir)");
   await writeGenesisFile(saved, genesis);
   return genesis;
 }

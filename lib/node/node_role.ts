@@ -25,6 +25,7 @@ import {
 import { startP2p } from "./p2p_service.ts";
 import { InstrumentedRpcClient, l1Limiter, l1Rpc } from "./l1_rpc.ts";
 import { checkSupported } from "./unsupported.ts";
+import { readJsonFile } from "./files.ts";
 import { altDaManagerFor, checkAltDa, daClientFor } from "./altda_service.ts";
 import { checkConductorOptions, ConductorClient } from "./conductor.ts";
 import { ProtocolVersionsWatch } from "./protocol_versions.ts";
@@ -91,7 +92,7 @@ export async function loadRollupConfig(
     cfg = rollupConfigFromPreset(getNetworkPreset(options.network));
   } else {
     const path = options.rollupConfig!;
-    cfg = parseRollupConfigJson(JSON.parse(await Deno.readTextFile(path)));
+    cfg = parseRollupConfigJson(await readJsonFile(path, "rollup config (--rollup.config)"));
   }
   const overrides: ForkOverrides = {};
   for (const [field, fork] of OVERRIDES) {

@@ -18,6 +18,7 @@
  */
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { BaseError } from "../common/errors.ts";
+import { ensureDir } from "./files.ts";
 
 /** One permission as deno.json's permission sets write it. */
 export type PermissionValue =
@@ -156,7 +157,7 @@ export async function resolveNodeFileGrants(paths: NodeFilePaths, cwd = Deno.cwd
   const write: string[] = [];
   if (paths.dataDir !== undefined) {
     const dataDirAbs = isAbsolute(paths.dataDir) ? paths.dataDir : resolve(cwd, paths.dataDir);
-    await Deno.mkdir(dataDirAbs, { recursive: true });
+    await ensureDir(dataDirAbs, "the data directory");
     write.push(await Deno.realPath(dataDirAbs));
   }
   for (const p of paths.write ?? []) if (p) write.push(await resolveGrantPath(p, cwd));

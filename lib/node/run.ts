@@ -15,6 +15,7 @@ import {
 import { dirname } from "node:path";
 import { type LaunchHooks, launchRole } from "./launcher.ts";
 import { tempFileOf } from "./permissions.ts";
+import { ensureDir, readJsonFile } from "./files.ts";
 import { lockFileOf } from "../db/sqlite_store.ts";
 
 function executionWrites(o: ExecutionOptions): (string | undefined)[] {
@@ -74,13 +75,13 @@ export async function runExecution(
 
 /** `keel devnet`: the L1 dev chain, the L2 sequencer with its batcher and the L2 verifier, in one Worker. */
 export async function runDevnet(options: DevnetOptions, hooks?: LaunchHooks): Promise<void> {
-  await Deno.mkdir(options.datadir, { recursive: true });
+  await ensureDir(options.datadir, "the devnet's data dir (--datadir)");
   await launchRole({ role: "devnet", options }, { dataDir: options.datadir, write: [], read: [] }, hooks);
 }
 
 /** `keel da-server`: an Alt-DA server; its inputs are kept in --file.path. */
 export async function runDaServer(options: ParsedDaServer["options"], hooks?: LaunchHooks): Promise<void> {
-  await Deno.mkdir(options.filePath, { recursive: true });
+  await ensureDir(options.filePath, "the DA server's folder (--file.path)");
   await launchRole({ role: "da-server", options }, { dataDir: options.filePath }, hooks);
 }
 
@@ -96,7 +97,9 @@ export async function initExecution(datadir: string, genesisPath: string): Promi
     import("../execution/mod.ts"),
     import("../db/mod.ts"),
   ]);
-  const genesis = parseJsonExact(await Deno.readTextFile(genesisPath)) as Parameters<typeof initGenesis>[1];
+  const genesis = await readJsonFile(genesisPath, "genesis", parseJsonExact) as Parameters<
+    typeof initGenesis
+  >[1];
   const store = SqliteStore.openDataDir(datadir);
   try {
     const hash = await initGenesis(store, genesis);

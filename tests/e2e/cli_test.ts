@@ -124,3 +124,21 @@ Deno.test("bad input starts nothing and writes nothing", async () => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a data dir that is a file: one line naming it, and the file left as it was", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "keel_cli_" });
+  try {
+    await Deno.writeTextFile(`${dir}/data`, "mine");
+    const r = await keel(["execution", "--datadir=data"], {}, dir);
+    assertEquals(r.code, 1, r.stderr);
+    assertEquals(
+      r.stderr.trimEnd().split("\n").filter((l) => !l.startsWith("Warning")).join("\n"),
+      `keel: Cannot use ${await Deno.realPath(
+        dir,
+      )}/data as the data directory: it, or a folder above it, is a file and not a directory`,
+    );
+    assertEquals(await Deno.readTextFile(`${dir}/data`), "mine");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
