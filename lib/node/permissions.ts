@@ -132,6 +132,13 @@ export async function resolveGrantPath(path: string, cwd = Deno.cwd()): Promise<
       const real = await Deno.realPath(current);
       return rest.length === 0 ? real : join(real, ...rest.reverse());
     } catch (err) {
+      if (err instanceof Deno.errors.NotADirectory) {
+        throw new BaseError(
+          "NOT_A_DIRECTORY",
+          `Cannot use ${path}: a folder on its path is a file and not a directory`,
+          { cause: err, meta: { path } },
+        );
+      }
       if (!(err instanceof Deno.errors.NotFound)) throw err;
       const parent = dirname(current);
       if (parent === current) return absolute;

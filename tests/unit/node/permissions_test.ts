@@ -9,7 +9,7 @@ import {
   resolveGrantPath,
   resolveNodeFileGrants,
 } from "../../../lib/node/permissions.ts";
-import { assert, assertEquals, assertThrows } from "../../assert.ts";
+import { assert, assertEquals, assertRejects, assertThrows } from "../../assert.ts";
 
 Deno.test("permissionSetToFlags: booleans, lists and the {allow, deny, ignore} form", () => {
   assertEquals(
@@ -77,6 +77,20 @@ Deno.test("grant paths are resolved through symlinks; missing files by their fut
     assertEquals(await resolveGrantPath(`${dir}/link`), `${dir}/real`);
     assertEquals(await resolveGrantPath(`${dir}/link/sub/key.txt`), `${dir}/real/sub/key.txt`);
     assertEquals(await resolveGrantPath("link/x", dir), `${dir}/real/x`);
+    // A file where a folder belongs (--dump-state=file/x.json): named, not "Not a directory (os error 20)".
+    await Deno.writeTextFile(`${dir}/file`, "");
+    const e = await assertRejects(() => resolveGrantPath(`${dir}/file/x.json`));
+    assertEquals(
+      (e as Error).message,
+      `Cannot use ${dir}/file/x.json: a folder on its path is a file and not a directory`,
+    );
+    // A data dir that is a file.
+    await assertRejects(
+      () => resolveNodeFileGrants({ dataDir: `${dir}/file` }, dir),
+      BaseError,
+      `Cannot use ${dir}/file as the data directory`,
+    );
+    await Deno.remove(`${dir}/file`);
 
     const grants = await resolveNodeFileGrants({
       dataDir: "link/data",
