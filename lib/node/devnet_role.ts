@@ -96,6 +96,10 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
       "--http",
       "--http.addr=127.0.0.1",
       `--http.port=${o.l1Port}`,
+      // WebSocket on the same port, as anvil: eth_subscribe for viem's and ethers' WebSocket clients.
+      "--ws",
+      "--ws.addr=127.0.0.1",
+      `--ws.port=${o.l1Port}`,
       "--authrpc.port=0",
       `--log.level=${o.logLevel}`,
     ], {});
@@ -237,6 +241,9 @@ export async function startDevnetRole(o: DevnetOptions): Promise<RunningRole> {
         "--http",
         "--http.addr=127.0.0.1",
         `--http.port=${port}`,
+        "--ws",
+        "--ws.addr=127.0.0.1",
+        `--ws.port=${port}`,
         "--authrpc.port=0",
         `--p2p.priv.path=${d}/${name}/p2p.txt`,
         `--p2p.peerstore.path=${d}/${name}/peerstore`,

@@ -24,6 +24,36 @@ import { freePort, type RpcAnswer, rpcCall } from "./helpers/mod.ts";
 const ROOT = new URL("../../", import.meta.url).pathname;
 type Answer = RpcAnswer;
 
+/** Over a WebSocket on `port`: `first` is answered, then newHeads is subscribed; the first head's number. */
+async function overWebSocket(port: number, first: string): Promise<{ answer: unknown; head: number }> {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}`);
+  try {
+    return await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`nothing over the WebSocket on ${port}`)), 30_000);
+      const fail = (why: string) => {
+        clearTimeout(timer);
+        reject(new Error(why));
+      };
+      let answer: unknown;
+      ws.onopen = () => ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: first, params: [] }));
+      ws.onerror = () => fail(`WebSocket error on ${port}`);
+      ws.onmessage = (e) => {
+        const m = JSON.parse(e.data);
+        if (m.error !== undefined) return fail(`${port}: ${JSON.stringify(m.error)}`);
+        if (m.id === 1) {
+          answer = m.result;
+          ws.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "eth_subscribe", params: ["newHeads"] }));
+        } else if (m.method === "eth_subscription") {
+          clearTimeout(timer);
+          resolve({ answer, head: Number(m.params.result.number) });
+        }
+      };
+    });
+  } finally {
+    ws.close();
+  }
+}
+
 Deno.test({
   name: "keel devnet: a transfer on the sequencer reaches L1 and the verifier derives it",
   sanitizeResources: false,
@@ -83,6 +113,12 @@ Deno.test({
       });
       const verifierPeers = (await call(verifierPort, "nodep2p_peers", [true])).result;
       assertEquals(verifierPeers.totalConnected, 1);
+      // Each node serves WebSocket on its HTTP port, as anvil: eth_subscribe beside the node's methods.
+      assertEquals((await overWebSocket(l1Port, "eth_chainId")).answer, "0x384");
+      assertEquals((await overWebSocket(l2Port, "eth_chainId")).answer, "0x385");
+      const overWs = await overWebSocket(verifierPort, "rollupnode_syncStatus");
+      assert((overWs.answer as { unsafe_l2: { number: number } }).unsafe_l2.number >= 2);
+      assert(overWs.head >= 2);
       assertEquals((await call(l1Port, "eth_chainId")).result, "0x384");
       assertEquals((await call(l2Port, "eth_chainId")).result, "0x385");
       // The L1 dev chain serves anvil's dev methods and the dev accounts, as anvil as an L1 would.
