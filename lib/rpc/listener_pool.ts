@@ -53,8 +53,8 @@ function mergeConfig(mounts: readonly ListenerMount[]): ListenerConfig {
   let httpRegistry: MethodRegistry | undefined;
   let wsRegistry: MethodRegistry | undefined;
   try {
-    httpRegistry = http.length ? MethodRegistry.merge(http) : undefined;
-    wsRegistry = ws.length ? MethodRegistry.merge(ws) : undefined;
+    httpRegistry = http.length ? MethodRegistry.merge(http).withModules() : undefined;
+    wsRegistry = ws.length ? MethodRegistry.merge(ws).withModules() : undefined;
   } catch (err) {
     const last = mounts[mounts.length - 1];
     throw new BaseError(

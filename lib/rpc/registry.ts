@@ -80,6 +80,9 @@ function countRequired(name: string, params: readonly AnySchema[]): number {
 
 const METHOD_NAME = /^[a-zA-Z0-9]+_[a-zA-Z0-9_]+$/;
 
+/** geth's metadata method: the namespaces an endpoint serves. */
+const RPC_MODULES = "rpc_modules";
+
 /** Define a method. Optional params (s.optional) may only be trailing. */
 export function defineMethod<const P extends readonly AnySchema[], R>(def: {
   name: string;
@@ -278,6 +281,21 @@ export class MethodRegistry {
       if (!all && !keep.has(ns)) continue;
       for (const def of kinds.values()) out.#addSubscription(def);
     }
+    return out;
+  }
+
+  /**
+   * A copy that also answers `rpc_modules`, as geth's every RPC server does (rpc/server.go
+   * RPCService.Modules): each namespace this registry serves, and "rpc" itself, at version "1.0".
+   * Added once per listener (listener_pool.ts), after the mounts' registries are merged.
+   */
+  withModules(): MethodRegistry {
+    const out = MethodRegistry.merge([this]);
+    if (out.#methods.has(RPC_MODULES)) return out;
+    const modules = Object.fromEntries(
+      [...new Set([...this.namespaces(), "rpc"])].sort().map((ns) => [ns, "1.0"]),
+    );
+    out.#addMethod(defineMethod({ name: RPC_MODULES, params: [], handler: () => ({ ...modules }) }));
     return out;
   }
 

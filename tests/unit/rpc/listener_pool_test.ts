@@ -111,3 +111,46 @@ Deno.test("call hooks: each role sharing a port hears the calls of its own metho
     await first.detach();
   }
 });
+
+Deno.test("rpc_modules (geth's): the namespaces a port serves, of every role on it, and rpc; each transport its own", async () => {
+  const pool = new ListenerPool();
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (probe.addr as Deno.NetAddr).port;
+  probe.close();
+  const first = await pool.attach(mount(port));
+  const second = await pool.attach(mount(port, { owner: "second", httpRegistry: undefined, wsRegistry: b }));
+  const alone = await pool.attach(mount(0, { httpRegistry: b }));
+  try {
+    assertEquals(await call(port, "rpc_modules"), {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { a: "1.0", rpc: "1.0" },
+    });
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/`);
+    const answer = await new Promise<unknown>((resolve, reject) => {
+      ws.onopen = () => ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "rpc_modules" }));
+      ws.onmessage = (e) => resolve(JSON.parse(e.data));
+      ws.onerror = () => reject(new Error("ws error"));
+    });
+    ws.close();
+    assertEquals(answer, { jsonrpc: "2.0", id: 1, result: { b: "1.0", rpc: "1.0" } });
+    assertEquals(await call(alone.address.port, "rpc_modules"), {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { b: "1.0", rpc: "1.0" },
+    });
+    // A role leaving takes its namespaces with it.
+    await second.detach();
+    const third = await pool.attach(mount(port, { owner: "third", httpRegistry: b }));
+    assertEquals(await call(port, "rpc_modules"), {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { a: "1.0", b: "1.0", rpc: "1.0" },
+    });
+    await third.detach();
+  } finally {
+    await second.detach();
+    await first.detach();
+    await alone.detach();
+  }
+});

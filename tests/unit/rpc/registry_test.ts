@@ -98,6 +98,23 @@ Deno.test("MethodRegistry registers namespaces, selects by prefix, merges", () =
   assertEquals(namespaceOf("engine_newPayloadV4"), "engine");
 });
 
+Deno.test("withModules: rpc_modules answers each namespace served and rpc at 1.0; the registry itself is unchanged", async () => {
+  const reg = new MethodRegistry([{ getBalance, chainId, heads }, { version }]);
+  const served = reg.withModules();
+  assertEquals(reg.method("rpc_modules"), undefined);
+  assertEquals(served.namespaces(), ["eth", "net", "rpc"]);
+  const def = served.method("rpc_modules")!;
+  assertEquals(await def.handler([] as never, {} as never), { eth: "1.0", net: "1.0", rpc: "1.0" });
+  assertEquals(served.withModules().method("rpc_modules"), def); // once
+  assertEquals(
+    await reg.select(["net"]).withModules().method("rpc_modules")!.handler([] as never, {} as never),
+    {
+      net: "1.0",
+      rpc: "1.0",
+    },
+  );
+});
+
 Deno.test("handler params are inferred from the schemas (checked by deno check)", async () => {
   const m = defineMethod({
     name: "eth_call",
