@@ -9,7 +9,7 @@
  * The records found are kept in `<--p2p.discovery.path>/records.json` (a directory, as op-node's
  * database; `memory` keeps nothing) and read back at the next start.
  */
-import { Discv5 } from "@chainsafe/discv5";
+import { Discv5, UDPTransportService } from "@chainsafe/discv5";
 import dgram from "node:dgram";
 import { ENR, SignableENR } from "@chainsafe/enr";
 import type { PrivateKey } from "@libp2p/interface";
@@ -104,10 +104,12 @@ export class Discovery {
     }
     enr.set(OPSTACK_ENR_KEY, encodeOpStackEnr(o.chainId));
     const bind = multiaddr(`/${six ? "ip6" : "ip4"}/${o.listenIp}/udp/${udp}`);
+    const bindAddrs = six ? { ip6: bind } : { ip4: bind };
     const discv5 = Discv5.create({
       enr,
       privateKey: key,
-      bindAddrs: six ? { ip6: bind } : { ip4: bind },
+      bindAddrs,
+      transport: new BindCheckedUdpTransport({ bindAddrs, nodeId: enr.nodeId }),
       // With no IP to advertise, the record takes the address its peers see (discv5 PONG votes).
       config: { enrUpdate: ip === undefined },
     });
@@ -116,9 +118,6 @@ export class Discovery {
     events.on("discovered", (found) => void this.#consider(found));
     events.on("enrAdded", (found) => void this.#consider(found));
     try {
-      // discv5 11 awaits its socket's bind callback, which never comes when the bind fails (node:dgram
-      // emits an error instead): a taken port would hang the start. The port is tried here first.
-      await checkUdpPort(o.listenIp, udp, six);
       await discv5.start();
     } catch (e) {
       throw new BaseError(
@@ -292,21 +291,55 @@ export class Discovery {
   }
 }
 
-/** Binds UDP `port` on `host` and lets it go again; rejects with node:dgram's error (its `code`) if it cannot. */
-async function checkUdpPort(host: string, port: number, six: boolean): Promise<void> {
-  const socket = dgram.createSocket({ type: six ? "udp6" : "udp4" });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      socket.once("error", reject);
-      socket.bind(port, host, () => resolve());
-    });
-  } finally {
-    await new Promise<void>((resolve) => {
-      try {
-        socket.close(() => resolve());
-      } catch {
-        resolve(); // never bound: nothing to close
+/** What BindCheckedUdpTransport reaches of discv5 11's UDPTransportService (private in its typings). */
+interface UdpSide {
+  socket?: dgram.Socket;
+  opts: { family: number; port: number; host: string };
+}
+interface UdpInternals {
+  ip4?: UdpSide;
+  ip6?: UdpSide;
+  handleIncoming: (data: Uint8Array, rinfo: dgram.RemoteInfo) => void;
+}
+
+/**
+ * discv5 11's UDP transport with a bind that can fail: its own start awaits the socket's bind callback,
+ * which never comes when the bind fails (node:dgram emits an error instead), so a taken port hung the
+ * node's start for good. Here the error rejects the start (and a socket already bound is closed).
+ */
+class BindCheckedUdpTransport extends UDPTransportService {
+  override async start(): Promise<void> {
+    const self = this as unknown as UdpInternals;
+    const opened: dgram.Socket[] = [];
+    try {
+      for (const side of [self.ip4, self.ip6]) {
+        if (side === undefined) continue;
+        const socket = dgram.createSocket({
+          // As discv5's own: 16 packets of 1,280 bytes (its MAX_PACKET_SIZE) to receive, one to send.
+          recvBufferSize: 16 * 1280,
+          sendBufferSize: 1280,
+          type: side.opts.family === 4 ? "udp4" : "udp6",
+        });
+        opened.push(socket);
+        await new Promise<void>((resolve, reject) => {
+          socket.once("error", reject);
+          socket.bind(side.opts.port, side.opts.host, () => {
+            socket.off("error", reject);
+            resolve();
+          });
+        });
+        socket.on("message", self.handleIncoming);
+        side.socket = socket;
       }
-    });
+    } catch (e) {
+      for (const socket of opened) {
+        try {
+          socket.close();
+        } catch {
+          // never bound
+        }
+      }
+      throw e;
+    }
   }
 }
