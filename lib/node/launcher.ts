@@ -36,14 +36,16 @@ export async function launchRole(
     worker.postMessage(command, transfer);
   const threads: Worker[] = [];
   let stopRequested = false;
-  const requestStop = () => {
+  const requestStop = (reason: string) => {
     if (stopRequested) return;
     stopRequested = true;
-    send({ type: "stop" });
+    send({ type: "stop", reason });
   };
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
-  for (const sig of signals) Deno.addSignalListener(sig, requestStop);
-  hooks.stopSignal?.addEventListener("abort", requestStop, { once: true });
+  const onSignal = signals.map((sig) => [sig, () => requestStop(sig)] as const);
+  for (const [sig, fn] of onSignal) Deno.addSignalListener(sig, fn);
+  const onAbort = () => requestStop("stop requested");
+  hooks.stopSignal?.addEventListener("abort", onAbort, { once: true });
   try {
     await new Promise<void>((resolve, reject) => {
       worker.onmessage = (e: MessageEvent<WorkerEvent>) => {
@@ -68,8 +70,8 @@ export async function launchRole(
       send({ type: "start", request });
     });
   } finally {
-    for (const sig of signals) Deno.removeSignalListener(sig, requestStop);
-    hooks.stopSignal?.removeEventListener("abort", requestStop);
+    for (const [sig, fn] of onSignal) Deno.removeSignalListener(sig, fn);
+    hooks.stopSignal?.removeEventListener("abort", onAbort);
     worker.terminate();
     for (const t of threads) t.terminate();
   }

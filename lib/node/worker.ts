@@ -4,12 +4,17 @@
  * `{type: "stop"}`. The Worker answers `ready` (with endpoints), `error` (one line), `stopped`.
  */
 /// <reference lib="deno.worker" />
+import { getLogger } from "../common/logger.ts";
 import { formatPermissionError } from "./permissions.ts";
 import type { RoleRequest, RunningRole } from "./role.ts";
 import { startRole } from "./start_role.ts";
 import { onThreadFailure, setThreadHost, type ThreadFailure, type ThreadRequest } from "./threads.ts";
 
-export type WorkerCommand = { type: "start"; request: RoleRequest } | { type: "stop" } | ThreadFailure;
+/** `stop`'s `reason`: what asked for it (a signal's name), for the log. */
+export type WorkerCommand =
+  | { type: "start"; request: RoleRequest }
+  | { type: "stop"; reason?: string }
+  | ThreadFailure;
 export type WorkerEvent =
   | { type: "ready"; endpoints: Record<string, string> }
   | { type: "error"; message: string }
@@ -61,8 +66,12 @@ self.onmessage = async (e: MessageEvent<WorkerCommand>) => {
     return;
   }
   stopping = true;
+  // As geth's "Got interrupt, shutting down...": the journal shows a stop that was asked for, and its end.
+  const log = getLogger(["node"]);
+  if (running !== undefined) log.info("Shutting down", { reason: command.reason ?? "stop requested" });
   try {
     await running?.stop();
+    if (running !== undefined) log.info("Stopped");
     post({ type: "stopped" });
   } catch (err) {
     post({ type: "error", message: describe(err) });

@@ -48,6 +48,8 @@ Deno.test("keel execution --dev serves, stops on SIGTERM, and a restart reopens 
     const block0 = ((await rpcCall(url, "eth_getBlockByNumber", ["0x0", false])) as any).result;
     assertMatch(block0.hash, /^0x[0-9a-f]{64}$/);
     assertEquals(await proc.stop(), 0, proc.output());
+    // The stop is in the log, as geth's "Got interrupt, shutting down...", and its end.
+    assertMatch(proc.output(), /msg="Shutting down" module=node reason=SIGTERM[^]*msg=Stopped module=node/);
     const saved = JSON.parse(await Deno.readTextFile(`${dataDir}/genesis.json`));
     assertEquals(saved.config.chainId, 901);
     const secret = await Deno.stat(`${dataDir}/jwtsecret`);
