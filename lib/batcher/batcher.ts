@@ -35,7 +35,8 @@ export interface BatcherSource {
   /** Canonical block `number` with its hash, or undefined past the head. */
   blockByNumber(number: bigint): Promise<(L2BlockForBatch & { hash: Uint8Array }) | undefined>;
   headNumber(): Promise<bigint>;
-  safeNumber(): Promise<bigint>;
+  /** The rollup node's safe head; undefined while it has none yet (its derivation has not started). */
+  safeNumber(): Promise<bigint | undefined>;
 }
 
 export interface BatcherOptions {
@@ -136,11 +137,23 @@ export class Batcher {
   /** Submits the blocks after the last submitted one, up to the head (one channel); returns how many. */
   async step(): Promise<number> {
     const { source } = this.#deps;
+    // op-batcher waits while the node's sync status has no safe head ("empty BlockRef in sync status"):
+    // a node just started has not found it yet, and from block 1 would send the whole chain again.
+    const safe = await source.safeNumber();
+    if (safe === undefined) return 0;
     let from: bigint | undefined;
     if (this.#last !== undefined) {
       const still = await source.blockByNumber(this.#last.number);
       if (still === undefined || bytesToHex(still.hash) !== bytesToHex(this.#last.hash)) {
         this.#log.warn("The L2 chain reorganised under the batcher: restarting from the safe head");
+        this.#last = undefined;
+      } else if (safe > this.#last.number) {
+        // The node derived past what this batcher sent (another batcher's channels, or an earlier run's):
+        // as op-batcher ("safe head above newest block in state"), on from the safe head.
+        this.#log.info("The safe head passed the last block sent: continuing after it", {
+          safe: Number(safe),
+          lastSent: Number(this.#last.number),
+        });
         this.#last = undefined;
       } else {
         const reorged = await this.#reorgedFrom();
@@ -154,7 +167,7 @@ export class Batcher {
       }
     }
     if (this.#last === undefined) this.#channels = [];
-    from ??= (await source.safeNumber()) + 1n;
+    from ??= safe + 1n;
     const head = await source.headNumber();
     if (from > head) return 0;
     const to = head - from + 1n > BigInt(this.options.maxBlocksPerChannel)

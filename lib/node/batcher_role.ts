@@ -92,11 +92,13 @@ export function rpcBatcherSource(l2: JsonRpcClient, rollup: JsonRpcClient): Batc
       return fromQuantity(await l2.call<string>("eth_blockNumber"));
     },
     async safeNumber() {
-      const status = await rollupCall<{ safe_l2: { number: number } }>(
+      const status = await rollupCall<{ safe_l2: { number: number; hash: string } }>(
         rollup,
         "rollupnode_syncStatus",
         "optimism_syncStatus",
       );
+      // A zero block reference: the node has no safe head yet (op-node's "values may be zeroed").
+      if (/^0x0*$/.test(status.safe_l2.hash)) return undefined;
       return BigInt(status.safe_l2.number);
     },
   };

@@ -53,8 +53,11 @@ export function embeddedPayloads(
   };
 }
 
-/** The embedded engine as the batch submitter reads it; `safe` gives the safe head's number. */
-export function engineBatcherSource(engine: ExecutionEngine, safe: () => bigint): BatcherSource {
+/**
+ * The embedded engine as the batch submitter reads it; `safe` gives the safe head's number (undefined
+ * while the node has none yet).
+ */
+export function engineBatcherSource(engine: ExecutionEngine, safe: () => bigint | undefined): BatcherSource {
   return {
     blockByNumber(number) {
       const block = engine.chain.getBlockByNumber(number);

@@ -412,7 +412,11 @@ export async function startNodeRole(request: Extract<RoleRequest, { role: "node"
       if (request.batcherKey !== undefined && embedded !== undefined) {
         // keel devnet: the batch submitter beside the sequencer, reading its engine.
         const batcher = new Batcher(rollupConfig, {
-          source: engineBatcherSource(embedded, () => running.safeHead.number),
+          // None before the driver's first reset found it (its placeholder has a zero hash).
+          source: engineBatcherSource(embedded, () => {
+            const safe = running.safeHead;
+            return safe.hash.every((b) => b === 0) ? undefined : safe.number;
+          }),
           l1: l1Rpcs,
           key: hexToBytes(request.batcherKey),
           da: rollupConfig.altDA === undefined ? undefined : daClientFor(options),

@@ -133,6 +133,34 @@ Deno.test({
 });
 
 Deno.test({
+  name: "batcher: waits while the node has no safe head; on from a safe head past what it sent (a restart)",
+  ignore: !tool.ok,
+  sanitizeResources: false,
+  async fn() {
+    await onAnvilChain(12, async ({ rpc, chain }) => {
+      let safe: bigint | undefined = undefined;
+      const batcher = new Batcher(chain.cfg, {
+        source: { ...engineSource(chain.sequencer), safeNumber: () => Promise.resolve(safe) },
+        l1: rpc,
+        key: hexToBytes(DEV_PRIVATE_KEY),
+      }, { maxFrameSize: 100_000, maxBlocksPerChannel: 4 });
+      // A node just started: no safe head yet, nothing sent (it was the whole chain from block 1).
+      assertEquals(await batcher.step(), 0);
+      assertEquals(batcher.sent, 0);
+      safe = 0n;
+      assertEquals(await batcher.step(), 4, "blocks 1-4");
+      // The node derived up to 9 from other channels (an earlier run's): on from 10, not 5.
+      safe = 9n;
+      assertEquals(await batcher.step(), 3, "blocks 10-12");
+      assertEquals(await batcher.step(), 0);
+      // The safe head going back (a re-derivation window) is still no reason to send again.
+      safe = 2n;
+      assertEquals(await batcher.step(), 0);
+    });
+  },
+});
+
+Deno.test({
   name: "batcher: blobs, several frames to a blob transaction (--target-num-frames), in order on L1",
   ignore: !tool.ok,
   sanitizeResources: false,
