@@ -45,7 +45,7 @@ import {
 } from "./payload_by_number.ts";
 import type { BlockSigner } from "./block_signer.ts";
 import { Discovery, type DiscoveryOptions } from "./discovery.ts";
-import { listenFailure } from "./listen_failure.ts";
+import { isListenFailure, listenFailure } from "./listen_failure.ts";
 import { type PublicAddressMapper, startHostNat } from "./host_nat.ts";
 import type { NatDiscoveryOptions, NatMappingResult } from "./nat.ts";
 import { loadOrCreateKey } from "./identity.ts";
@@ -275,6 +275,7 @@ export class P2pHost {
     }).catch((e) => {
       this.#datastore?.close();
       this.#datastore = undefined;
+      if (!isListenFailure(e)) throw e;
       throw new BaseError(
         "P2P_LISTEN",
         `Cannot listen for p2p on TCP ${this.options.listenIp}:${this.options.listenTcp} (--p2p.listen.ip, --p2p.listen.tcp): ${

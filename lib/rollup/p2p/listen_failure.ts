@@ -10,6 +10,14 @@ const REASONS: Record<string, string> = {
   EADDRNOTAVAIL: "no such address on this host",
 };
 
+/** Whether `e` is libp2p's or node's report of a socket that could not be bound. */
+export function isListenFailure(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown } | undefined;
+  const text = typeof err?.message === "string" ? err.message : String(e);
+  return (typeof err?.code === "string" && err.code in REASONS) ||
+    /failed to be listened on|\b(EADDRINUSE|EACCES|EADDRNOTAVAIL)\b/.test(text);
+}
+
 /** "address already in use (EADDRINUSE)" for the usual codes, else the error's first line. */
 export function listenFailure(e: unknown): string {
   const err = e as { code?: unknown; message?: unknown } | undefined;

@@ -7,7 +7,7 @@
 import dgram from "node:dgram";
 import { assert, assertEquals, assertRejects } from "../../assert.ts";
 import { isErrorCode } from "../../../lib/common/errors.ts";
-import { listenFailure } from "../../../lib/rollup/p2p/listen_failure.ts";
+import { isListenFailure, listenFailure } from "../../../lib/rollup/p2p/listen_failure.ts";
 import { testHost } from "./p2p_helpers.ts";
 
 /** Rejects after `ms` unless `p` settles first (a start that hangs fails the test instead of stalling it). */
@@ -38,6 +38,10 @@ Deno.test("listenFailure: the usual socket codes in words, from an error's code 
   );
   assertEquals(listenFailure(new Error("something else\n    at x (y.ts:1:2)")), "something else");
   assertEquals(listenFailure("plain"), "plain");
+  // What counts as a bind failure (the host words those; anything else it leaves as it is).
+  assertEquals(isListenFailure(Object.assign(new Error("x"), { code: "EADDRINUSE" })), true);
+  assertEquals(isListenFailure(new Error("Some configured addresses failed to be listened on, ...")), true);
+  assertEquals(isListenFailure(new Error("invalid multiaddr")), false);
 });
 
 Deno.test("p2p host: a taken TCP port is refused with the port, the options and the reason", async () => {
